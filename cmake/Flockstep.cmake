@@ -1,0 +1,27 @@
+# Project-wide compile settings: warnings, determinism flags, sanitizers.
+#
+# Determinism (house style section 3): -ffp-contract=off everywhere (no fused multiply-add, so
+# x86-64 and wasm32 round identically); never -ffast-math or -Ofast.
+add_compile_options(-ffp-contract=off -fno-fast-math)
+# x86-64 uses SSE2 for double (no x87 excess precision) and wasm32 has IEEE f64 ops, so the
+# remaining sources of divergence are FMA contraction (off above) and libm (never called).
+
+add_library(flockstep_warnings INTERFACE)
+add_library(flockstep::warnings ALIAS flockstep_warnings)
+target_compile_options(flockstep_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+  -Wno-sign-conversion -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
+  -Wnull-dereference -Wdouble-promotion -Wimplicit-fallthrough)
+if(FLOCKSTEP_WERROR)
+  target_compile_options(flockstep_warnings INTERFACE -Werror)
+endif()
+
+if(FLOCKSTEP_SANITIZE AND NOT EMSCRIPTEN)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+if(EMSCRIPTEN)
+  # Tests and tools run under node: one self-contained .js file each, no fetch() of a .wasm.
+  set(FLOCKSTEP_WASM_NODE_LINK_FLAGS -sENVIRONMENT=node -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
+      -sSTACK_SIZE=1048576 -sEXIT_RUNTIME=1 -sNODERAWFS=1)
+endif()

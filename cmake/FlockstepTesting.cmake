@@ -1,0 +1,42 @@
+# One helper adds a test executable (EnTT's SETUP_BASIC_TEST): warnings, GoogleTest discovery,
+# timeout. Natively GoogleTest comes from Debian's libgtest-dev; under Emscripten it is compiled
+# from the sources that the same package ships in /usr/src/googletest (nothing is downloaded).
+include(GoogleTest)
+
+if(EMSCRIPTEN)
+  if(NOT TARGET gtest)
+    set(gtest_disable_pthreads ON CACHE BOOL "" FORCE)
+    set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+    set(BUILD_GMOCK ON CACHE BOOL "" FORCE)
+    if(NOT EXISTS /usr/src/googletest/CMakeLists.txt)
+      message(FATAL_ERROR "GoogleTest sources not found: install the Debian package libgtest-dev (scripts/setup.sh does)")
+    endif()
+    add_subdirectory(/usr/src/googletest ${CMAKE_BINARY_DIR}/_googletest EXCLUDE_FROM_ALL)
+  endif()
+  set(FLOCKSTEP_GTEST_LIBS gtest gmock gtest_main)
+else()
+  find_package(GTest REQUIRED)
+  if(NOT GTest_FOUND)
+    message(FATAL_ERROR "GoogleTest not found: install the Debian packages libgtest-dev libgmock-dev")
+  endif()
+  set(FLOCKSTEP_GTEST_LIBS GTest::gtest GTest::gmock GTest::gtest_main)
+endif()
+
+# flockstep_add_test(NAME name SOURCES ... LIBS ... [TIMEOUT seconds] [LABELS ...])
+function(flockstep_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} ${FLOCKSTEP_GTEST_LIBS} flockstep::warnings)
+  if(EMSCRIPTEN)
+    target_link_options(${T_NAME} PRIVATE ${FLOCKSTEP_WASM_NODE_LINK_FLAGS})
+    # Discovery would have to run node at build time; one ctest entry per binary is enough here.
+    add_test(NAME ${T_NAME} COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:${T_NAME}>)
+    set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "wasm;${T_LABELS}")
+  else()
+    gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
+      PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}")
+  endif()
+endfunction()
