@@ -1,0 +1,71 @@
+#include "flockstep/sim/grid.hpp"
+
+#include <algorithm>
+
+namespace flockstep::sim {
+
+void Grid::init(real width, real height, real cell_size, bool wrap, std::int32_t capacity) {
+  FLOCKSTEP_ASSERT(width > 0 && height > 0 && cell_size > 0 && capacity >= 0);
+  width_ = width;
+  height_ = height;
+  wrap_ = wrap;
+  cols_ = static_cast<std::int32_t>(std::floor(width / cell_size));
+  rows_ = static_cast<std::int32_t>(std::floor(height / cell_size));
+  if (cols_ < 1) cols_ = 1;
+  if (rows_ < 1) rows_ = 1;
+  // Cells are stretched so they tile the world exactly (needed for wrap): each is >= cell_size.
+  cell_ = math::min(width / cols_, height / rows_);
+  inv_cell_x_ = cols_ / width;
+  inv_cell_y_ = rows_ / height;
+  inv_cell_ = 1 / cell_;
+  cell_start_.assign(static_cast<std::size_t>(cols_) * rows_ + 1, 0);
+  items_.assign(static_cast<std::size_t>(capacity), 0);
+  agent_cell_.assign(static_cast<std::size_t>(capacity), 0);
+}
+
+std::int32_t Grid::cell_of(Vec2 p) const {
+  auto x = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
+  auto y = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));
+  // Positions are kept inside the world by the tick; clamp anyway so a stray value can never
+  // index out of range.
+  x = x < 0 ? 0 : (x >= cols_ ? cols_ - 1 : x);
+  y = y < 0 ? 0 : (y >= rows_ ? rows_ - 1 : y);
+  return y * cols_ + x;
+}
+
+std::int32_t Grid::neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3]) const {
+  std::int32_t count = 0;
+  if (wrap_ && n < 3) {
+    for (std::int32_t i = 0; i < n; ++i) out[count++] = i;
+    return count;
+  }
+  for (std::int32_t d = -1; d <= 1; ++d) {
+    std::int32_t v = c + d;
+    if (wrap_) {
+      v = (v % n + n) % n;
+    } else if (v < 0 || v >= n) {
+      continue;
+    }
+    out[count++] = v;
+  }
+  return count;
+}
+
+void Grid::rebuild(std::span<const Vec2> positions) {
+  const auto n = static_cast<std::int32_t>(positions.size());
+  FLOCKSTEP_ASSERT(n <= static_cast<std::int32_t>(items_.size()));
+  std::fill(cell_start_.begin(), cell_start_.end(), 0);
+  for (std::int32_t i = 0; i < n; ++i) {
+    const std::int32_t c = cell_of(positions[i]);
+    agent_cell_[i] = c;
+    ++cell_start_[c + 1];
+  }
+  for (std::size_t c = 1; c < cell_start_.size(); ++c) cell_start_[c] += cell_start_[c - 1];
+  // Stable placement: scanning indices in ascending order keeps each cell's items ascending.
+  // cell_start_ is used as the write cursor, then restored by shifting.
+  for (std::int32_t i = 0; i < n; ++i) items_[cell_start_[agent_cell_[i]]++] = i;
+  for (std::size_t c = cell_start_.size() - 1; c > 0; --c) cell_start_[c] = cell_start_[c - 1];
+  cell_start_[0] = 0;
+}
+
+}  // namespace flockstep::sim

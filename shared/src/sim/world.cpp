@@ -1,0 +1,650 @@
+#include "flockstep/sim/world.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "flockstep/behavior/body.hpp"
+#include "flockstep/behavior/combine.hpp"
+#include "flockstep/behavior/flocking.hpp"
+#include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/los_chase.hpp"
+
+namespace flockstep::sim {
+namespace {
+
+constexpr const char* kTechniqueNames[] = {"player",  "flock",          "chase",  "los_chase",
+                                           "intercept", "pursue",       "offset_pursuit", "wander",
+                                           "path_follow", "pattern",    "hide",   "evade"};
+static_assert(std::size(kTechniqueNames) == static_cast<std::size_t>(Technique::kCount));
+constexpr const char* kKindNames[] = {"player", "flock", "pursuer", "patrol", "wanderer"};
+static_assert(std::size(kKindNames) == static_cast<std::size_t>(AgentKind::kCount));
+
+/// Most neighbours one boid reacts to. Beyond this the nearest are kept (sorted by distance,
+/// then index, so ties are deterministic). 24 covers the 10-30 neighbours the flock scenarios
+/// are tuned for while bounding the per-agent cost.
+constexpr std::int32_t kMaxNeighbours = 24;
+/// Candidates a single query may collect before truncation to kMaxNeighbours.
+constexpr std::int32_t kMaxCandidates = 128;
+
+bool uses_craft(Technique t) {
+  return t == Technique::kPlayer || t == Technique::kLosChase || t == Technique::kIntercept ||
+         t == Technique::kPattern;
+}
+
+}  // namespace
+
+const char* technique_name(Technique t) {
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(kTechniqueNames) ? kTechniqueNames[i] : "unknown";
+}
+
+bool parse_technique(std::string_view name, Technique& out) {
+  for (std::size_t i = 0; i < std::size(kTechniqueNames); ++i) {
+    if (name == kTechniqueNames[i]) {
+      out = static_cast<Technique>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* kind_name(AgentKind k) {
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(kKindNames) ? kKindNames[i] : "unknown";
+}
+
+std::string validate(const Scenario& s) {
+  auto bad = [](const std::string& field, const std::string& why) { return field + ": " + why; };
+  if (!(s.width > 0) || !math::is_finite(s.width)) return bad("width", "must be a positive number");
+  if (!(s.height > 0) || !math::is_finite(s.height)) return bad("height", "must be a positive number");
+  if (s.tick_rate_hz < 1 || s.tick_rate_hz > 240) return bad("tick_rate_hz", "must be in 1..240");
+  if (s.max_agents < 1 || s.max_agents > 1000000) return bad("max_agents", "must be in 1..1000000");
+  if (s.max_players < 0 || s.max_players > s.max_agents) return bad("max_players", "must be in 0..max_agents");
+  if (!(s.grid_cell > 0)) return bad("grid_cell", "must be > 0");
+  std::int64_t total = 0;
+  for (std::size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const GroupSpec& g = s.groups[gi];
+    const std::string p = "groups[" + std::to_string(gi) + "]";
+    if (g.count < 0) return bad(p + ".count", "must be >= 0");
+    total += g.count;
+    if (g.technique == Technique::kPlayer) return bad(p + ".technique", "'player' is reserved for connected players");
+    if (!(g.max_speed > 0)) return bad(p + ".max_speed", "must be > 0");
+    if (!(g.max_force > 0)) return bad(p + ".max_force", "must be > 0");
+    if (!(g.mass > 0)) return bad(p + ".mass", "must be > 0");
+    if (!(g.radius > 0)) return bad(p + ".radius", "must be > 0");
+    if (g.flock.neighbour_radius > s.grid_cell) return bad(p + ".flock.neighbour_radius", "must be <= grid_cell");
+    if (!(g.flock.fov_deg > 0 && g.flock.fov_deg <= 360)) return bad(p + ".flock.fov_deg", "must be in (0, 360]");
+    if (g.arrive_deceleration < 1) return bad(p + ".arrive_deceleration", "must be >= 1");
+    if (g.technique == Technique::kPathFollow &&
+        (g.path < 0 || g.path >= static_cast<std::int32_t>(s.paths.size())))
+      return bad(p + ".path", "must name an existing path");
+    if (g.technique == Technique::kOffsetPursuit &&
+        (g.leader_group < 0 || g.leader_group >= static_cast<std::int32_t>(s.groups.size()) ||
+         g.leader_group == static_cast<std::int32_t>(gi)))
+      return bad(p + ".leader_group", "must name another group");
+  }
+  if (total + s.max_players > s.max_agents) return bad("max_agents", "smaller than the sum of group counts plus max_players");
+  for (std::size_t i = 0; i < s.paths.size(); ++i)
+    if (s.paths[i].points.size() < 2) return bad("paths[" + std::to_string(i) + "].points", "needs at least 2 points");
+  for (std::size_t i = 0; i < s.obstacles.size(); ++i)
+    if (!(s.obstacles[i].radius > 0)) return bad("obstacles[" + std::to_string(i) + "].radius", "must be > 0");
+  return {};
+}
+
+World::World(const Scenario& scenario)
+    : scenario_(scenario),
+      dt_(1.0 / scenario.tick_rate_hz),
+      capacity_(scenario.max_agents),
+      world_rng_(math::Rng::seeded(scenario.seed, 0x9e3779b97f4a7c15ULL)) {
+  FLOCKSTEP_ASSERT(validate(scenario).empty());
+  const auto cap = static_cast<std::size_t>(capacity_);
+  slot_generation_.assign(cap, 0);
+  slot_dense_.assign(cap, -1);
+  free_slots_.reserve(cap);
+  for (std::int32_t s = capacity_ - 1; s >= 0; --s) free_slots_.push_back(s);
+  id_.resize(cap);
+  kind_.resize(cap);
+  motion_.resize(cap);
+  group_.resize(cap);
+  position_.resize(cap);
+  velocity_.resize(cap);
+  heading_.resize(cap);
+  orientation_.resize(cap);
+  angular_velocity_.resize(cap);
+  rng_.resize(cap);
+  wander_.resize(cap);
+  waypoint_.resize(cap);
+  pattern_.resize(cap);
+  chase_mode_.resize(cap);
+  input_.resize(cap);
+  spawn_tick_.resize(cap);
+  force_.resize(cap);
+  thrusters_.resize(cap);
+  target_.resize(cap);
+  aim_.resize(cap);
+  state_.resize(cap);
+  commands_.reserve(256);
+  events_.reserve(256);
+  players_.reserve(static_cast<std::size_t>(scenario.max_players));
+  leader_index_.assign(scenario.groups.size(), -1);
+  for (const GroupSpec& g : scenario.groups)
+    fov_cos_half_.push_back(g.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(g.flock.fov_deg * 0.5 * math::kDegToRad).cos);
+  // Solid borders are walls like any other, so the feelers (T75) keep agents inside.
+  if (!scenario_.wrap) {
+    const real w = scenario_.width, h = scenario_.height;
+    // Wall normals (left of a->b) face inward.
+    scenario_.walls.push_back({{0, 0}, {w, 0}});
+    scenario_.walls.push_back({{w, 0}, {w, h}});
+    scenario_.walls.push_back({{w, h}, {0, h}});
+    scenario_.walls.push_back({{0, h}, {0, 0}});
+  }
+  grid_.init(scenario_.width, scenario_.height, scenario_.grid_cell, scenario_.wrap, capacity_);
+  for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) spawn_group(g);
+}
+
+AgentId World::allocate(std::int32_t group, AgentKind kind, Motion motion) {
+  if (free_slots_.empty()) return {};
+  const std::int32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  std::uint32_t& gen = slot_generation_[slot];
+  gen = (gen + 1) & 0xFFFu;
+  if (gen == 0) gen = 1;  // generation 0 would make id 0 valid-looking
+  const AgentId id{(gen << AgentId::kSlotBits) | static_cast<std::uint32_t>(slot)};
+  const std::int32_t i = count_++;
+  slot_dense_[slot] = i;
+  id_[i] = id;
+  kind_[i] = kind;
+  motion_[i] = motion;
+  group_[i] = group;
+  position_[i] = {};
+  velocity_[i] = {};
+  heading_[i] = {1, 0};
+  orientation_[i] = 0;
+  angular_velocity_[i] = 0;
+  rng_[i] = math::Rng::seeded(world_rng_.next_u32(), id.value);
+  wander_[i] = {};
+  waypoint_[i] = {};
+  pattern_[i] = {};
+  chase_mode_[i] = behavior::ChaseMode::intercept;
+  input_[i] = {};
+  spawn_tick_[i] = tick_;
+  force_[i] = {};
+  thrusters_[i] = {};
+  target_[i] = {};
+  aim_[i] = {};
+  state_[i] = BehaviorState::kNone;
+  return id;
+}
+
+void World::free_index(std::int32_t i) {
+  const std::int32_t last = count_ - 1;
+  slot_dense_[id_[i].slot()] = -1;
+  free_slots_.push_back(static_cast<std::int32_t>(id_[i].slot()));
+  if (i != last) {
+    // Swap-remove keeps storage dense; every SoA column moves together.
+    id_[i] = id_[last];
+    kind_[i] = kind_[last];
+    motion_[i] = motion_[last];
+    group_[i] = group_[last];
+    position_[i] = position_[last];
+    velocity_[i] = velocity_[last];
+    heading_[i] = heading_[last];
+    orientation_[i] = orientation_[last];
+    angular_velocity_[i] = angular_velocity_[last];
+    rng_[i] = rng_[last];
+    wander_[i] = wander_[last];
+    waypoint_[i] = waypoint_[last];
+    pattern_[i] = pattern_[last];
+    chase_mode_[i] = chase_mode_[last];
+    input_[i] = input_[last];
+    spawn_tick_[i] = spawn_tick_[last];
+    force_[i] = force_[last];
+    thrusters_[i] = thrusters_[last];
+    target_[i] = target_[last];
+    aim_[i] = aim_[last];
+    state_[i] = state_[last];
+    slot_dense_[id_[i].slot()] = i;
+  }
+  --count_;
+}
+
+std::int32_t World::index_of(AgentId id) const {
+  if (!id.valid() || id.slot() >= static_cast<std::uint32_t>(capacity_)) return -1;
+  if (slot_generation_[id.slot()] != id.generation()) return -1;
+  return slot_dense_[id.slot()];
+}
+
+Vec2 World::spawn_point(const GroupSpec& g, math::Rng& rng) const {
+  Vec2 lo = g.spawn_min, hi = g.spawn_max;
+  if (math::is_zero(lo) && math::is_zero(hi)) hi = {scenario_.width, scenario_.height};
+  // Rejection-sample a point outside obstacles (bounded tries; the last try is kept).
+  Vec2 p;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    p = {rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y)};
+    bool inside = false;
+    for (const Circle& c : scenario_.obstacles)
+      if (math::distance_sq(p, c.center) < (c.radius + g.radius) * (c.radius + g.radius)) inside = true;
+    if (!inside) break;
+  }
+  return p;
+}
+
+Vec2 World::player_spawn_point(math::Rng& rng) const {
+  GroupSpec g;
+  g.radius = 1;
+  const real m = math::min(scenario_.width, scenario_.height) * 0.1;
+  g.spawn_min = {m, m};
+  g.spawn_max = {scenario_.width - m, scenario_.height - m};
+  return spawn_point(g, rng);
+}
+
+void World::spawn_group(std::int32_t gi) {
+  const GroupSpec& g = scenario_.groups[gi];
+  const Motion motion = uses_craft(g.technique) ? Motion::kCraft : Motion::kVehicle;
+  for (std::int32_t k = 0; k < g.count; ++k) {
+    const AgentId id = allocate(gi, g.kind, motion);
+    if (!id.valid()) return;
+    const std::int32_t i = count_ - 1;
+    position_[i] = spawn_point(g, rng_[i]);
+    orientation_[i] = rng_[i].uniform(-math::kPi, math::kPi);
+    heading_[i] = math::as_vector(orientation_[i]);
+    // Start moving at a third of top speed so flocks and crafts look alive from tick 0.
+    const real v0 = motion == Motion::kCraft ? real(0) : g.max_speed / 3;
+    velocity_[i] = heading_[i] * v0;
+    wander_[i] = behavior::wander_init(g.wander, rng_[i]);
+    if (g.technique == Technique::kPattern) pattern_[i] = behavior::pattern_tracking_init(craft_state_of(i));
+  }
+}
+
+}  // namespace flockstep::sim
+
+namespace flockstep::sim {
+
+behavior::CraftState World::craft_state_of(std::int32_t i) const {
+  return {position_[i], velocity_[i], orientation_[i], angular_velocity_[i]};
+}
+
+AgentId World::add_player() {
+  // The id is reserved now so the caller can address the player before the next tick; the
+  // body appears at the start of the next step (a command like any other).
+  if (count_kind(AgentKind::kPlayer) >= scenario_.max_players) return {};
+  if (free_slots_.empty()) return {};
+  const AgentId id = allocate(-1, AgentKind::kPlayer, Motion::kCraft);
+  const std::int32_t i = count_ - 1;
+  position_[i] = player_spawn_point(rng_[i]);
+  orientation_[i] = rng_[i].uniform(-math::kPi, math::kPi);
+  heading_[i] = math::as_vector(orientation_[i]);
+  events_pending_.push_back({Event::Type::kSpawn, id, {}, tick_, 0});
+  return id;
+}
+
+void World::remove(AgentId id) { commands_.push_back({Command::Type::kRemove, id, {}}); }
+
+void World::set_input(AgentId player, PlayerInput input) {
+  // Clamp again here (the codec already did): NaN fails both comparisons and becomes 0.
+  auto sanitize = [](real v, real lo, real hi) { return v >= lo && v <= hi ? v : (v > hi ? hi : (v < lo ? lo : real(0))); };
+  input.turn = sanitize(input.turn, -1, 1);
+  input.throttle = sanitize(input.throttle, 0, 1);
+  commands_.push_back({Command::Type::kInput, player, input});
+}
+
+void World::apply_commands() {
+  for (const Command& c : commands_) {
+    const std::int32_t i = index_of(c.id);
+    if (i < 0) continue;
+    switch (c.type) {
+      case Command::Type::kRemove:
+        events_.push_back({Event::Type::kDespawn, c.id, {}, tick_, 0});
+        free_index(i);
+        break;
+      case Command::Type::kInput:
+        if (kind_[i] == AgentKind::kPlayer) input_[i] = c.input;
+        break;
+    }
+  }
+  commands_.clear();
+}
+
+Vec2 World::delta(Vec2 from, Vec2 to) const {
+  return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
+}
+
+std::int32_t World::nearest_player(Vec2 p, real* distance) const {
+  std::int32_t best = -1;
+  real best_d2 = math::kInfinity;
+  for (const std::int32_t j : players_) {
+    const real d2 = math::length_sq(delta(p, position_[j]));
+    if (d2 < best_d2) { best_d2 = d2; best = j; }  // strict <: ties keep the lower dense index
+  }
+  if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
+  return best;
+}
+
+void World::step() {
+  events_.clear();
+  for (const Event& e : events_pending_) events_.push_back(e);
+  events_pending_.clear();
+  // Phase 1: commands, in the order they were issued.
+  apply_commands();
+  // Phase 2: per-tick lookups (players, group leaders) and the spatial grid.
+  players_.clear();
+  std::fill(leader_index_.begin(), leader_index_.end(), -1);
+  for (std::int32_t i = 0; i < count_; ++i) {
+    if (kind_[i] == AgentKind::kPlayer) players_.push_back(i);
+    const std::int32_t g = group_[i];
+    // Leader = the group member with the lowest id value: stable under swap-remove reordering.
+    if (g >= 0 && (leader_index_[g] < 0 || id_[i].value < id_[leader_index_[g]].value)) leader_index_[g] = i;
+  }
+  grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)));
+  // Phase 3: steering for everyone, reading state only.
+  compute_steering(0, count_);
+  // Phase 4: integrate everyone.
+  integrate(0, count_);
+  // Phase 5: rules.
+  apply_rules();
+  ++tick_;
+}
+
+void World::compute_steering(std::int32_t begin, std::int32_t end) {
+  for (std::int32_t i = begin; i < end; ++i) {
+    if (motion_[i] == Motion::kCraft) steer_craft(i);
+    else steer_vehicle(i);
+  }
+}
+
+void World::steer_vehicle(std::int32_t i) {
+  const GroupSpec& g = scenario_.groups[group_[i]];
+  const behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
+  behavior::TruncatedRunningSum sum{g.max_force};
+  BehaviorState st = BehaviorState::kNone;
+  AgentId target{};
+  Vec2 aim = position_[i];
+  // Priority 1-2: walls (incl. solid borders) and obstacles (T75, T73).
+  if (g.layers.walls > 0 && !scenario_.walls.empty()) {
+    const Vec2 f = behavior::wall_avoidance_force(b, scenario_.walls, g.feelers);
+    if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
+    sum.add(g.layers.walls, f);
+  }
+  if (!sum.full() && g.layers.obstacles > 0 && !scenario_.obstacles.empty()) {
+    const Vec2 f = behavior::obstacle_avoidance_force(b, scenario_.obstacles, g.detection);
+    if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
+    sum.add(g.layers.obstacles, f);
+  }
+  real player_dist = math::kInfinity;
+  const std::int32_t pj = nearest_player(position_[i], &player_dist);
+  const Vec2 player_pos = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : Vec2{};
+  const behavior::Mover player{player_pos, pj >= 0 ? velocity_[pj] : Vec2{}};
+  // Priority 3: prey keeps away from players inside its panic range.
+  const bool prey = g.kind == AgentKind::kFlock || g.kind == AgentKind::kWanderer;
+  if (!sum.full() && prey && pj >= 0 && g.layers.flee_players > 0 && player_dist < g.panic_range) {
+    sum.add(g.layers.flee_players, behavior::flee_force(b, player_pos, g.panic_range));
+    st = BehaviorState::kFleeing;
+    target = id_[pj];
+  }
+  // Priority 4: the group's technique.
+  if (!sum.full()) {
+    Vec2 f;
+    switch (g.technique) {
+      case Technique::kFlock: {
+        behavior::Neighbour nb[kMaxCandidates];
+        real nd2[kMaxCandidates];
+        std::int32_t nidx[kMaxCandidates];
+        std::int32_t n = 0;
+        const real cos_half = fov_cos_half_[group_[i]];
+        const Vec2 h = heading_[i];
+        grid_.query(position_[i], g.flock.neighbour_radius, i,
+                    std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)),
+                    [&](std::int32_t j, Vec2 d, real d2) {
+                      if (group_[j] != group_[i] || n >= kMaxCandidates) return;
+                      // Field of view: keep j if the angle between heading and d is within fov/2.
+                      if (cos_half > -1 && d2 > 0 && math::dot(h, d) < cos_half * math::sqrt(d2)) return;
+                      nb[n] = {position_[i] + d, velocity_[j], heading_[j]};
+                      nd2[n] = d2;
+                      nidx[n] = j;
+                      ++n;
+                    });
+        if (n > kMaxNeighbours) {
+          // Keep the nearest kMaxNeighbours, ordered by (distance, id) for determinism.
+          std::int32_t order[kMaxCandidates];
+          for (std::int32_t k = 0; k < n; ++k) order[k] = k;
+          std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
+            return nd2[a] < nd2[c] || (nd2[a] == nd2[c] && id_[nidx[a]].value < id_[nidx[c]].value);
+          });
+          behavior::Neighbour kept[kMaxNeighbours];
+          for (std::int32_t k = 0; k < kMaxNeighbours; ++k) kept[k] = nb[order[k]];
+          for (std::int32_t k = 0; k < kMaxNeighbours; ++k) nb[k] = kept[k];
+          n = kMaxNeighbours;
+        }
+        const behavior::FlockForces ff =
+            behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
+        f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
+            ff.cohesion * g.flock.w_cohesion;
+        if (g.flock.w_wander > 0) {
+          behavior::WanderState ws = wander_[i];
+          math::Rng r = rng_[i];
+          f += behavior::wander_force(b, g.wander, ws, r, dt_) * g.flock.w_wander;
+          wander_[i] = ws;  // own state only: no other agent reads it this phase
+          rng_[i] = r;
+        }
+        if (st == BehaviorState::kNone) st = BehaviorState::kSeeking;
+        break;
+      }
+      case Technique::kChase:
+      case Technique::kPursue:
+      case Technique::kEvade:
+      case Technique::kHide:
+        if (pj >= 0) {
+          target = id_[pj];
+          if (g.technique == Technique::kChase) { f = behavior::seek_force(b, player_pos); aim = player_pos; st = BehaviorState::kSeeking; }
+          else if (g.technique == Technique::kPursue) { f = behavior::pursue_force(b, player); aim = behavior::pursue_point(b, player); st = BehaviorState::kSeeking; }
+          else if (g.technique == Technique::kEvade) { f = behavior::evade_force(b, player); st = BehaviorState::kFleeing; }
+          else {
+            behavior::HideDebug dbg{};
+            f = behavior::hide_force(b, player, scenario_.obstacles, g.hide, &dbg);
+            aim = dbg.has_spot ? dbg.spot : position_[i];
+            st = BehaviorState::kHiding;
+          }
+        } else {
+          f = behavior::arrive_force(b, {scenario_.width / 2, scenario_.height / 2}, g.arrive_deceleration);
+        }
+        break;
+      case Technique::kOffsetPursuit: {
+        const std::int32_t li = leader_index_[g.leader_group];
+        if (li >= 0) {
+          const GroupSpec& lg = scenario_.groups[group_[li]];
+          const behavior::Body leader{position_[i] + delta(position_[i], position_[li]), velocity_[li], heading_[li],
+                                      lg.mass, lg.max_force, lg.max_speed, lg.radius};
+          f = behavior::offset_pursuit_force(b, leader, g.offset, behavior::OffsetFrame::kLeaderLocal, g.arrive_deceleration);
+          target = id_[li];
+          aim = math::to_world_point(g.offset, leader.position, leader.heading);
+          st = BehaviorState::kSeeking;
+        }
+        break;
+      }
+      case Technique::kWander: {
+        behavior::WanderState ws = wander_[i];
+        math::Rng r = rng_[i];
+        f = behavior::wander_force(b, g.wander, ws, r, dt_);
+        wander_[i] = ws;
+        rng_[i] = r;
+        aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, position_[i], heading_[i]);
+        break;
+      }
+      case Technique::kPathFollow: {
+        const PathSpec& path = scenario_.paths[g.path];
+        behavior::WaypointState ws = waypoint_[i];
+        const behavior::WaypointParams wp{g.waypoint_seek_distance, g.arrive_deceleration, path.loop};
+        f = behavior::follow_waypoints_force(b, path.points, wp, ws);
+        waypoint_[i] = ws;
+        aim = path.points[static_cast<std::size_t>(ws.current)];
+        st = BehaviorState::kPatrolling;
+        break;
+      }
+      default:
+        break;
+    }
+    sum.add(g.layers.primary, f);
+  }
+  force_[i] = sum.result();
+  target_[i] = target;
+  aim_[i] = aim;
+  state_[i] = st;
+}
+
+}  // namespace flockstep::sim
+
+namespace flockstep::sim {
+
+void World::steer_craft(std::int32_t i) {
+  const behavior::CraftState cs = craft_state_of(i);
+  behavior::Thrusters t{};
+  AgentId target{};
+  Vec2 aim = position_[i];
+  BehaviorState st = BehaviorState::kNone;
+  if (kind_[i] == AgentKind::kPlayer) {
+    // Turn > 0 is "right": the port bow thruster (T10). factor = |turn| keeps analogue sticks
+    // proportional; keyboards send +-1.
+    const PlayerInput in = input_[i];
+    t.port = in.turn > 0;
+    t.starboard = in.turn < 0;
+    t.factor = in.turn < 0 ? -in.turn : in.turn;
+    t.throttle = in.throttle;
+  } else {
+    const GroupSpec& g = scenario_.groups[group_[i]];
+    real player_dist = math::kInfinity;
+    const std::int32_t pj = nearest_player(position_[i], &player_dist);
+    const behavior::LosChaseParams los{g.los_tolerance, 1, true, false};
+    const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
+    switch (g.technique) {
+      case Technique::kLosChase: {
+        const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
+        t = behavior::los_chase_thrusters(cs, goal, los);
+        aim = goal;
+        if (pj >= 0) { target = id_[pj]; st = BehaviorState::kSeeking; }
+        break;
+      }
+      case Technique::kIntercept: {
+        if (pj >= 0) {
+          const behavior::Mover prey{position_[i] + delta(position_[i], position_[pj]), velocity_[pj]};
+          const behavior::InterceptParams ip{g.intercept_max_prediction, true};
+          const behavior::InterceptChaseOutput out = behavior::intercept_chase(cs, prey, ip, los, chase_mode_[i]);
+          t = out.thrusters;
+          aim = out.aim.point;
+          target = id_[pj];
+          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
+        } else {
+          t = behavior::los_chase_thrusters(cs, centre, los);
+          aim = centre;
+        }
+        break;
+      }
+      case Technique::kPattern: {
+        t = pattern_thrusters(i, cs);
+        aim = pattern_[i].initial_position;
+        st = BehaviorState::kPatrolling;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  thrusters_[i] = t;
+  target_[i] = target;
+  aim_[i] = aim;
+  state_[i] = st;
+}
+
+void World::integrate(std::int32_t begin, std::int32_t end) {
+  for (std::int32_t i = begin; i < end; ++i) {
+    if (motion_[i] == Motion::kCraft) {
+      behavior::CraftState cs = craft_state_of(i);
+      const behavior::CraftParams& cp =
+          kind_[i] == AgentKind::kPlayer ? scenario_.player_craft : scenario_.groups[group_[i]].craft;
+      behavior::craft_step(cs, cp, thrusters_[i], dt_);
+      position_[i] = cs.position;
+      velocity_[i] = cs.velocity;
+      // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
+      orientation_[i] = math::wrap_angle(cs.orientation);
+      angular_velocity_[i] = cs.angular_velocity;
+      heading_[i] = math::as_vector(orientation_[i]);
+    } else {
+      const GroupSpec& g = scenario_.groups[group_[i]];
+      behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
+      behavior::body_update(b, force_[i], dt_);
+      position_[i] = b.position;
+      velocity_[i] = b.velocity;
+      heading_[i] = b.heading;
+      orientation_[i] = math::orientation_of(b.heading);
+    }
+    FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
+  }
+}
+
+real World::radius_of(std::int32_t i) const {
+  return group_[i] >= 0 ? scenario_.groups[group_[i]].radius : scenario_.player_craft.length * 0.5;
+}
+
+void World::apply_rules() {
+  const real w = scenario_.width, h = scenario_.height;
+  for (std::int32_t i = 0; i < count_; ++i) {
+    const real r = radius_of(i);
+    // No body ever ends a tick inside an obstacle: project it onto the surface and drop the
+    // inward part of its velocity. Steering avoids obstacles; this rule guarantees it.
+    for (const Circle& c : scenario_.obstacles) {
+      const Vec2 d = position_[i] - c.center;
+      const real min_d = c.radius + r;
+      const real d2 = math::length_sq(d);
+      if (d2 >= min_d * min_d) continue;
+      const real len = math::sqrt(d2);
+      // Exactly at the centre: push out along +x (deterministic, never NaN).
+      const Vec2 n = len > 0 ? d / len : Vec2{1, 0};
+      position_[i] = c.center + n * min_d;
+      const real vn = math::dot(velocity_[i], n);
+      if (vn < 0) velocity_[i] -= n * vn;
+    }
+    if (scenario_.wrap) {
+      position_[i] = math::wrap_torus(position_[i], w, h);  // T14
+    } else {
+      // Solid borders: clamp inside and cancel the outward velocity component.
+      Vec2& p = position_[i];
+      Vec2& v = velocity_[i];
+      if (p.x < r) { p.x = r; if (v.x < 0) v.x = 0; }
+      if (p.x > w - r) { p.x = w - r; if (v.x > 0) v.x = 0; }
+      if (p.y < r) { p.y = r; if (v.y < 0) v.y = 0; }
+      if (p.y > h - r) { p.y = h - r; if (v.y > 0) v.y = 0; }
+    }
+  }
+  // Captures: a pursuer touching an unprotected player. Dense order, one capture per player per tick.
+  const auto protect_ticks = static_cast<std::uint64_t>(scenario_.respawn_protection_s * scenario_.tick_rate_hz);
+  for (const std::int32_t pj : players_) {
+    if (index_of(id_[pj]) != pj) continue;
+    if (tick_ - spawn_tick_[pj] < protect_ticks) continue;
+    for (std::int32_t i = 0; i < count_; ++i) {
+      if (kind_[i] != AgentKind::kPursuer) continue;
+      const real reach = scenario_.groups[group_[i]].capture_radius + radius_of(pj);
+      if (math::length_sq(delta(position_[i], position_[pj])) > reach * reach) continue;
+      events_.push_back({Event::Type::kCapture, id_[pj], id_[i], tick_, tick_ - spawn_tick_[pj]});
+      // Respawn: same entity, new place, at rest, protected for a while.
+      position_[pj] = player_spawn_point(rng_[pj]);
+      velocity_[pj] = {};
+      angular_velocity_[pj] = 0;
+      spawn_tick_[pj] = tick_ + 1;
+      events_.push_back({Event::Type::kRespawn, id_[pj], {}, tick_, 0});
+      break;
+    }
+  }
+}
+
+AgentView World::view(std::int32_t i) const {
+  FLOCKSTEP_ASSERT(i >= 0 && i < count_);
+  return {id_[i], kind_[i], group_[i], position_[i], velocity_[i], orientation_[i], angular_velocity_[i],
+          target_[i], aim_[i], state_[i], spawn_tick_[i]};
+}
+
+std::int32_t World::count_kind(AgentKind k) const {
+  std::int32_t n = 0;
+  for (std::int32_t i = 0; i < count_; ++i) n += kind_[i] == k ? 1 : 0;
+  return n;
+}
+
+}  // namespace flockstep::sim

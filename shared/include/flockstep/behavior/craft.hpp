@@ -45,9 +45,10 @@ struct Thrusters {
 /// left (turns left), negative = toward its right.
 real lateral_force(const Thrusters& t, const CraftParams& p);
 
-/// T10 UpdateBodyEuler: one explicit Euler step of length dt with the given thruster setting.
-/// Order: forces from the state at the start of the step, then v, p, omega, theta (documented
-/// so prediction replays identically).
+/// T10 UpdateBodyEuler: one (semi-implicit) Euler step of length dt with the given thruster setting.
+/// Order: forces from the state at the start of the step, then v, p (using the new v), omega,
+/// theta (using the new omega, wrapped into (-pi, pi]); documented so prediction replays
+/// identically. Throttle and factor are clamped to [0, 1].
 void craft_step(CraftState& s, const CraftParams& p, const Thrusters& t, real dt);
 
 /// Same step with an explicit lateral bow force (N, + = left) and throttle (0..1): used by Bourg

@@ -1,0 +1,81 @@
+#pragma once
+/// \file grid.hpp
+/// Uniform spatial grid for neighbour queries: rebuilt every tick with a counting sort
+/// (O(N), no allocation after init), queried over the 3x3 cells around a point. Cell size must
+/// be >= the largest query radius. Written by hand: no standard or Debian library offers a
+/// deterministic, allocation-free bucket grid over caller-owned SoA positions.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "flockstep/math/transform.hpp"
+
+namespace flockstep::sim {
+
+using math::real;
+using math::Vec2;
+
+/// Bucket grid over a [0, width) x [0, height) world, optionally toroidal.
+class Grid {
+ public:
+  /// Size the grid once. cell_size >= largest query radius, m. [Limit: > 0]
+  void init(real width, real height, real cell_size, bool wrap, std::int32_t capacity);
+
+  /// Counting-sort the given positions into cells. Stable: within a cell, indices ascend, so
+  /// query order is a pure function of the positions (deterministic).
+  void rebuild(std::span<const Vec2> positions);
+
+  /// Visit every index whose position lies within radius of p (excluding `self`), in a fixed
+  /// order (cell row-major from the lower-left neighbour cell, then ascending index). The
+  /// visitor receives (index, delta = other - p, squared distance); with wrap, delta is the
+  /// shortest torus displacement. Returns the number of candidates examined (for benchmarks).
+  template <class Visitor>
+  std::int32_t query(Vec2 p, real radius, std::int32_t self, std::span<const Vec2> positions, Visitor&& visit) const;
+
+  std::int32_t columns() const { return cols_; }
+  std::int32_t rows() const { return rows_; }
+  real cell_size() const { return cell_; }
+
+ private:
+  std::int32_t cell_of(Vec2 p) const;
+  /// Cells c-1, c, c+1 along an axis of n cells (wrapped or clipped, no duplicates), ascending
+  /// in visiting order. Returns how many were written to out.
+  std::int32_t neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3]) const;
+
+  real width_ = 0, height_ = 0, cell_ = 1, inv_cell_ = 1, inv_cell_x_ = 1, inv_cell_y_ = 1;
+  bool wrap_ = false;
+  std::int32_t cols_ = 1, rows_ = 1;
+  std::vector<std::int32_t> cell_start_;  // size cols*rows + 1
+  std::vector<std::int32_t> items_;       // agent indices sorted by cell
+  std::vector<std::int32_t> agent_cell_;  // cell of each agent in the last rebuild
+};
+
+template <class Visitor>
+std::int32_t Grid::query(Vec2 p, real radius, std::int32_t self, std::span<const Vec2> positions,
+                         Visitor&& visit) const {
+  const real r2 = radius * radius;
+  const auto cx = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
+  const auto cy = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));
+  std::int32_t examined = 0;
+  // The up-to-3 distinct columns and rows to visit. With wrap and fewer than 3 cells on an
+  // axis, every cell of that axis is visited exactly once.
+  std::int32_t xs[3], ys[3];
+  const std::int32_t nx = neighbour_cells(cx, cols_, xs);
+  const std::int32_t ny = neighbour_cells(cy, rows_, ys);
+  for (std::int32_t b = 0; b < ny; ++b) {
+    for (std::int32_t a = 0; a < nx; ++a) {
+      const std::int32_t cell = ys[b] * cols_ + xs[a];
+      for (std::int32_t k = cell_start_[cell]; k < cell_start_[cell + 1]; ++k) {
+        const std::int32_t j = items_[k];
+        if (j == self) continue;
+        ++examined;
+        const Vec2 d = wrap_ ? math::torus_delta(p, positions[j], width_, height_) : positions[j] - p;
+        const real d2 = math::length_sq(d);
+        if (d2 <= r2) visit(j, d, d2);
+      }
+    }
+  }
+  return examined;
+}
+
+}  // namespace flockstep::sim

@@ -1,0 +1,298 @@
+#pragma once
+/// \file world.hpp
+/// The authoritative world: agents in structure-of-arrays storage sized at init, static geometry,
+/// and a fixed-dt phased tick (house style section 2):
+///   apply commands -> rebuild grid -> steering for everyone (reads state only) ->
+///   integrate everyone -> rules (obstacle projection, wrap, capture, respawn) -> tick++.
+/// Compute-then-commit makes every agent's steering independent of agent order and of how the
+/// steering phase is partitioned across threads.
+///
+/// Each agent's behaviour is data: it belongs to a group whose GroupSpec names a technique and
+/// its parameters, so scenarios need no code. Time is an integer tick count with a constant dt;
+/// randomness comes from per-agent PCG32 streams seeded from the scenario seed.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "flockstep/behavior/avoid.hpp"
+#include "flockstep/behavior/craft.hpp"
+#include "flockstep/behavior/force_steering.hpp"
+#include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/physics_pattern.hpp"
+#include "flockstep/behavior/types.hpp"
+#include "flockstep/sim/grid.hpp"
+
+namespace flockstep::sim {
+
+using behavior::Circle;
+using behavior::Wall;
+using math::real;
+using math::Vec2;
+
+/// Generational agent handle (Box2D b2BodyId style): low 20 bits slot, high 12 bits generation.
+/// Value 0 is never a live agent (generation starts at 1).
+struct AgentId {
+  std::uint32_t value = 0;
+  static constexpr std::uint32_t kSlotBits = 20;
+  static constexpr std::uint32_t kSlotMask = (1u << kSlotBits) - 1u;
+  constexpr std::uint32_t slot() const { return value & kSlotMask; }
+  constexpr std::uint32_t generation() const { return value >> kSlotBits; }
+  constexpr bool valid() const { return value != 0; }
+  friend constexpr bool operator==(AgentId, AgentId) = default;
+};
+
+/// What an agent is, for clients (shape, colour) and rules (who hunts whom).
+enum class AgentKind : std::uint8_t { kPlayer = 0, kFlock = 1, kPursuer = 2, kPatrol = 3, kWanderer = 4, kCount = 5 };
+
+/// How an agent moves: a point-mass vehicle steered by forces (T08) or a rigid-body craft with
+/// bow thrusters (T10).
+enum class Motion : std::uint8_t { kVehicle = 0, kCraft = 1 };
+
+/// The movement technique that drives a group (catalog IDs in brackets).
+enum class Technique : std::uint8_t {
+  kPlayer = 0,      ///< craft driven by client input (T10)
+  kFlock,           ///< slides' flocking forces (T76) + avoidance, prioritised (T79)
+  kChase,           ///< plain chase: seek the nearest player's current position (T64)
+  kLosChase,        ///< craft turning its bow toward the nearest player (T21)
+  kIntercept,       ///< craft aiming at the intercept point, LOS fallback when infeasible (T23, T24)
+  kPursue,          ///< vehicle pursuing the nearest player with prediction (T67)
+  kOffsetPursuit,   ///< vehicle holding an offset slot behind a leader agent (T69)
+  kWander,          ///< jittered-circle wander (T71)
+  kPathFollow,      ///< waypoint patrol along a scenario path (T72)
+  kPattern,         ///< craft flying a physics pattern: square, zig-zag, arbitrary (T29, T30)
+  kHide,            ///< vehicle hiding behind obstacles from the nearest player (T74)
+  kEvade,           ///< vehicle evading the nearest player (T68)
+  kCount
+};
+
+/// Human-readable technique name ("flock", "los_chase", ...); used by scenario files.
+const char* technique_name(Technique t);
+/// Parse a technique name; returns false if unknown.
+bool parse_technique(std::string_view name, Technique& out);
+/// Kind name ("player", "flock", ...).
+const char* kind_name(AgentKind k);
+
+/// Weights of the prioritised running sum (T79) every vehicle uses, highest priority first.
+/// A weight of 0 switches that layer off (T09).
+struct LayerWeights {
+  real walls = 3;        ///< wall feelers (T75)
+  real obstacles = 3;    ///< detection box (T73)
+  real flee_players = 1; ///< flee players inside panic_range (flocks, wanderers)
+  real separation = 1.5; ///< separation from neighbours (T76)
+  real primary = 1;      ///< the group's technique
+};
+
+/// Flocking parameters (T76).
+struct FlockSpec {
+  real neighbour_radius = 6;     ///< m. [Limit: > 0, <= grid cell size]
+  real fov_deg = 270;            ///< total field of view, degrees. [Limit: (0, 360]]
+  real w_separation = 2.0;       ///< weight of separation
+  real w_alignment = 1.0;        ///< weight of alignment
+  real w_cohesion = 1.0;         ///< weight of cohesion
+  real w_wander = 0.3;           ///< weight of wander (keeps isolated boids moving)
+};
+
+/// Parameters of one group of agents: technique, body, counts and spawn area.
+struct GroupSpec {
+  std::string name = "group";    ///< label shown by viewers
+  AgentKind kind = AgentKind::kFlock;
+  Technique technique = Technique::kFlock;
+  std::int32_t count = 0;        ///< agents spawned at start. [Limit: >= 0]
+  Vec2 spawn_min{0, 0};          ///< spawn rectangle lower-left, m
+  Vec2 spawn_max{0, 0};          ///< spawn rectangle upper-right, m (0,0 = whole world)
+  // Vehicle body (T08)
+  real max_speed = 6;            ///< m/s. [Limit: > 0]
+  real max_force = 12;           ///< N. [Limit: > 0]
+  real mass = 1;                 ///< kg. [Limit: > 0]
+  real radius = 0.5;             ///< m. [Limit: > 0]
+  // Craft (T10) for kLosChase, kIntercept, kPattern
+  behavior::CraftParams craft{};
+  LayerWeights layers{};
+  FlockSpec flock{};
+  behavior::WanderParams wander{2.0, 4.0, 40.0};
+  behavior::DetectionBoxParams detection{};
+  behavior::FeelerParams feelers{};
+  behavior::HideParams hide{};
+  real panic_range = 8;          ///< flee players closer than this, m (0 = never). [Limit: >= 0]
+  real arrive_deceleration = 2;  ///< T66 DECELERATION for arrive-based techniques. [Limit: >= 1]
+  real capture_radius = 1.0;     ///< pursuers capture a player inside this distance, m. [Limit: >= 0]
+  real los_tolerance = 0.05;     ///< T21 dead band, sine of the half-angle. [Limit: [0, 1)]
+  real intercept_max_prediction = 3; ///< T23 cap on the time to close, s. [Limit: > 0]
+  std::int32_t path = -1;        ///< index into Scenario::paths for kPathFollow
+  real waypoint_seek_distance = 2; ///< T72 SEEK_DISTANCE, m. [Limit: > 0]
+  std::int32_t leader_group = -1;  ///< kOffsetPursuit: group whose first agent is the leader
+  Vec2 offset{-2, 0};            ///< kOffsetPursuit slot in the leader's local frame (x forward), m
+  behavior::PatternKind pattern = behavior::PatternKind::kSquare;  ///< kPattern
+};
+
+/// A patrol path: waypoints (m) and whether it loops.
+struct PathSpec {
+  std::string name = "path";
+  std::vector<Vec2> points;
+  bool loop = true;
+};
+
+/// Everything needed to build a world. Plain data; the server fills it from JSON.
+struct Scenario {
+  std::string name = "scenario";
+  std::string description;
+  real width = 200;                 ///< m. [Limit: > 0]
+  real height = 200;                ///< m. [Limit: > 0]
+  bool wrap = false;                ///< toroidal world (T14) instead of solid borders
+  std::int32_t tick_rate_hz = 60;   ///< fixed simulation rate. [Limit: 1..240]
+  std::uint64_t seed = 1;           ///< root of every random stream
+  std::int32_t max_agents = 4096;   ///< storage capacity, sized at init. [Limit: 1..1,000,000]
+  std::int32_t max_players = 64;    ///< player crafts allowed at once. [Limit: 0..max_agents]
+  real grid_cell = 8;               ///< spatial grid cell, m. [Limit: >= every neighbour radius]
+  behavior::CraftParams player_craft{};  ///< physics of player crafts (clients predict with it)
+  real respawn_protection_s = 2;    ///< a respawned player cannot be captured this long, s
+  std::vector<Circle> obstacles;
+  std::vector<Wall> walls;
+  std::vector<PathSpec> paths;
+  std::vector<GroupSpec> groups;
+};
+
+/// Validate a scenario; returns an empty string when valid, else a message naming the field.
+std::string validate(const Scenario& s);
+
+/// Control state of a player craft for one tick. The codec clamps untrusted values into range;
+/// the world clamps again (NaN becomes 0) so its invariants never depend on the caller.
+struct PlayerInput {
+  real turn = 0;      ///< -1 full left .. +1 full right (right fires the port thruster, T10)
+  real throttle = 0;  ///< 0 .. 1 fraction of thrust
+};
+
+/// Something that happened during a tick.
+struct Event {
+  enum class Type : std::uint8_t { kCapture = 0, kRespawn = 1, kSpawn = 2, kDespawn = 3 };
+  Type type = Type::kCapture;
+  AgentId subject;     ///< the player (capture/respawn) or the agent (spawn/despawn)
+  AgentId other;       ///< the capturing pursuer for kCapture
+  std::uint64_t tick = 0;
+  std::uint64_t survived_ticks = 0;  ///< kCapture: how long the player survived (its score)
+};
+
+/// Behaviour state reported for annotation.
+enum class BehaviorState : std::uint8_t { kNone = 0, kSeeking, kIntercepting, kLosFallback, kFleeing, kAvoiding, kPatrolling, kHiding, kCaptured };
+
+/// Read-only view of one agent (by dense index) for snapshots and viewers.
+struct AgentView {
+  AgentId id;
+  AgentKind kind = AgentKind::kFlock;
+  std::int32_t group = 0;
+  Vec2 position;
+  Vec2 velocity;
+  real orientation = 0;     ///< radians, CCW from +x
+  real angular_velocity = 0;
+  AgentId target;           ///< agent this one is after (pursuers) or following (offset pursuit)
+  Vec2 aim;                 ///< point it steers to (intercept point, hiding spot, waypoint, wander target)
+  BehaviorState state = BehaviorState::kNone;
+  std::uint64_t spawn_tick = 0;
+};
+
+/// The simulation. Not thread-safe: one owner calls step(); reads between steps.
+class World {
+ public:
+  /// Build from a validated scenario (call validate() first; asserts on an invalid one).
+  explicit World(const Scenario& scenario);
+
+  // ---- commands: queued, applied at the start of the next step, in call order ----
+  /// Add a player craft at a deterministic spawn point, immediately (it takes part in the next
+  /// step). Returns an invalid id when max_players or max_agents is reached.
+  AgentId add_player();
+  /// Remove any agent. Unknown or stale ids are ignored.
+  void remove(AgentId id);
+  /// Set the control state a player holds from the next tick on (until changed).
+  void set_input(AgentId player, PlayerInput input);
+
+  /// Advance one fixed tick of 1/tick_rate_hz seconds.
+  void step();
+
+  std::uint64_t tick() const { return tick_; }
+  real dt() const { return dt_; }
+  /// FNV-1a over the bits of every agent's state, the tick and the random streams.
+  std::uint64_t state_hash() const;
+
+  /// Live agents, densely indexed 0..size()-1 (the order changes when agents are removed).
+  std::int32_t size() const { return count_; }
+  AgentView view(std::int32_t index) const;
+  /// Dense index of a live id, or -1.
+  std::int32_t index_of(AgentId id) const;
+  bool alive(AgentId id) const { return index_of(id) >= 0; }
+  /// Events produced by the last step().
+  std::span<const Event> events() const { return events_; }
+
+  const Scenario& scenario() const { return scenario_; }
+  std::int32_t count_kind(AgentKind k) const;
+
+ private:
+  struct Command {
+    enum class Type : std::uint8_t { kRemove, kInput } type;
+    AgentId id;
+    PlayerInput input;
+  };
+
+  AgentId allocate(std::int32_t group, AgentKind kind, Motion motion);
+  void free_index(std::int32_t index);
+  void apply_commands();
+  void spawn_group(std::int32_t group);
+  Vec2 spawn_point(const GroupSpec& g, math::Rng& rng) const;
+  Vec2 player_spawn_point(math::Rng& rng) const;
+  void compute_steering(std::int32_t begin, std::int32_t end);
+  void steer_vehicle(std::int32_t i);
+  void steer_craft(std::int32_t i);
+  behavior::Thrusters pattern_thrusters(std::int32_t i, const behavior::CraftState& cs);
+  behavior::CraftState craft_state_of(std::int32_t i) const;
+  real radius_of(std::int32_t i) const;
+  void integrate(std::int32_t begin, std::int32_t end);
+  void apply_rules();
+  std::int32_t nearest_player(Vec2 p, real* distance) const;
+  Vec2 delta(Vec2 from, Vec2 to) const;
+
+  Scenario scenario_;
+  real dt_;
+  std::uint64_t tick_ = 0;
+  std::int32_t capacity_;
+  std::int32_t count_ = 0;
+  math::Rng world_rng_;
+  Grid grid_;
+
+  // Slot table for generational ids.
+  std::vector<std::uint32_t> slot_generation_;
+  std::vector<std::int32_t> slot_dense_;
+  std::vector<std::int32_t> free_slots_;
+
+  // Structure of arrays, indexed densely.
+  std::vector<AgentId> id_;
+  std::vector<AgentKind> kind_;
+  std::vector<Motion> motion_;
+  std::vector<std::int32_t> group_;
+  std::vector<Vec2> position_;
+  std::vector<Vec2> velocity_;
+  std::vector<Vec2> heading_;
+  std::vector<real> orientation_;
+  std::vector<real> angular_velocity_;
+  std::vector<math::Rng> rng_;
+  std::vector<behavior::WanderState> wander_;
+  std::vector<behavior::WaypointState> waypoint_;
+  std::vector<behavior::PatternTracking> pattern_;
+  std::vector<behavior::ChaseMode> chase_mode_;
+  std::vector<PlayerInput> input_;
+  std::vector<std::uint64_t> spawn_tick_;
+  // Steering phase outputs (written by compute_steering, read by integrate).
+  std::vector<Vec2> force_;          // vehicles: steering force, N
+  std::vector<behavior::Thrusters> thrusters_;  // crafts
+  std::vector<AgentId> target_;
+  std::vector<Vec2> aim_;
+  std::vector<BehaviorState> state_;
+
+  std::vector<Command> commands_;
+  std::vector<Event> events_;
+  std::vector<Event> events_pending_;       // produced between steps (add_player), emitted by the next step
+  std::vector<real> fov_cos_half_;          // per group: cos(fov/2), precomputed (-1 = all round)
+  std::vector<std::int32_t> leader_index_;  // per group, dense index of its leader this tick (or -1)
+  std::vector<std::int32_t> players_;       // dense indices of players this tick
+};
+
+}  // namespace flockstep::sim

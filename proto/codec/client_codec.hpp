@@ -1,0 +1,78 @@
+#pragma once
+/// \file client_codec.hpp
+/// Client -> server messages: decoding + validation of untrusted bytes (server side) and encoding
+/// (bot, browser). The server never looks at a generated ClientMessage itself: it gets a
+/// validated ClientCommand or a Status naming what was wrong.
+///
+/// Validation order (house style section 5): decode -> range check -> clamp -> reject NaN/Inf.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/status.hpp"
+
+namespace flockstep::codec {
+
+/// Role requested in Join.
+enum class Role : std::uint8_t { kPlayer = 1, kSpectator = 2 };
+
+/// Bytes in a resume token (random, issued by the server in Welcome).
+inline constexpr std::size_t kResumeTokenBytes = 16;
+
+/// Limits the decoder enforces; the server fills them from its configuration.
+struct DecodeLimits {
+  std::uint32_t max_message_bytes = 4096;  ///< whole frame, bytes. [Limit: >= 64]
+  std::uint32_t max_input_frames = 64;     ///< InputFrames per Input message. [Limit: 1..1024]
+  std::uint32_t max_name_bytes = 32;       ///< display name after trimming, bytes of UTF-8. [Limit: 1..256]
+  double range_tolerance = 1e-9;           ///< values this far outside their range are clamped silently
+};
+
+/// A validated Join.
+struct JoinRequest {
+  Role role = Role::kSpectator;
+  std::string display_name;   ///< valid UTF-8, no control characters, trimmed, 1..max_name_bytes
+  std::string resume_token;   ///< empty or exactly kResumeTokenBytes raw bytes
+};
+
+/// A validated input frame: finite, turn in [-1, 1], throttle in [0, 1], sequence >= 1.
+struct InputFrame {
+  std::uint32_t sequence = 0;
+  double turn = 0;      ///< [-1, 1], +1 = turn left (CCW)
+  double throttle = 0;  ///< [0, 1]
+  friend bool operator==(const InputFrame&, const InputFrame&) = default;
+};
+
+/// One decoded client message.
+struct ClientCommand {
+  enum class Type : std::uint8_t { kJoin, kInput, kPing, kPong, kClose };
+  Type type = Type::kPing;
+  JoinRequest join;                 ///< kJoin
+  std::vector<InputFrame> inputs;   ///< kInput: strictly increasing sequences, oldest first
+  std::uint64_t time_us = 0;        ///< kPing: sender time; kPong: echoed server time
+  std::uint32_t close_code = 0;     ///< kClose: the client's Close.code (informational)
+};
+
+/// Decode and validate one client frame. On a usable() result `out` holds the command (values
+/// clamped when the status is kClamped); otherwise `out` is unspecified and the caller closes
+/// the connection with the returned detail as reason.
+Result decode_client_message(std::span<const std::byte> bytes, const DecodeLimits& limits, ClientCommand& out);
+
+/// Validate a display name: UTF-8, no control characters, trimmed of ASCII spaces, non-empty,
+/// at most max_bytes. Writes the trimmed name to `out`.
+Status validate_display_name(std::string_view name, std::uint32_t max_bytes, std::string& out);
+
+/// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+/// Encode a Join (clients, bot). Appends nothing on failure; returns false if serialisation fails.
+bool encode_join(const JoinRequest& join, std::string& out);
+/// Encode an Input carrying `frames` (clients, bot).
+bool encode_input(std::span<const InputFrame> frames, std::string& out);
+/// Encode a client Ping with the sender's clock in microseconds.
+bool encode_ping(std::uint64_t time_us, std::string& out);
+/// Encode a client Pong answering a server Ping.
+bool encode_pong(std::uint64_t echo_time_us, std::string& out);
+
+}  // namespace flockstep::codec
