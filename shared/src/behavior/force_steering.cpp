@@ -74,7 +74,7 @@ bool pursue_dead_ahead(const Body& b, const Mover& evader, const PursueParams& p
   const real d = length(to);
   if (d <= 0) return true;
   const Vec2 h = normalized(b.heading);
-  // |angle(h, to)| < half  <=>  dot(h, to) > cos(half) * |to|  (no division, no acos).
+  // |angle(h, to)| < half  <=>  dot(h, to) > cos_half * |to|  (no division, no inverse cosine).
   if (!(dot(h, to) > math::sin_cos(p.dead_ahead_half_angle).cos * d)) return false;
   if (!p.require_evader_facing) return true;
   const Vec2 ve = evader.velocity;
@@ -193,7 +193,7 @@ Vec2 follow_waypoints_force(const Body& b, std::span<const Vec2> waypoints, cons
   const auto n = static_cast<std::int32_t>(waypoints.size());
   if (n == 0) return {};
   std::int32_t cur = s.current < 0 ? 0 : (s.current >= n ? n - 1 : s.current);
-  const bool within = math::distance_sq(waypoints[static_cast<std::size_t>(cur)], b.position) <
+  const bool within = math::distance_sq(waypoints[cur], b.position) <
                       p.seek_distance * p.seek_distance;
   bool reached_final = false;
   if (within) {
@@ -206,7 +206,7 @@ Vec2 follow_waypoints_force(const Body& b, std::span<const Vec2> waypoints, cons
     }
   }
   s.current = cur;
-  const Vec2 target = waypoints[static_cast<std::size_t>(cur)];
+  const Vec2 target = waypoints[cur];
   const bool final_of_open_path = !p.loop && cur == n - 1;
   const bool use_arrive = final_of_open_path && (!p.seed_literal || reached_final);
   return use_arrive ? arrive_force(b, target, p.deceleration) : seek_force(b, target);

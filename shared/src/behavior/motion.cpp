@@ -44,15 +44,6 @@ void integrate_newton_euler(Kinematic& k, const SteeringOutput& s, const NewtonE
   k.rotation = math::clamp(k.rotation, -p.max_rotation, p.max_rotation);
 }
 
-std::int32_t consume_fixed_steps(FixedStepClock& c, std::int64_t elapsed_us, std::int32_t max_steps) {
-  if (c.step_us <= 0 || max_steps <= 0) return 0;
-  if (elapsed_us > 0) c.pending_us += elapsed_us;
-  std::int64_t steps = c.pending_us / c.step_us;
-  c.pending_us -= steps * c.step_us;
-  if (steps > max_steps) steps = max_steps;  // the excess of a long stall is dropped, not queued
-  return static_cast<std::int32_t>(steps);
-}
-
 Actuation actuate_ideal(const SteeringOutput& s, const InertiaParams& p) {
   return {s.linear * p.mass, s.angular * p.inertia};
 }

@@ -75,28 +75,28 @@ real LinePath::length() const {
 
 LinePath build_line_path(std::span<const Vec2> points, std::span<real> cumulative, bool looped) {
   if (points.empty() || cumulative.size() < points.size() + 1) return {};
-  const std::size_t n = points.size();
+  const auto n = static_cast<std::int32_t>(points.size());
   cumulative[0] = 0;
-  for (std::size_t i = 1; i < n; ++i) cumulative[i] = cumulative[i - 1] + math::distance(points[i - 1], points[i]);
+  for (std::int32_t i = 1; i < n; ++i) cumulative[i] = cumulative[i - 1] + math::distance(points[i - 1], points[i]);
   // Entry n is the closing segment's end on loops; on open paths it repeats L (never read as a
   // segment end, but keeps the table monotonic for the lookup in get_position).
   cumulative[n] = cumulative[n - 1] + (looped && n >= 2 ? math::distance(points[n - 1], points[0]) : real(0));
-  return {points, std::span<const real>(cumulative.data(), n + 1), looped};
+  return {points, cumulative.first(points.size() + 1), looped};
 }
 
 LinePath FixedLinePath::view() const {
-  const auto n = static_cast<std::size_t>(count);
-  return {std::span<const Vec2>(points.data(), n), std::span<const real>(cumulative.data(), n == 0 ? 0 : n + 1),
-          looped};
+  if (count <= 0) return {};
+  return {std::span<const Vec2>(points.data(), static_cast<std::uint32_t>(count)),
+          std::span<const real>(cumulative.data(), static_cast<std::uint32_t>(count) + 1u), looped};
 }
 
 bool make_fixed_line_path(std::span<const Vec2> points, bool looped, FixedLinePath& out) {
   out = FixedLinePath{};
-  if (points.empty() || points.size() > static_cast<std::size_t>(kMaxPathPoints)) return false;
+  if (points.empty() || points.size() > static_cast<std::uint32_t>(kMaxPathPoints)) return false;
   std::copy(points.begin(), points.end(), out.points.begin());
   out.count = static_cast<std::int32_t>(points.size());
   out.looped = looped;
-  build_line_path(std::span<const Vec2>(out.points.data(), points.size()), out.cumulative, looped);
+  build_line_path(std::span<const Vec2>(out.points).first(points.size()), out.cumulative, looped);
   return true;
 }
 
@@ -116,7 +116,7 @@ Vec2 get_position(const LinePath& path, real param) {
   if (nseg == 0 || path.length() <= 0) return path.points[0];
   const real u = wrap_param(path, param);
   // Segment i covers [cumulative[i], cumulative[i+1]]: the last table entry <= u.
-  const auto table = path.cumulative.first(static_cast<std::size_t>(nseg) + 1);
+  const auto table = path.cumulative.first(static_cast<std::uint32_t>(nseg) + 1u);
   const auto it = std::upper_bound(table.begin(), table.end(), u);
   std::int32_t i = static_cast<std::int32_t>(it - table.begin()) - 1;
   i = std::clamp(i, std::int32_t{0}, nseg - 1);

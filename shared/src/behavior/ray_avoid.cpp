@@ -134,34 +134,36 @@ SteeringOutput multi_ray_avoidance(const Kinematic& character, const ObstacleDet
 
   std::int32_t used = -1;
   Vec2 target;
-  if (p.winner_ray) {
-    if (state.winner >= 0 && state.winner_time_left > 0) {
-      const RayHit& wh = hits[static_cast<std::size_t>(state.winner)];
-      if (wh.hit) {
-        state.winner_target = wh.position + wh.normal * p.avoid_distance;
-        state.winner_time_left = p.winner_hold_time;
-      } else {
-        state.winner_time_left -= dt;
-      }
-      // Other rays are ignored while the winner holds; keep heading for its last target so the
-      // turn keeps its direction.
-      used = state.winner;
-      target = state.winner_target;
-      if (state.winner_time_left <= 0) state.winner = -1;
-    } else if (any_hit) {
-      const RayHit& h = hits[static_cast<std::size_t>(nearest)];
-      state.winner = nearest;
-      state.winner_time_left = p.winner_hold_time;
-      state.winner_target = h.position + h.normal * p.avoid_distance;
-      used = nearest;
-      target = state.winner_target;
-    } else {
-      state.winner = -1;
-    }
-  } else if (any_hit) {
+  if (any_hit) {
     const RayHit& h = hits[static_cast<std::size_t>(nearest)];
     used = nearest;
     target = h.position + h.normal * p.avoid_distance;
+  }
+  if (p.winner_ray) {
+    const Vec2 dir = ray_direction(character);
+    if (state.winner >= 0 && state.winner_time_left > 0) {
+      if (any_hit) {
+        // Corner-trap remedy: hits from the other rays may not flip the turn. The target keeps its
+        // distance ahead/behind (so the character still brakes) but is mirrored onto the
+        // winner's side of the heading line.
+        const Vec2 local = math::to_local(target - character.position, dir);
+        real lateral = local.y < 0 ? -local.y : local.y;
+        if (lateral == 0) lateral = p.avoid_distance;  // dead ahead: still turn the winner's way
+        target = character.position + math::to_world({local.x, state.winner_side * lateral}, dir);
+        state.winner_time_left = p.winner_hold_time;
+      } else {
+        state.winner_time_left -= dt;
+        if (state.winner_time_left <= 0) state.winner = -1;
+      }
+    } else if (any_hit) {
+      // First hit after a clear spell: this ray wins, and its target's side is the turn direction.
+      state.winner = nearest;
+      state.winner_time_left = p.winner_hold_time;
+      const real c = math::cross(dir, target - character.position);
+      state.winner_side = c < 0 ? real(-1) : real(1);
+    } else {
+      state.winner = -1;
+    }
   }
 
   // Remedy 1: the next tick's angle. Widening continues while hits come on consecutive frames.

@@ -63,10 +63,23 @@ real atan_pos(real x) {
   return kAtanHi[id] - ((x * (s1 + s2) - kAtanLo[id]) - x);
 }
 
+// Beyond this magnitude one ulp of x exceeds 0.1 rad, so the angle carries no information; we
+// only promise a bounded, deterministic answer there. Below it, n*kPio2Hi may round, which costs
+// accuracy (about 1e-6 at 1e10) but keeps |r| <= pi/4 + tiny, so results stay bounded.
+constexpr real kMaxMeaningfulAngle = 1e15;
+
+// Coarse reduction of a huge finite angle into [0, 2pi); falls back to 0 when the product
+// rounds so badly that the remainder is out of range. Deterministic (floor and IEEE ops only).
+real reduce_huge(real x) {
+  const real r = x - kTwoPi * std::floor(x / kTwoPi);
+  return (r >= 0 && r < kTwoPi) ? r : 0.0;
+}
+
 }  // namespace
 
 SinCos sin_cos(real x) {
   if (!is_finite(x)) return {x - x, x - x};  // NaN in, NaN out: the codec keeps NaN out of state
+  if (!(x < kMaxMeaningfulAngle && x > -kMaxMeaningfulAngle)) x = reduce_huge(x);
   // n = nearest integer to x / (pi/2); floor is exact, so this is deterministic.
   const real n = std::floor(x * kInvPio2 + 0.5);
   const real r = (x - n * kPio2Hi) - n * kPio2Lo;
@@ -100,6 +113,7 @@ real arccos_clamped(real x) {
 
 real wrap_angle(real phi) {
   if (!is_finite(phi)) return phi;
+  if (!(phi < kMaxMeaningfulAngle && phi > -kMaxMeaningfulAngle)) phi = reduce_huge(phi);
   real r = phi - kTwoPi * std::floor(phi / kTwoPi + 0.5);
   // Two-sided fix-up: floor(...+0.5) can land the result on -pi or a hair outside.
   if (r <= -kPi) r += kTwoPi;

@@ -252,7 +252,7 @@ void World::spawn_group(std::int32_t gi) {
     const real v0 = motion == Motion::kCraft ? real(0) : g.max_speed / 3;
     velocity_[i] = heading_[i] * v0;
     wander_[i] = behavior::wander_init(g.wander, rng_[i]);
-    if (g.technique == Technique::kPattern) pattern_[i] = behavior::pattern_tracking_init(craft_state_of(i));
+    if (g.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[i], craft_state_of(i));
   }
 }
 
@@ -418,7 +418,8 @@ void World::steer_vehicle(std::int32_t i) {
         const behavior::FlockForces ff =
             behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
         f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
-            ff.cohesion * g.flock.w_cohesion;
+            ff.cohesion * g.flock.w_cohesion +
+            (heading_[i] * (g.max_speed * g.flock.cruise_fraction) - velocity_[i]) * g.flock.w_cruise;
         if (g.flock.w_wander > 0) {
           behavior::WanderState ws = wander_[i];
           math::Rng r = rng_[i];
@@ -441,7 +442,7 @@ void World::steer_vehicle(std::int32_t i) {
           else {
             behavior::HideDebug dbg{};
             f = behavior::hide_force(b, player, scenario_.obstacles, g.hide, &dbg);
-            aim = dbg.has_spot ? dbg.spot : position_[i];
+            aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : position_[i];
             st = BehaviorState::kHiding;
           }
         } else {
@@ -578,6 +579,18 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
     }
     FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
   }
+}
+
+behavior::Thrusters World::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {
+  std::span<const behavior::PhysicsInstruction> pattern;
+  switch (scenario_.groups[group_[i]].pattern) {
+    case PatternKind::kSquare: pattern = behavior::kSquarePattern; break;
+    case PatternKind::kZigZag: pattern = behavior::kZigZagPattern; break;
+    case PatternKind::kArbitrary: pattern = behavior::kArbitraryPattern; break;
+  }
+  behavior::Thrusters t{};
+  behavior::run_repeating_pattern(pattern_[i], pattern, cs, behavior::DoPatternParams{}, t);
+  return t;
 }
 
 real World::radius_of(std::int32_t i) const {

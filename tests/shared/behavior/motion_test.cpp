@@ -290,34 +290,11 @@ TEST(Motion, T06_NewtonEulerErrorShrinksLinearlyWithDt) {
     for (int i = 0; i < n; ++i) fb::integrate_newton_euler(k, {{a, 0}, 0}, {}, dt);
     const real err = 0.5 * a - k.position.x;
     EXPECT_NEAR(err, 0.5 * a * dt, 1e-12) << dt;
-    if (prev_err > 0) EXPECT_NEAR(prev_err / err, 2.0, 1e-9);
+    if (prev_err > 0) {
+      EXPECT_NEAR(prev_err / err, 2.0, 1e-9);
+    }
     prev_err = err;
   }
-}
-
-TEST(Motion, T06_FixedStepClockTurnsFrameTimesIntoWholeSteps) {
-  fb::FixedStepClock c{.step_us = 16667};
-  EXPECT_EQ(fb::consume_fixed_steps(c, 10000), 0);
-  EXPECT_EQ(c.pending_us, 10000);
-  EXPECT_EQ(fb::consume_fixed_steps(c, 10000), 1);
-  EXPECT_EQ(c.pending_us, 20000 - 16667);
-  // Total steps over many irregular frames = floor(total / step) when nothing is dropped.
-  fb::FixedStepClock d{.step_us = 10000};
-  fm::Rng rng = fm::Rng::seeded(66);
-  std::int64_t total = 0;
-  std::int32_t steps = 0;
-  for (int i = 0; i < 1000; ++i) {
-    const std::int64_t e = rng.range(0, 25000);
-    total += e;
-    steps += fb::consume_fixed_steps(d, e, 8);
-  }
-  EXPECT_EQ(steps, total / 10000);
-  EXPECT_EQ(d.pending_us, total % 10000);
-  // A 1 s stall runs at most max_steps and drops the rest.
-  fb::FixedStepClock s{.step_us = 10000};
-  EXPECT_EQ(fb::consume_fixed_steps(s, 1000000, 5), 5);
-  EXPECT_LT(s.pending_us, 10000);
-  EXPECT_EQ(fb::consume_fixed_steps(s, -5, 5), 0);  // negative frame time ignored
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ TEST(TilePattern, T26_FullArraySetsPathSizeAndTruncates) {
   EXPECT_EQ(fb::build_path_segment(p, 0, 0, 5, 5), 0);  // no room
   fb::normalize_pattern(p);
   EXPECT_EQ(p.path_size, fb::kMaxPathLength - 1);  // the seed would leave it unset
-  EXPECT_EQ(fb::path_entry(p, fb::kMaxPathLength - 1), (Tile{fb::kMaxPathLength - 201, 200}));
+  EXPECT_EQ(fb::path_entry(p, fb::kMaxPathLength - 1), (Tile{fb::kMaxPathLength - 202, 200}));
   // Normalising twice is a no-op, and appending to a normalised pattern is refused.
   fb::normalize_pattern(p);
   EXPECT_EQ(fb::path_entry(p, 1), (Tile{0, 1}));
@@ -196,12 +196,12 @@ TEST(TilePattern, T27_MovingTheAnchorTranslatesTheVisitSequence) {
 
 TEST(TilePattern, T27_EnemyInRangeStopsAdvancementAndTrollChases) {
   // Troll patrols the back-and-forth pattern at the seed anchor; an enemy stands still at
-  // (16, 9). When it is within 4 tiles (Chebyshev) the patrol stops on that tick and the troll
+  // (15, 5). When it is within 4 tiles (Chebyshev) the patrol stops on that tick and the troll
   // switches to T22 line-of-sight chase, reaching the enemy in max(|dR|, |dC|) ticks.
   fb::TilePathPattern p;
   fb::build_path_pattern(p, kBackAndForth);
   const Tile anchor = fb::pattern_anchor(p);
-  const Tile enemy{16, 9};
+  const Tile enemy{15, 5};
   fb::TilePatrolState s;
   fb::start_patrol(s, p, anchor);
   int tick = 0;
@@ -218,10 +218,10 @@ TEST(TilePattern, T27_EnemyInRangeStopsAdvancementAndTrollChases) {
     ++tick;
   }
   ASSERT_FALSE(s.patrolling);
-  EXPECT_EQ(s.tile, (Tile{12, 5}));  // 4 rows south of the anchor, first tile within 4 of the enemy
+  EXPECT_EQ(s.tile, (Tile{11, 2}));  // first patrol tile within 4 tiles of the enemy
   // Not patrolling: later ticks do not move it even without the event.
   EXPECT_FALSE(fb::patrol_step(s, p, anchor, false));
-  EXPECT_EQ(s.tile, (Tile{12, 5}));
+  EXPECT_EQ(s.tile, (Tile{11, 2}));
   // Chase.
   Tile troll = s.tile;
   std::array<Tile, 64> line{};
@@ -233,7 +233,7 @@ TEST(TilePattern, T27_EnemyInRangeStopsAdvancementAndTrollChases) {
   // Resuming continues from the stored index.
   s.patrolling = true;
   EXPECT_TRUE(fb::patrol_step(s, p, anchor, false));
-  EXPECT_EQ(s.tile, (Tile{13, 2}));
+  EXPECT_EQ(s.tile, (Tile{12, 2}));
 }
 
 // ---------------------------------------------------------------- T28
@@ -302,8 +302,8 @@ TEST(TilePattern, T28_StraightRunWalkedDeterministicallyWithoutRandomness) {
   for (const std::uint64_t seed : {1u, 2u, 99u}) {
     auto rng = flockstep::math::Rng::seeded(seed);
     const auto rng_before = rng;
-    fb::TrackFollower f{{16, 3}, {16, 2}};
-    for (int c = 4; c <= 10; ++c) EXPECT_EQ(fb::follow_track(f, t, rng), (Tile{16, c}));
+    fb::TrackFollower f{{16, 4}, {16, 3}};
+    for (int c = 5; c <= 10; ++c) EXPECT_EQ(fb::follow_track(f, t, rng), (Tile{16, c}));
     EXPECT_EQ(rng.state, rng_before.state);  // single candidates draw nothing
   }
 }

@@ -2,8 +2,23 @@
 
 #include <gtest/gtest.h>
 
+#include "flockstep/math/rng.hpp"
+
 namespace flockstep::sim {
 namespace {
+
+TEST(TickClock, T06_IrregularFrameTimesGiveWholeFixedSteps) {
+  // Variable frame times in, whole fixed steps out: total steps = floor(total time / period).
+  TickClock clock(100, 8);
+  math::Rng rng = math::Rng::seeded(66);
+  std::int64_t total = 0, steps = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::int64_t e = rng.range(0, 25000);
+    total += e;
+    steps += clock.advance(e);
+  }
+  EXPECT_EQ(steps, total / 10000);
+}
 
 TEST(TickClock, SixtyHertzHasNoDriftOverOneHour) {
   TickClock clock(60, 5);

@@ -70,7 +70,7 @@ struct FlockingParams {
   real neighbourhood_radius = 5.0;  ///< only boids closer than this are neighbours, m. [Limit: > 0]
   real blind_angle = 1.5707963267948966;  ///< full angle of the blind zone behind the facing, rad (default 90 deg). [Limit: 0..2pi]
   /// Separation (close boids only, threshold inside the neighbourhood).
-  SeparationParams separation{1.5, 10.0, 10.0, SeparationDecay::kLinear, false};
+  SeparationParams separation{.threshold = 1.5};
   ArriveParams cohesion{};           ///< arrive at the neighbours' centre of mass
   VelocityMatchParams alignment{};   ///< match the neighbours' average velocity
   real separation_weight = 2.0;      ///< believable flocks: separation > cohesion > alignment. [Limit: >= 0]
@@ -90,7 +90,8 @@ struct FlockingDebug {
 };
 
 /// T63 neighbourhood test: other is within `radius` (strict <) and NOT in the rear blind zone,
-/// i.e. as_vector(orientation) . norm(other - self) >= -cos(blind_angle / 2). A coincident boid is
+/// i.e. as_vector(orientation) . norm(other - self) >= -cos_half_blind, the cosine of half the
+/// blind angle (pass the sin_cos of blind_angle / 2). A coincident boid is
 /// a neighbour (it matters most to separation).
 bool in_neighbourhood(Vec2 self_position, real self_orientation, Vec2 other_position, real radius,
                       real cos_half_blind);

@@ -1,0 +1,211 @@
+#pragma once
+/// \file combine.hpp
+/// Combining steering forces (catalog T77-T82, the slides' "Combining Steering Forces" part):
+/// weighted blending truncated to max_force (T77), prioritised first-non-zero arbitration (T78),
+/// the weighted truncated running sum with prioritisation (T79, slides' and Buckland's forms),
+/// grouped priorities (T80), prioritised dithering (T81) and display-heading smoothing against
+/// judder (T82).
+///
+/// Lazy combinators are templates over callables `Vec2()` so lower-priority behaviours are not
+/// evaluated once a decision is made (that is the CPU saving the slides claim, and tests count
+/// calls). Nothing here allocates; callables are invoked in argument order.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "flockstep/behavior/types.hpp"
+
+namespace flockstep::behavior {
+
+// --------------------------------------------------------------------------------------- T77
+
+/// T77 one behaviour's already computed force and its blending weight.
+struct WeightedForce {
+  Vec2 force;       ///< N
+  real weight = 1;  ///< unitless; need not sum to 1 across behaviours. [Limit: any finite]
+};
+
+/// T77 sum of weight_i * force_i over the span, not truncated.
+Vec2 weighted_force_sum(std::span<const WeightedForce> forces);
+
+/// T77 blended steering: truncate(sum of weight_i * force_i, max_force). Every behaviour has
+/// been evaluated by the caller (zero is a valid force). max_force in N. [Limit: >= 0]
+Vec2 blend_truncated(std::span<const WeightedForce> forces, real max_force);
+
+/// A lazily evaluated behaviour with a weight (T79, T80): `behaviour` is a callable returning Vec2.
+template <class F>
+struct Weighted {
+  real weight;   ///< unitless multiplier
+  F behaviour;   ///< callable: Vec2()
+};
+template <class F>
+Weighted(real, F) -> Weighted<F>;
+
+/// T77/T80 lazy weighted sum (not truncated): evaluates every entry. Use inside a group of T80.
+template <class... Fs>
+Vec2 weighted_sum_of(Weighted<Fs>... entries) {
+  Vec2 sum;
+  ((sum += entries.behaviour() * entries.weight), ...);
+  return sum;
+}
+
+// --------------------------------------------------------------------------------------- T78
+
+/// T78 a force counts as "non-zero" when its length exceeds this, N.
+inline constexpr real kPriorityEpsilon = 1e-6;
+
+/// T78 prioritised steering: evaluates the callables in order and returns the first force whose
+/// length exceeds `epsilon` (N), truncated to max_force; the remaining callables are NOT called.
+/// All below epsilon: returns zero.
+template <class... Behaviours>
+Vec2 prioritized(real max_force, real epsilon, Behaviours&&... behaviours) {
+  Vec2 winner;
+  const real eps2 = epsilon * epsilon;
+  auto try_one = [&](auto&& behaviour) {
+    const Vec2 f = behaviour();
+    if (math::length_sq(f) > eps2) {
+      winner = f;
+      return true;
+    }
+    return false;
+  };
+  // A fold over || evaluates left to right and stops at the first true.
+  (void)(try_one(std::forward<Behaviours>(behaviours)) || ...);
+  (void)try_one;  // an empty pack never uses it
+  return math::truncate(winner, max_force);
+}
+
+// --------------------------------------------------------------------------------------- T79
+
+/// T79 how the running sum spends the max_force budget.
+enum class RunningSumMode : std::uint8_t {
+  /// Slides: add w*F to the total; once |total| >= max_force, truncate the total and stop. The
+  /// truncation also shortens the higher-priority part of the total.
+  kTruncateTotal,
+  /// Buckland's AccumulateForce: add only as much of w*F as the remaining budget
+  /// (max_force - |total|) allows, so a higher-priority force is never scaled down by a lower one.
+  /// Once a force had to be clipped the budget counts as spent.
+  kRemainingBudget,
+};
+
+/// T79 weighted truncated running sum with prioritisation, as an allocation-free accumulator:
+///   TruncatedRunningSum sum{max_force};
+///   if (!sum.full()) sum.add(w_avoid, avoid_force(...));
+///   if (!sum.full()) sum.add(w_seek, seek_force(...));
+///   Vec2 f = sum.result();   // |f| <= max_force
+/// Check full() before computing a lower-priority force: that is what skips its evaluation.
+class TruncatedRunningSum {
+ public:
+  /// max_force: N, [Limit: >= 0].
+  explicit constexpr TruncatedRunningSum(real max_force, RunningSumMode mode = RunningSumMode::kTruncateTotal)
+      : max_force_(max_force), mode_(mode) {}
+
+  /// True once the budget is used up; further add() calls are ignored.
+  constexpr bool full() const { return full_; }
+
+  /// Add weight * force (N) in priority order. Returns true while there is budget left.
+  bool add(real weight, Vec2 force);
+
+  /// The combined force so far, N. |result()| <= max_force.
+  constexpr Vec2 result() const { return total_; }
+
+  /// The budget, N.
+  constexpr real max_force() const { return max_force_; }
+
+ private:
+  Vec2 total_;
+  real max_force_;
+  RunningSumMode mode_;
+  bool full_ = false;
+};
+
+/// T79 lazy form: evaluates the weighted behaviours in priority order into a running sum and
+/// stops calling them once the budget is used up.
+template <class... Fs>
+Vec2 prioritized_running_sum(real max_force, RunningSumMode mode, Weighted<Fs>... entries) {
+  TruncatedRunningSum sum{max_force, mode};
+  (void)((sum.add(entries.weight, entries.behaviour()), sum.full()) || ...);
+  return sum.result();
+}
+
+// --------------------------------------------------------------------------------------- T80
+
+/// T80 how groups are arbitrated.
+enum class GroupArbitration : std::uint8_t {
+  kFirstNonZero,     ///< T78 between groups: the first group with a non-zero blend wins
+  kRunningSum,       ///< T79 slides' running sum of group blends (truncate the total)
+  kRemainingBudget,  ///< T79 Buckland's remaining-budget running sum of group blends
+};
+
+/// T80 grouped priorities: each group is a callable returning the weighted blend of its members
+/// (use weighted_sum_of inside it); groups are listed by priority and arbitrated by `mode`.
+/// Lower groups are not evaluated once the decision is made. Result truncated to max_force (N).
+template <class... Groups>
+Vec2 grouped_priorities(real max_force, GroupArbitration mode, Groups&&... groups) {
+  if (mode == GroupArbitration::kFirstNonZero) {
+    return prioritized(max_force, kPriorityEpsilon, std::forward<Groups>(groups)...);
+  }
+  TruncatedRunningSum sum{max_force, mode == GroupArbitration::kRunningSum ? RunningSumMode::kTruncateTotal
+                                                                          : RunningSumMode::kRemainingBudget};
+  (void)((sum.add(1, groups()), sum.full()) || ...);
+  return sum.result();
+}
+
+// --------------------------------------------------------------------------------------- T81
+
+/// T81 a behaviour for prioritised dithering: considered on a tick with `probability`, then
+/// added with `weight`. Slides' example: avoidance 0.9, wander 0.2.
+template <class F>
+struct Dithered {
+  real probability;  ///< chance per tick of being considered. [Limit: 0..1]
+  real weight;       ///< unitless multiplier
+  F behaviour;       ///< callable: Vec2()
+};
+template <class F>
+Dithered(real, real, F) -> Dithered<F>;
+
+/// T81 prioritised dithering (Reynolds): walk the behaviours in priority order; each draws one
+/// uniform number and is evaluated only if it is below its probability, then its weighted force
+/// joins a running sum with the T79 early exit (|total| >= max_force: truncate and stop, no
+/// further draws). Deterministic for a given Rng state.
+template <class... Fs>
+Vec2 prioritized_dithering(Rng& rng, real max_force, Dithered<Fs>... entries) {
+  TruncatedRunningSum sum{max_force, RunningSumMode::kTruncateTotal};
+  auto consider = [&](auto& entry) {
+    if (rng.uniform01() < entry.probability) sum.add(entry.weight, entry.behaviour());
+    return sum.full();
+  };
+  (void)(consider(entries) || ...);
+  (void)consider;  // an empty pack never uses it
+  return sum.result();
+}
+
+// --------------------------------------------------------------------------------------- T82
+
+/// T82 capacity of the heading-smoothing ring buffer (samples).
+inline constexpr std::int32_t kMaxSmoothingSamples = 16;
+
+/// T82 speed below which a velocity is not recorded (its direction is noise), m/s. Same as the
+/// T08 heading rule.
+inline constexpr real kSmoothingMinSpeed = 1e-6;
+
+/// T82 per-agent ring buffer of the last velocity directions (unit vectors). Fixed size,
+/// caller-owned; the displayed heading is derived from it, the velocity is untouched.
+struct HeadingSmoother {
+  std::array<Vec2, kMaxSmoothingSamples> samples{};  ///< ring buffer storage
+  std::int32_t count = 0;  ///< valid samples, 0..kMaxSmoothingSamples
+  std::int32_t next = 0;   ///< slot the next sample goes into, 0..kMaxSmoothingSamples-1
+};
+
+/// T82 the smoothed heading without recording anything: the normalised average of the newest
+/// min(count, n) samples (n clamped to 1..kMaxSmoothingSamples). No samples, or an average of
+/// zero length (exactly opposite directions), gives normalized(fallback_heading).
+Vec2 smoothed_heading(const HeadingSmoother& s, std::int32_t n, Vec2 fallback_heading);
+
+/// T82 record norm(velocity) (skipped while |velocity| <= kSmoothingMinSpeed) and return the
+/// smoothed heading over the last n samples. Alternating +-alpha input gives 0 for even n and
+/// arctan(tan alpha / n) ~ alpha/n for odd n; a steady direction passes through unchanged.
+Vec2 smooth_heading(HeadingSmoother& s, std::int32_t n, Vec2 velocity, Vec2 fallback_heading);
+
+}  // namespace flockstep::behavior

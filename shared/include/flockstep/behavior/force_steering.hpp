@@ -63,7 +63,7 @@ struct PursueParams {
   /// heading (an evader at rest never qualifies). The slides' intent is the cone test alone, so
   /// this is off by default.
   bool require_evader_facing = false;
-  /// Half-angle for the evader-facing test, rad (Buckland: acos(0.95) ~ 18 deg). [Limit: 0..pi]
+  /// Half-angle for the evader-facing test, rad (Buckland: dot of headings < -0.95, i.e. ~18 deg). [Limit: 0..pi]
   real evader_facing_half_angle = 18.19 * math::kDegToRad;
   /// Desired-velocity mode of the final seek.
   SeekMode seek_mode = SeekMode::kNormalized;
@@ -146,7 +146,7 @@ struct WanderParams {
 /// T71 per-agent wander state: the target on the circle in the body's local frame (x forward,
 /// y left), relative to the circle centre. |target_local| = radius after every update.
 struct WanderState {
-  Vec2 target_local{1, 0};
+  Vec2 target_local{1, 0};  ///< m, local (forward, left) offset from the circle centre
 };
 
 /// T71 start state: a uniformly random point on the wander circle (one Rng draw).
@@ -179,7 +179,7 @@ struct WaypointParams {
 
 /// T72 per-agent path-following state: index of the current waypoint.
 struct WaypointState {
-  std::int32_t current = 0;
+  std::int32_t current = 0;  ///< index into the waypoint list, 0..n-1
 };
 
 /// T72 waypoint path following: when the current waypoint is within seek_distance, advance to

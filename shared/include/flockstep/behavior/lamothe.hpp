@@ -68,7 +68,7 @@ void asteroid_update(Asteroid& a);
 
 /// T16 fly parameters. Defaults reproduce the seed: components in [-8, 7], bursts of 10 moves.
 struct FlyParams {
-  std::int32_t min_component = -8;    ///< smallest velocity component, pixels/tick (seed: -8 + rand()%16). [Limit: <= max_component]
+  std::int32_t min_component = -8;    ///< smallest velocity component, pixels/tick (seed: -8 plus a random number mod 16). [Limit: <= max_component]
   std::int32_t max_component = 7;     ///< largest velocity component, pixels/tick (seed: 7, +8 excluded)
   std::int32_t min_burst_ticks = 10;  ///< shortest burst, ticks (seed: 10). [Limit: >= 1]
   std::int32_t max_burst_ticks = 10;  ///< longest burst, ticks; > min randomises the burst length. [Limit: >= min_burst_ticks]

@@ -21,7 +21,7 @@ namespace flockstep::behavior {
 /// T01 Millington's orientation -> unit vector, right-handed, in his (x, z) ground plane:
 /// (-sin theta, cos theta), so theta = 0 looks down +z. Unitless.
 Vec2 millington_as_vector(real theta);
-/// T01 inverse of millington_as_vector: theta = atan2(-x, z) in (-pi, pi]; zero vector -> 0.
+/// T01 inverse of millington_as_vector: theta = arctan2(-x, z) in (-pi, pi]; zero vector -> 0.
 real millington_orientation_of(Vec2 xz);
 
 // ---------------------------------------------------------------------------------------------
@@ -67,17 +67,9 @@ void integrate_newton_euler(Kinematic& k, const SteeringOutput& s, const NewtonE
 // ---------------------------------------------------------------------------------------------
 // T06 variable frame rate.
 
-/// T06 fixed-step accumulator: turns variable frame times into whole fixed steps, so the
-/// simulation always advances with a constant dt and counts integer ticks. Integer microseconds:
-/// no floating-point clock accumulates error.
-struct FixedStepClock {
-  std::int64_t step_us = 16667;   ///< fixed step length, microseconds. [Limit: > 0]
-  std::int64_t pending_us = 0;    ///< time received but not yet simulated, microseconds. [0, step_us)
-};
-
-/// T06 add elapsed_us (a frame's wall time, us, >= 0) and return how many fixed steps to run now,
-/// at most max_steps (the rest of a long stall is dropped so the sim cannot spiral).
-std::int32_t consume_fixed_steps(FixedStepClock& c, std::int64_t elapsed_us, std::int32_t max_steps = 8);
+/// T06 is a rule, not a function: every update above takes an explicit dt and all speeds are per
+/// second. The fixed-step clock that turns wall time into whole ticks is sim::TickClock
+/// (flockstep/sim/tick.hpp), where it belongs in the dependency order.
 
 // ---------------------------------------------------------------------------------------------
 // T07 forces and actuation.

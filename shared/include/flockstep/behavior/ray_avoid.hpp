@@ -35,7 +35,9 @@ RayHit get_collision(const ObstacleDetector& detector, Vec2 position, Vec2 move_
 /// Parameters of T59 single-ray avoidance.
 struct RayAvoidParams {
   real lookahead = 4.0;         ///< ray length, m; should cover the braking distance v^2/(2a). [Limit: > 0]
-  real avoid_distance = 1.5;    ///< seek target offset from the surface along its normal, m; > character radius. [Limit: > 0]
+  /// seek target offset from the surface along its normal, m; > character radius. Seek runs through
+  /// its target at full speed before braking, so a head-on approach needs it >= v^2 / (2 a). [Limit: > 0]
+  real avoid_distance = 1.5;
   real max_acceleration = 10.0; ///< seek acceleration, m/s^2. [Limit: >= 0]
 };
 
@@ -92,11 +94,11 @@ struct MultiRayParams {
   // Remedy 1: adaptive fan angle (applies to kWhiskers and kFan).
   bool adaptive_angle = false;   ///< narrow the side angle while clear, widen it on consecutive hits
   real min_angle = 0.25;         ///< lower bound of the adaptive angle, rad. [Limit: 0..max_angle]
-  real max_angle = 1.3;          ///< upper bound of the adaptive angle, rad. [Limit: min_angle..pi/2]
-  real widen_rate = 3.0;         ///< widening speed while hits continue, rad/s. [Limit: >= 0]
-  real narrow_rate = 0.5;        ///< narrowing speed while clear, rad/s. [Limit: >= 0]
+  real max_angle = 1.2;          ///< upper bound of the adaptive angle, rad. [Limit: min_angle..pi/2]
+  real widen_rate = 2.0;         ///< widening speed while hits continue, rad/s. [Limit: >= 0]
+  real narrow_rate = 0.2;        ///< narrowing speed while clear (slow, so the width is remembered), rad/s. [Limit: >= 0]
   // Remedy 2: corner-trap detection by a winner ray.
-  bool winner_ray = false;       ///< first ray to hit wins; other rays' hits are ignored while it holds
+  bool winner_ray = false;       ///< first ray to hit wins and fixes the turn side; later hits cannot flip it
   real winner_hold_time = 1.5;   ///< how long a winner keeps control after its last hit, s. [Limit: >= 0]
 };
 
@@ -106,14 +108,14 @@ struct MultiRayState {
   std::int32_t consecutive_hits = 0; ///< frames in a row with at least one hit
   std::int32_t winner = -1;          ///< winning ray index, -1 if none
   real winner_time_left = 0;         ///< s of winner control left
-  Vec2 winner_target;                ///< the winner's latest seek target (kept while it holds)
+  real winner_side = 1;              ///< turn side the winner chose: +1 left, -1 right
 };
 
 /// What T60 did this tick.
 struct MultiRayDebug {
   RaySet rays;                          ///< the rays cast this tick
   std::array<RayHit, kMaxRays> hits{};  ///< per ray
-  std::int32_t used_ray = -1;           ///< ray whose hit (or remembered winner target) steered, -1 none
+  std::int32_t used_ray = -1;           ///< ray whose hit steered, -1 none
   Vec2 target;                          ///< seek target used
   real side_angle = 0;                  ///< side angle used for this tick's rays, rad
 };
@@ -122,11 +124,14 @@ struct MultiRayDebug {
 RaySet make_rays(Vec2 position, Vec2 direction, RayConfig config, const MultiRayParams& p, real side_angle);
 
 /// T60 multi-ray avoidance. Casts the layout along ray_direction(character); among the hits,
-/// reacts to the one nearest the character (seek its hit + normal * avoid_distance). Updates the
-/// adaptive angle (+widen_rate*dt on a hit frame, -narrow_rate*dt on a clear one, clamped to
-/// [min_angle, max_angle]) for the next tick, and the winner ray: the first ray to hit wins and,
-/// for winner_hold_time after its last hit, only its hits count and its last target is still
-/// sought, so the character keeps turning one way instead of flip-flopping into the corner.
+/// reacts to the one nearest the character (seek its hit + normal * avoid_distance).
+/// Remedy 1 (adaptive_angle): the side angle used next tick grows by widen_rate*dt on every frame
+/// with a hit and shrinks by narrow_rate*dt on a clear one, clamped to [min_angle, max_angle].
+/// Remedy 2 (winner_ray): the first ray to hit after a clear spell wins and fixes the turn side
+/// (the side of its seek target). Until winner_hold_time passes without any hit, no hit (in
+/// practice another ray's) can flip the turn: the nearest hit's target keeps its distance
+/// ahead/behind but is put on the winner's side of the heading line. This stops the left/right
+/// flip-flop of the corner trap.
 SteeringOutput multi_ray_avoidance(const Kinematic& character, const ObstacleDetector& detector,
                                    const MultiRayParams& p, MultiRayState& state, real dt,
                                    MultiRayDebug* debug = nullptr);

@@ -20,7 +20,8 @@ struct SinCos {
   real cos = 1;
 };
 
-/// Deterministic sin and cos of x (radians). Any finite x; best accuracy for |x| < 1e5.
+/// Deterministic sin and cos of x (radians). Any finite x gives a bounded result; accuracy is
+/// ~1 ulp for |x| < 1e5, ~1e-6 at 1e10, and meaningless beyond 1e15 (where one ulp > 0.1 rad).
 SinCos sin_cos(real x);
 
 /// Deterministic atan2(y, x) in (-pi, pi]. atan2(0, 0) = 0; atan2(+-0, x<0) = +pi.

@@ -73,13 +73,15 @@ bool parse_technique(std::string_view name, Technique& out);
 /// Kind name ("player", "flock", ...).
 const char* kind_name(AgentKind k);
 
+/// Which T30 physics pattern a kPattern group flies.
+enum class PatternKind : std::uint8_t { kSquare = 0, kZigZag = 1, kArbitrary = 2 };
+
 /// Weights of the prioritised running sum (T79) every vehicle uses, highest priority first.
 /// A weight of 0 switches that layer off (T09).
 struct LayerWeights {
   real walls = 3;        ///< wall feelers (T75)
   real obstacles = 3;    ///< detection box (T73)
   real flee_players = 1; ///< flee players inside panic_range (flocks, wanderers)
-  real separation = 1.5; ///< separation from neighbours (T76)
   real primary = 1;      ///< the group's technique
 };
 
@@ -87,10 +89,17 @@ struct LayerWeights {
 struct FlockSpec {
   real neighbour_radius = 6;     ///< m. [Limit: > 0, <= grid cell size]
   real fov_deg = 270;            ///< total field of view, degrees. [Limit: (0, 360]]
-  real w_separation = 2.0;       ///< weight of separation
-  real w_alignment = 1.0;        ///< weight of alignment
-  real w_cohesion = 1.0;         ///< weight of cohesion
-  real w_wander = 0.3;           ///< weight of wander (keeps isolated boids moving)
+  // Weights measured with the slides' forces (see flocking.hpp): cohesion as strong as alignment
+  // makes the flock mill; this mix cruises with polarisation ~0.99.
+  real w_separation = 5.0;       ///< weight of separation (5: ~15 neighbours in 6 m at flock density, measured)
+  real w_alignment = 3.0;        ///< weight of alignment
+  real w_cohesion = 0.5;         ///< weight of cohesion
+  real w_wander = 1.0;           ///< weight of wander (keeps isolated boids moving)
+  /// Weight of the cruise term (cruise_speed along the heading minus velocity). The slides'
+  /// cohesion and alignment are "desired - v" forces that also act as drag, so without it a
+  /// dense flock slows to a crawl (measured: 0.2 m/s with separation weight 10).
+  real w_cruise = 1.0;
+  real cruise_fraction = 0.7;    ///< cruise speed as a fraction of max_speed. [Limit: 0..1]
 };
 
 /// Parameters of one group of agents: technique, body, counts and spawn area.
@@ -111,7 +120,9 @@ struct GroupSpec {
   LayerWeights layers{};
   FlockSpec flock{};
   behavior::WanderParams wander{2.0, 4.0, 40.0};
-  behavior::DetectionBoxParams detection{};
+  /// T73 box; braking 0.2 (Buckland's code) because the slides' 2.0 stalls seekers in front of
+  /// obstacles (measured, see ObstacleAvoidance.T73_SeedBrakingWeightStallsSeekingAgent).
+  behavior::DetectionBoxParams detection{4.0, 0.0, 0.2};
   behavior::FeelerParams feelers{};
   behavior::HideParams hide{};
   real panic_range = 8;          ///< flee players closer than this, m (0 = never). [Limit: >= 0]
@@ -123,7 +134,7 @@ struct GroupSpec {
   real waypoint_seek_distance = 2; ///< T72 SEEK_DISTANCE, m. [Limit: > 0]
   std::int32_t leader_group = -1;  ///< kOffsetPursuit: group whose first agent is the leader
   Vec2 offset{-2, 0};            ///< kOffsetPursuit slot in the leader's local frame (x forward), m
-  behavior::PatternKind pattern = behavior::PatternKind::kSquare;  ///< kPattern
+  PatternKind pattern = PatternKind::kSquare;  ///< kPattern (use behavior::kPatternCraftParams as craft)
 };
 
 /// A patrol path: waypoints (m) and whether it loops.

@@ -1,0 +1,107 @@
+// Simulation benchmarks: the flock tick at 1k/10k/100k agents, the neighbour query, and a naive
+// O(N^2) reference running the same behaviour code, so the grid's gain is a ratio measured side
+// by side. Run: build/release/bench/flockstep_bench_sim --benchmark_repetitions=5
+//   --benchmark_report_aggregates_only=true   (see docs/performance.md)
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "flockstep/behavior/body.hpp"
+#include "flockstep/behavior/flocking.hpp"
+#include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/grid.hpp"
+
+namespace fs = flockstep;
+using fs::math::real;
+using fs::math::Vec2;
+
+namespace {
+
+// The full world tick (grid rebuild, steering with obstacles/walls/flocking, integration, rules).
+void BM_FlockTick(benchmark::State& state) {
+  const auto n = static_cast<std::int32_t>(state.range(0));
+  fs::sim::World w(fs::sim::canonical::flock(n));
+  for (int k = 0; k < 60; ++k) w.step();  // settle into a flock first
+  std::int64_t neighbours = 0;
+  for (auto _ : state) w.step();
+  // Report the mean neighbour count so the density claim in docs/performance.md is checked.
+  {
+    fs::sim::Grid g;
+    const fs::sim::Scenario& s = w.scenario();
+    g.init(s.width, s.height, s.grid_cell, s.wrap, w.size());
+    std::vector<Vec2> pos(static_cast<std::size_t>(w.size()));
+    for (std::int32_t i = 0; i < w.size(); ++i) pos[static_cast<std::size_t>(i)] = w.view(i).position;
+    g.rebuild(pos);
+    for (std::int32_t i = 0; i < w.size(); ++i)
+      g.query(pos[static_cast<std::size_t>(i)], s.groups[0].flock.neighbour_radius, i, pos,
+              [&](std::int32_t, Vec2, real) { ++neighbours; });
+  }
+  state.counters["agents"] = n;
+  state.counters["neighbours_per_agent"] = static_cast<double>(neighbours) / n;
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_FlockTick)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+// Neighbour query alone: rebuild + one radius query per agent.
+void BM_GridRebuildAndQuery(benchmark::State& state) {
+  const auto n = static_cast<std::int32_t>(state.range(0));
+  fs::sim::World w(fs::sim::canonical::flock(n));
+  const fs::sim::Scenario& s = w.scenario();
+  std::vector<Vec2> pos(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) pos[static_cast<std::size_t>(i)] = w.view(i).position;
+  fs::sim::Grid g;
+  g.init(s.width, s.height, s.grid_cell, s.wrap, n);
+  for (auto _ : state) {
+    g.rebuild(pos);
+    std::int64_t found = 0;
+    for (std::int32_t i = 0; i < n; ++i)
+      g.query(pos[static_cast<std::size_t>(i)], 6, i, pos, [&](std::int32_t, Vec2, real) { ++found; });
+    benchmark::DoNotOptimize(found);
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_GridRebuildAndQuery)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+// Naive reference: the seed's O(N^2) neighbour scan (catalog T33 "Cost") feeding the same
+// flocking forces and body integration, without obstacles. Only up to 10k (100k would take
+// minutes per iteration).
+void BM_FlockTickNaive(benchmark::State& state) {
+  const auto n = static_cast<std::int32_t>(state.range(0));
+  fs::sim::World w(fs::sim::canonical::flock(n));
+  const fs::sim::Scenario& s = w.scenario();
+  const fs::sim::GroupSpec& g = s.groups[0];
+  std::vector<fs::behavior::Body> bodies(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) {
+    const auto v = w.view(i);
+    bodies[static_cast<std::size_t>(i)] = {v.position, v.velocity, fs::math::normalized(v.velocity), g.mass, g.max_force, g.max_speed, g.radius};
+  }
+  std::vector<Vec2> force(static_cast<std::size_t>(n));
+  std::vector<fs::behavior::Neighbour> nb;
+  nb.reserve(256);
+  const real r2 = g.flock.neighbour_radius * g.flock.neighbour_radius;
+  for (auto _ : state) {
+    for (std::int32_t i = 0; i < n; ++i) {
+      nb.clear();
+      const auto& bi = bodies[static_cast<std::size_t>(i)];
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (j == i) continue;
+        const auto& bj = bodies[static_cast<std::size_t>(j)];
+        const Vec2 d = fs::math::torus_delta(bi.position, bj.position, s.width, s.height);
+        if (fs::math::length_sq(d) <= r2 && nb.size() < 24) nb.push_back({bi.position + d, bj.velocity, bj.heading});
+      }
+      const auto ff = fs::behavior::flocking_forces(bi, nb);
+      force[static_cast<std::size_t>(i)] = ff.separation * 2.0 + ff.alignment + ff.cohesion;
+    }
+    for (std::int32_t i = 0; i < n; ++i) {
+      auto& b = bodies[static_cast<std::size_t>(i)];
+      fs::behavior::body_update(b, force[static_cast<std::size_t>(i)], 1.0 / 60);
+      b.position = fs::math::wrap_torus(b.position, s.width, s.height);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_FlockTickNaive)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
