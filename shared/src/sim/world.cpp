@@ -139,7 +139,52 @@ World::World(const Scenario& scenario)
     scenario_.walls.push_back({{0, h}, {0, 0}});
   }
   grid_.init(scenario_.width, scenario_.height, scenario_.grid_cell, scenario_.wrap, capacity_);
+  build_obstacle_index();
   for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) spawn_group(g);
+}
+
+void World::build_obstacle_index() {
+  // Reach: the longest detection box (twice L_min at full speed) plus the largest body radius.
+  real reach = 0;
+  for (const GroupSpec& g : scenario_.groups)
+    reach = math::max(reach, 2 * g.detection.min_box_length + g.max_speed * dt_ + 2 * g.radius);
+  reach = math::max(reach, scenario_.player_craft.length);
+  obstacle_cell_ = math::max(scenario_.grid_cell, real(4));
+  obstacle_cols_ = static_cast<std::int32_t>(math::max(1.0, std::floor(scenario_.width / obstacle_cell_)));
+  obstacle_rows_ = static_cast<std::int32_t>(math::max(1.0, std::floor(scenario_.height / obstacle_cell_)));
+  const real cw = scenario_.width / obstacle_cols_, ch = scenario_.height / obstacle_rows_;
+  obstacle_cell_start_.assign(static_cast<std::size_t>(obstacle_cols_) * obstacle_rows_ + 1, 0);
+  obstacle_cell_items_.clear();
+  // Cell-major, obstacles in scenario order within a cell: deterministic iteration order.
+  for (std::int32_t cy = 0; cy < obstacle_rows_; ++cy) {
+    for (std::int32_t cx = 0; cx < obstacle_cols_; ++cx) {
+      const Vec2 lo{cx * cw, cy * ch}, hi{(cx + 1) * cw, (cy + 1) * ch};
+      for (const Circle& c : scenario_.obstacles) {
+        // Distance from the circle centre to the cell rectangle (shortest torus distance with wrap).
+        Vec2 centre = c.center;
+        const Vec2 mid{(lo.x + hi.x) / 2, (lo.y + hi.y) / 2};
+        if (scenario_.wrap) centre = mid + math::torus_delta(mid, c.center, scenario_.width, scenario_.height);
+        const real dx = math::max(math::max(lo.x - centre.x, real(0)), centre.x - hi.x);
+        const real dy = math::max(math::max(lo.y - centre.y, real(0)), centre.y - hi.y);
+        const real limit = c.radius + reach;
+        if (dx * dx + dy * dy <= limit * limit) obstacle_cell_items_.push_back({centre, c.radius});
+      }
+      obstacle_cell_start_[static_cast<std::size_t>(cy * obstacle_cols_ + cx) + 1] =
+          static_cast<std::int32_t>(obstacle_cell_items_.size());
+    }
+  }
+}
+
+std::span<const Circle> World::obstacles_near(Vec2 p) const {
+  if (obstacle_cell_items_.empty()) return {};
+  auto cx = static_cast<std::int32_t>(std::floor(p.x / scenario_.width * obstacle_cols_));
+  auto cy = static_cast<std::int32_t>(std::floor(p.y / scenario_.height * obstacle_rows_));
+  cx = cx < 0 ? 0 : (cx >= obstacle_cols_ ? obstacle_cols_ - 1 : cx);
+  cy = cy < 0 ? 0 : (cy >= obstacle_rows_ ? obstacle_rows_ - 1 : cy);
+  const std::int32_t cell = cy * obstacle_cols_ + cx;
+  const auto b = static_cast<std::size_t>(obstacle_cell_start_[static_cast<std::size_t>(cell)]);
+  const auto e = static_cast<std::size_t>(obstacle_cell_start_[static_cast<std::size_t>(cell) + 1]);
+  return std::span<const Circle>(obstacle_cell_items_.data() + b, e - b);
 }
 
 AgentId World::allocate(std::int32_t group, AgentKind kind, Motion motion) {
@@ -365,8 +410,9 @@ void World::steer_vehicle(std::int32_t i) {
     if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
     sum.add(g.layers.walls, f);
   }
-  if (!sum.full() && g.layers.obstacles > 0 && !scenario_.obstacles.empty()) {
-    const Vec2 f = behavior::obstacle_avoidance_force(b, scenario_.obstacles, g.detection);
+  const std::span<const Circle> near = obstacles_near(position_[i]);
+  if (!sum.full() && g.layers.obstacles > 0 && !near.empty()) {
+    const Vec2 f = behavior::obstacle_avoidance_force(b, near, g.detection);
     if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
     sum.add(g.layers.obstacles, f);
   }
@@ -603,7 +649,7 @@ void World::apply_rules() {
     const real r = radius_of(i);
     // No body ever ends a tick inside an obstacle: project it onto the surface and drop the
     // inward part of its velocity. Steering avoids obstacles; this rule guarantees it.
-    for (const Circle& c : scenario_.obstacles) {
+    for (const Circle& c : obstacles_near(position_[i])) {
       const Vec2 d = position_[i] - c.center;
       const real min_d = c.radius + r;
       const real d2 = math::length_sq(d);

@@ -302,6 +302,14 @@ class World {
   std::vector<Event> events_;
   std::vector<Event> events_pending_;       // produced between steps (add_player), emitted by the next step
   std::vector<real> fov_cos_half_;          // per group: cos(fov/2), precomputed (-1 = all round)
+  // Static obstacle index over the grid's cells (CSR): the obstacles that can matter to an agent
+  // in a cell (within the largest detection-box reach). Built once: obstacles never move.
+  std::vector<std::int32_t> obstacle_cell_start_;
+  std::vector<Circle> obstacle_cell_items_;
+  std::int32_t obstacle_cols_ = 1, obstacle_rows_ = 1;
+  real obstacle_cell_ = 1;
+  void build_obstacle_index();
+  std::span<const Circle> obstacles_near(Vec2 p) const;
   std::vector<std::int32_t> leader_index_;  // per group, dense index of its leader this tick (or -1)
   std::vector<std::int32_t> players_;       // dense indices of players this tick
 };
