@@ -22,6 +22,10 @@ endif()
 
 if(EMSCRIPTEN)
   # Tests and tools run under node: one self-contained .js file each, no fetch() of a .wasm.
+  # NODERAWFS: std::filesystem/fopen see the real files (the hygiene test walks shared/).
+  # TOTAL_STACK: emscripten 3.1.6 (Debian 12) does not know STACK_SIZE (added in 3.1.25; newer
+  # versions still accept TOTAL_STACK). 5 MiB is 3.1.6's default, stated so newer versions,
+  # whose default is 64 KiB, behave the same.
   set(FLOCKSTEP_WASM_NODE_LINK_FLAGS -sENVIRONMENT=node -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
-      -sSTACK_SIZE=1048576 -sEXIT_RUNTIME=1 -sNODERAWFS=1)
+      -sTOTAL_STACK=5242880 -sEXIT_RUNTIME=1 -sNODERAWFS=1)
 endif()

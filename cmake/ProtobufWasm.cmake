@@ -4,6 +4,7 @@
 #
 # Provides (only when EMSCRIPTEN):
 #   flockstep::protobuf_lite_wasm  imported static library + its headers (as system includes)
+#   protobuf::libprotobuf-lite     the same (FindProtobuf's native name, so proto/ needs no if())
 #   FLOCKSTEP_PROTOC               the host protoc, whose version the runtime matches exactly
 #
 # Looks in FLOCKSTEP_PROTOBUF_WASM_DIR if set (cache variable), else in
@@ -41,12 +42,17 @@ if(NOT EXISTS "${_fs_pb_lib}" OR NOT EXISTS "${FLOCKSTEP_PROTOBUF_WASM_DIR}/incl
     "Run scripts/build-protobuf-wasm.sh (scripts/setup.sh runs it), or set FLOCKSTEP_PROTOBUF_WASM_DIR.")
 endif()
 
-if(NOT TARGET flockstep::protobuf_lite_wasm)
-  add_library(flockstep::protobuf_lite_wasm STATIC IMPORTED GLOBAL)
-  set_target_properties(flockstep::protobuf_lite_wasm PROPERTIES
+if(NOT TARGET flockstep_protobuf_lite_wasm)
+  add_library(flockstep_protobuf_lite_wasm STATIC IMPORTED GLOBAL)
+  set_target_properties(flockstep_protobuf_lite_wasm PROPERTIES
     IMPORTED_LOCATION "${_fs_pb_lib}"
     # Imported include directories are system includes for consumers: protobuf's own headers do
     # not pass -Wconversion -Werror.
     INTERFACE_INCLUDE_DIRECTORIES "${FLOCKSTEP_PROTOBUF_WASM_DIR}/include")
+  add_library(flockstep::protobuf_lite_wasm ALIAS flockstep_protobuf_lite_wasm)
+  # The name FindProtobuf gives the native library, so proto/ links one name in both builds.
+  if(NOT TARGET protobuf::libprotobuf-lite)
+    add_library(protobuf::libprotobuf-lite ALIAS flockstep_protobuf_lite_wasm)
+  endif()
 endif()
 message(STATUS "wasm libprotobuf-lite: ${_fs_pb_lib} (protoc ${FLOCKSTEP_PROTOC_VERSION})")

@@ -60,7 +60,8 @@ apt-get "${APT_OPTS[@]}" -q update >"$WORK/apt-update.log" 2>&1 \
   || { cat "$WORK/apt-update.log" >&2; die "apt-get update (deb-src) failed"; }
 (cd "$WORK/src" && apt-get "${APT_OPTS[@]}" -q source --download-only "protobuf=$SRC_VERSION") \
   >"$WORK/apt-source.log" 2>&1 || { cat "$WORK/apt-source.log" >&2; die "apt-get source failed"; }
-dsc="$(ls "$WORK"/src/protobuf_*.dsc | head -1)"
+dsc="$(find "$WORK/src" -maxdepth 1 -name 'protobuf_*.dsc' | head -1)"
+[[ -n "$dsc" ]] || die "apt-get source downloaded no protobuf .dsc (log: $WORK/apt-source.log)"
 # dpkg-source applies Debian's patches, so this is exactly the source of the installed protoc.
 (cd "$WORK/src" && dpkg-source --no-check -x "$dsc" protobuf) >"$WORK/dpkg-source.log" 2>&1 \
   || { cat "$WORK/dpkg-source.log" >&2; die "dpkg-source -x failed"; }

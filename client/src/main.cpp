@@ -1,0 +1,1377 @@
+// The Flockstep browser viewer: play as a craft with exact client-side prediction, or spectate
+// with annotations. One Viewer object lives for the page; the browser drives it through
+// requestAnimationFrame, WebSocket callbacks, html5 input callbacks and the fs_* functions the
+// page's JavaScript calls (see client/web/viewer-glue.js and docs/viewer.md).
+//
+// Every frame it publishes its state as window.__flockstep (JSON-compatible), so tests and
+// people can read fps, rtt, tick, entities, predicted and server positions, corrections, ...
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <emscripten/emscripten.h>
+#include <emscripten/html5.h>
+
+// EM_ASM blocks are JavaScript: their $0, $1 arguments are not C++ identifiers (-Wpedantic).
+#pragma clang diagnostic ignored "-Wdollar-in-identifier-extension"
+
+#include "codec/server_codec.hpp"
+#include "flockstep/math/angle.hpp"
+#include "flockstep/math/rng.hpp"
+#include "flockstep/sim/canonical.hpp"
+#include "flockstep/math/transform.hpp"
+#include "input/input.hpp"
+#include "net/session.hpp"
+#include "predict/player_prediction.hpp"
+#include "predict/remote_agents.hpp"
+#include "view/renderer.hpp"
+
+namespace flockstep::client {
+namespace {
+
+using math::real;
+using math::Vec2;
+
+constexpr const char* kCanvas = "#canvas";
+constexpr double kInterpolationDelayMs = 100;  // two snapshot intervals at 20 Hz (Source: 100 ms)
+constexpr std::int32_t kInitialLeadTicks = 3;  // inputs queued at the server from the start
+constexpr std::int32_t kMaxLeadTicks = 7;      // the server keeps at most 8 pending inputs
+
+// Colours (kept in one place so docs/viewer.md can describe them).
+constexpr Rgba kBackground{11, 16, 32, 255};
+constexpr Rgba kGridMinor{22, 30, 52, 255};
+constexpr Rgba kGridMajor{30, 42, 72, 255};
+constexpr Rgba kBorder{80, 100, 140, 255};
+constexpr Rgba kObstacleFill{43, 53, 80, 255};
+constexpr Rgba kObstacleEdge{96, 112, 150, 255};
+constexpr Rgba kWall{170, 185, 215, 255};
+constexpr Rgba kOwnCraft{57, 230, 255, 255};
+constexpr Rgba kOtherPlayer{125, 255, 138, 255};
+constexpr Rgba kPursuer{255, 90, 79, 255};
+constexpr Rgba kPursuerIntercept{255, 159, 64, 255};
+constexpr Rgba kFlock{184, 199, 255, 230};
+constexpr Rgba kPatrol{255, 216, 74, 255};
+constexpr Rgba kWanderer{208, 139, 255, 255};
+constexpr Rgba kCaptured{255, 255, 255, 255};
+
+Rgba with_alpha(Rgba c, std::uint8_t a) { return {c.r, c.g, c.b, a}; }
+
+void json_escape(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') { out += '\\'; out += ch; }
+    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
+    else out += ch;
+  }
+  out += '"';
+}
+
+void jnum(std::string& out, const char* key, double v, bool comma = true) {
+  char b[96];
+  if (!std::isfinite(v)) v = 0;
+  std::snprintf(b, sizeof b, "\"%s\":%.17g%s", key, v, comma ? "," : "");
+  out += b;
+}
+
+void jbool(std::string& out, const char* key, bool v) {
+  out += '"';
+  out += key;
+  out += v ? "\":true," : "\":false,";
+}
+
+void jstr(std::string& out, const char* key, const std::string& v) {
+  out += '"';
+  out += key;
+  out += "\":";
+  json_escape(out, v);
+  out += ',';
+}
+
+/// Events counted over a sliding window (snapshots per second, corrections per minute, ...).
+struct RateWindow {
+  std::deque<std::pair<double, double>> samples;  // time ms, amount
+  double window_ms = 1000;
+  void add(double t, double amount = 1) { samples.push_back({t, amount}); }
+  double sum(double now) {
+    while (!samples.empty() && samples.front().first < now - window_ms) samples.pop_front();
+    double s = 0;
+    for (const auto& p : samples) s += p.second;
+    return s;
+  }
+};
+
+struct ScoreRow {
+  std::uint32_t player_id = 0;
+  std::string name;
+  double alive_s = 0, best_s = 0;
+  std::uint32_t captures = 0;
+  bool bot = false;
+};
+
+enum class Screen : std::uint8_t { kStart, kPlay, kSpectate };
+
+class Viewer {
+ public:
+  bool init();
+  void frame(double now);
+  // fs_* API
+  void play(const std::string& name);
+  void spectate();
+  void leave();
+  void set_option(const std::string& name, double value);
+  void step_once() { if (paused_) paused_tick_ += 1; }
+  void follow(std::uint32_t id) { follow_id_ = id; }
+  void cycle_player(int dir);
+  void touch(double turn, double throttle, bool active) { input_.touch(turn, throttle, active); }
+  void set_url(const std::string& url) { url_ = url; }
+  void drop() { session_.drop(emscripten_get_now()); }
+  void bench(std::int32_t n, bool run_sim);
+  // html5 callbacks
+  bool on_key(const EmscriptenKeyboardEvent* e, bool down);
+  bool on_mouse(int type, const EmscriptenMouseEvent* e);
+  bool on_wheel(const EmscriptenWheelEvent* e);
+  void on_blur() { input_.clear(); }
+  void end_drag() { dragging_ = false; }
+
+ private:
+  void start_session(codec::Role role, const std::string& name);
+  void on_welcome(const v1::Welcome& w, bool resumed);
+  void on_snapshot(const v1::Snapshot& s, std::uint32_t bytes);
+  void on_events(const v1::Events& e);
+  void on_lost(const std::string& reason);
+  void input_ticks(double frame_ms);
+  void send_inputs();
+  void update_camera(double frame_ms);
+  void fit_world();
+  void bench_step(double frame_ms, double now);
+  void render();
+  void render_world(const Camera& cam, bool minimap);
+  void build_instances(const Camera& cam, bool minimap);
+  void annotate(const Camera& cam);
+  void publish(double now);
+  void toast(const std::string& msg);
+  Rgba color_of(const DrawAgent& a) const;
+  Shape shape_of(const DrawAgent& a) const;
+  float scale_of(const DrawAgent& a) const;
+  const DrawAgent* drawn(std::uint32_t id) const;
+  double server_tick_now(double now) const;
+  behavior::CraftState own_pose() const;
+
+  Renderer gl_;
+  Session session_;
+  PlayerPredictor predictor_;
+  RemoteAgents remote_;
+  InputState input_;
+  sim::Scenario scenario_;
+  bool have_world_ = false;
+  std::string url_;
+  std::string name_ = "pilot";
+  Screen screen_ = Screen::kStart;
+  std::string world_error_;
+
+  // Welcome
+  std::uint32_t entity_ = 0, player_id_ = 0;
+  std::uint32_t tick_rate_ = 60, snapshot_rate_ = 20, max_input_frames_ = 64;
+  double dt_ms_ = 1000.0 / 60;
+
+  // Clocks
+  double last_frame_ms_ = 0;
+  double accum_ms_ = 0;
+  double offset_ms_ = 0;  // estimated server time (ticks * dt) minus local time
+  bool have_offset_ = false;
+  std::uint64_t last_snapshot_tick_ = 0;
+  double last_snapshot_ms_ = 0;
+
+  // Prediction bookkeeping
+  behavior::CraftState pred_prev_{}, pred_cur_{};
+  Vec2 smooth_offset_{};   // visual correction smoothing, m (decays)
+  behavior::CraftState server_state_{};
+  bool have_server_state_ = false;
+  std::uint64_t server_state_tick_ = 0;
+  std::uint32_t server_state_seq_ = 0;
+  double last_pred_error_m_ = 0;
+  double max_pred_error_m_ = 0;
+  std::uint64_t compared_ = 0;
+  std::uint64_t corrections_ = 0;       // mispredictions (not counting captures/respawns)
+  std::uint64_t teleports_ = 0;         // respawns seen in the prediction
+  bool expect_teleport_ = false;
+  RateWindow corrections_window_{{}, 60000};
+  std::int32_t owed_ticks_ = 0, skip_ticks_ = 0;
+  std::int64_t last_tick_minus_seq_ = -1;
+  double queue_min_ = 1e9;
+  double queue_window_start_ = 0;
+  std::int32_t lead_adjustments_ = 0;
+  std::uint64_t inputs_sent_msgs_ = 0;
+  std::uint32_t captures_ = 0;
+  std::uint64_t spawn_tick_ = 0;
+
+  // Offline benchmark (no server): synthetic agents, or a local sim::World
+  std::int32_t bench_n_ = 0;
+  std::unique_ptr<sim::World> bench_world_;
+  std::vector<sim::AgentView> bench_agents_;
+  std::uint64_t bench_tick_ = 0;
+  double bench_accum_ms_ = 0;
+  double bench_sim_ms_ = 0;
+
+  // Others
+  std::vector<DrawAgent> agents_;
+  std::unordered_map<std::uint32_t, std::int32_t> agent_index_;
+  bool extrapolate_ = false;
+  double buffer_beyond_ticks_ = 0;
+
+  // View
+  Camera cam_;
+  std::uint32_t follow_id_ = 0;
+  bool annotations_ = false;
+  std::uint32_t annotation_mask_ = 0x1F;  // per AgentKind bit
+  bool trails_ = true;
+  bool minimap_ = true;
+  bool paused_ = false;
+  double paused_tick_ = 0;
+  bool dragging_ = false, drag_moved_ = false;
+  double drag_x_ = 0, drag_y_ = 0;
+  std::deque<Vec2> trail_own_, trail_follow_;
+  double trail_last_ms_ = 0;
+  std::uint32_t trail_follow_id_ = 0;
+
+  // Scratch buffers (reused every frame)
+  std::vector<Instance> inst_[static_cast<int>(Shape::kCount)];
+  std::vector<ColorVertex> lines_, tris_;
+
+  // Stats
+  RateWindow frames_window_, snapshot_window_, bytes_window_;
+  RateWindow frame_cost_window_;
+  double frame_cost_ms_ = 0;
+  double snapshot_cost_ms_ = 0;
+  std::int32_t visible_ = 0;
+  std::vector<ScoreRow> scores_;
+  std::unordered_map<std::uint32_t, std::string> names_;
+  std::string json_;
+  std::string toast_;
+};
+
+Viewer g_viewer;
+
+// ---------------------------------------------------------------------------------------------
+// Set-up and sessions
+// ---------------------------------------------------------------------------------------------
+
+bool Viewer::init() {
+  if (!gl_.init(kCanvas)) {
+    EM_ASM({ if (window.flockstepUi) window.flockstepUi.fatal('This browser has no WebGL2.'); });
+    return false;
+  }
+  // Default server: the page's own host, /ws (the server serves the viewer and the socket on
+  // one port). ?server=ws://host:port/ws overrides it.
+  char url[512] = {0};
+  EM_ASM({
+    var u = new URLSearchParams(location.search).get('server');
+    if (!u) u = (location.protocol === 'https:' ? 'wss://' : 'ws://') + (location.host || 'localhost:8080') + '/ws';
+    stringToUTF8(u, $0, $1);
+  }, url, static_cast<int>(sizeof url));
+  url_ = url;
+  cam_.zoom = 6;
+  return true;
+}
+
+void Viewer::start_session(codec::Role role, const std::string& name) {
+  bench_n_ = 0;
+  bench_world_.reset();
+  Session::Handlers h;
+  h.on_welcome = [this](const v1::Welcome& w, bool resumed) { on_welcome(w, resumed); };
+  h.on_snapshot = [this](const v1::Snapshot& s, std::uint32_t bytes) { on_snapshot(s, bytes); };
+  h.on_events = [this](const v1::Events& e) { on_events(e); };
+  h.on_lost = [this](const std::string& reason) { on_lost(reason); };
+  session_.configure(url_, std::move(h));
+  have_world_ = false;
+  predictor_.reset();
+  remote_.reset();
+  corrections_ = 0;
+  teleports_ = 0;
+  compared_ = 0;
+  captures_ = 0;
+  follow_id_ = 0;
+  scores_.clear();
+  session_.start(role, name, emscripten_get_now());
+}
+
+void Viewer::play(const std::string& name) {
+  name_ = name.empty() ? "pilot" : name;
+  screen_ = Screen::kPlay;
+  start_session(codec::Role::kPlayer, name_);
+}
+
+void Viewer::spectate() {
+  screen_ = Screen::kSpectate;
+  start_session(codec::Role::kSpectator, "spectator");
+}
+
+void Viewer::leave() {
+  session_.stop();
+  bench_n_ = 0;
+  bench_world_.reset();
+  screen_ = Screen::kStart;
+  have_world_ = false;
+  input_.clear();
+}
+
+void Viewer::on_welcome(const v1::Welcome& w, bool resumed) {
+  sim::Scenario sc;
+  const codec::Result r = codec::decode_world_spec(w.world(), sc);
+  if (!r.usable()) {
+    world_error_ = "bad world in Welcome: " + r.detail;
+    toast(world_error_);
+    return;
+  }
+  world_error_.clear();
+  const bool same_world = have_world_ && sc.name == scenario_.name && sc.width == scenario_.width;
+  scenario_ = std::move(sc);
+  tick_rate_ = w.tick_rate_hz() > 0 ? w.tick_rate_hz() : 60;
+  snapshot_rate_ = w.snapshot_rate_hz() > 0 ? w.snapshot_rate_hz() : 20;
+  max_input_frames_ = std::clamp<std::uint32_t>(w.max_input_frames() > 0 ? w.max_input_frames() : 64, 1, 64);
+  // The world steps with dt = 1.0 / tick_rate_hz; prediction must use the very same double.
+  scenario_.tick_rate_hz = static_cast<std::int32_t>(tick_rate_);
+  dt_ms_ = 1000.0 / tick_rate_;
+  predictor_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
+  // Sequences keep growing across reconnects: the server skips sequences it already has.
+  predictor_.reset_keep_sequence();
+  remote_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
+  remote_.reset();
+  have_world_ = true;
+  have_offset_ = false;
+  have_server_state_ = false;
+  entity_ = w.entity_id();
+  player_id_ = w.player_id();
+  accum_ms_ = 0;
+  owed_ticks_ = screen_ == Screen::kPlay ? kInitialLeadTicks : 0;
+  skip_ticks_ = 0;
+  last_tick_minus_seq_ = -1;
+  queue_min_ = 1e9;
+  queue_window_start_ = emscripten_get_now();
+  smooth_offset_ = {};
+  trail_own_.clear();
+  if (!same_world) {
+    if (screen_ == Screen::kPlay) {
+      cam_.zoom = 0;  // set from the canvas size in update_camera
+    } else {
+      fit_world();
+    }
+  }
+  if (resumed) toast("Reconnected: your craft is back");
+  else if (session_.reconnects() > 0) toast("Reconnected");
+}
+
+void Viewer::on_lost(const std::string& reason) {
+  input_.clear();
+  (void)reason;
+}
+
+double Viewer::server_tick_now(double now) const {
+  if (!have_offset_) return static_cast<double>(last_snapshot_tick_);
+  return (now + offset_ms_) / dt_ms_;
+}
+
+void Viewer::on_snapshot(const v1::Snapshot& s, std::uint32_t bytes) {
+  if (!have_world_) return;
+  const double now = emscripten_get_now();
+  struct Timer {  // CPU time of handling one snapshot (decode, reconcile, buffer), for the HUD
+    double start;
+    double& out;
+    ~Timer() { out = out * 0.9 + (emscripten_get_now() - start) * 0.1; }
+  } timer{now, snapshot_cost_ms_};
+  snapshot_window_.add(now);
+  std::vector<sim::AgentView> views;
+  views.reserve(static_cast<std::size_t>(s.agents_size()));
+  if (!codec::decode_snapshot_agents(s, views).usable()) return;
+  (void)bytes;
+  const std::uint64_t tick = s.server_tick();
+  if (tick <= last_snapshot_tick_ && remote_.ready()) return;
+  last_snapshot_tick_ = tick;
+  last_snapshot_ms_ = now;
+
+  // Server clock: the least-delayed snapshot gives the best offset; follow later samples slowly
+  // (clock drift) and snap when far off (a stall or a new server).
+  const double sample = static_cast<double>(tick) * dt_ms_ - now;
+  if (!have_offset_ || std::fabs(sample - offset_ms_) > 250) {
+    offset_ms_ = sample;
+    have_offset_ = true;
+  } else if (sample > offset_ms_) {
+    offset_ms_ = sample;
+  } else {
+    offset_ms_ += (sample - offset_ms_) * 0.02;
+  }
+
+  // The player's craft: compare with the prediction for the same input and replay the rest.
+  if (screen_ == Screen::kPlay && entity_ != 0) {
+    for (const sim::AgentView& v : views) {
+      if (v.id.value != entity_) continue;
+      const behavior::CraftState server{v.position, v.velocity, v.orientation, v.angular_velocity};
+      const std::uint32_t applied = s.last_input_sequence();
+      const behavior::CraftState before = predictor_.state();
+      const bool had = predictor_.has_state();
+      const ReconcileResult r = predictor_.reconcile(server, applied);
+      server_state_ = server;
+      have_server_state_ = true;
+      server_state_tick_ = tick;
+      server_state_seq_ = applied;
+      spawn_tick_ = v.spawn_tick;
+      if (r.compared) {
+        ++compared_;
+        last_pred_error_m_ = r.error_m;
+        max_pred_error_m_ = std::max(max_pred_error_m_, r.error_m);
+      }
+      const bool teleport = expect_teleport_ || r.jump_m > 8;
+      if (r.corrected) {
+        if (teleport) {
+          ++teleports_;
+        } else {
+          ++corrections_;
+          corrections_window_.add(now);
+        }
+      }
+      expect_teleport_ = false;
+      const behavior::CraftState after = predictor_.state();
+      if (!had || teleport) {
+        pred_prev_ = pred_cur_ = after;
+        smooth_offset_ = {};
+        trail_own_.clear();
+      } else {
+        // Keep the drawn craft where it was and let the difference fade (no visible snap).
+        const Vec2 d = after.position - before.position;
+        pred_prev_.position += d;
+        pred_cur_ = after;
+        smooth_offset_ -= d;
+      }
+      // Input lead: the server holds the last input when its queue runs dry (a starved tick),
+      // which shifts (tick - applied sequence) by one. Put one more input in flight each time.
+      if (applied > 0) {
+        const std::int64_t tms = static_cast<std::int64_t>(tick) - static_cast<std::int64_t>(applied);
+        if (last_tick_minus_seq_ >= 0 && tms > last_tick_minus_seq_) {
+          const std::int64_t starved = tms - last_tick_minus_seq_;
+          owed_ticks_ += static_cast<std::int32_t>(std::min<std::int64_t>(starved, 3));
+          ++lead_adjustments_;
+        }
+        last_tick_minus_seq_ = tms;
+        // Inputs waiting at the server, roughly: unacked minus those still in flight.
+        const double in_flight = session_.rtt_ms() / dt_ms_;
+        const double queued = static_cast<double>(predictor_.last_sequence() - applied) - in_flight;
+        queue_min_ = std::min(queue_min_, queued);
+        if (now - queue_window_start_ > 2000) {
+          // Too much lead only adds latency (and the server drops beyond 8): trim it slowly.
+          if (queue_min_ > kMaxLeadTicks) {
+            ++skip_ticks_;
+            ++lead_adjustments_;
+          }
+          queue_min_ = 1e9;
+          queue_window_start_ = now;
+        }
+      }
+      break;
+    }
+  }
+  remote_.push(tick, std::move(views));
+  if (paused_ && paused_tick_ == 0) paused_tick_ = static_cast<double>(tick);
+}
+
+void Viewer::on_events(const v1::Events& e) {
+  for (const v1::Capture& c : e.captures()) {
+    if (c.entity_id() == entity_ && screen_ == Screen::kPlay) {
+      expect_teleport_ = true;
+      ++captures_;
+      char b[96];
+      std::snprintf(b, sizeof b, "Caught! You survived %.1f s", static_cast<double>(c.survived_ticks()) / tick_rate_);
+      toast(b);
+    }
+  }
+  for (const v1::Respawn& r : e.respawns())
+    if (r.entity_id() == entity_) expect_teleport_ = true;
+  for (const v1::PlayerPresence& p : e.presence()) {
+    if (p.joined()) names_[p.entity_id()] = p.display_name();
+    else names_.erase(p.entity_id());
+  }
+  if (e.scores_size() > 0) {
+    scores_.clear();
+    for (const v1::Score& s : e.scores()) {
+      ScoreRow row;
+      row.player_id = s.player_id();
+      row.name = s.display_name();
+      row.alive_s = static_cast<double>(s.alive_ticks()) / tick_rate_;
+      row.best_s = static_cast<double>(s.best_ticks()) / tick_rate_;
+      row.captures = s.captures();
+      row.bot = s.bot();
+      scores_.push_back(row);
+    }
+    std::sort(scores_.begin(), scores_.end(), [](const ScoreRow& a, const ScoreRow& b) {
+      return std::max(a.best_s, a.alive_s) > std::max(b.best_s, b.alive_s);
+    });
+  }
+}
+
+void Viewer::toast(const std::string& msg) {
+  toast_ = msg;
+  EM_ASM({ if (window.flockstepUi) window.flockstepUi.toast(UTF8ToString($0)); }, msg.c_str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input: fixed client ticks at the server's tick rate
+// ---------------------------------------------------------------------------------------------
+
+void Viewer::input_ticks(double frame_ms) {
+  if (screen_ != Screen::kPlay || !session_.live() || !have_world_) {
+    accum_ms_ = 0;
+    return;
+  }
+  accum_ms_ += frame_ms;
+  std::int32_t produced = 0;
+  auto tick_once = [&] {
+    const sim::PlayerInput in = input_.current();
+    pred_prev_ = predictor_.has_state() ? predictor_.state() : pred_prev_;
+    predictor_.advance(in);
+    pred_cur_ = predictor_.state();
+    ++produced;
+  };
+  std::int32_t n = 0;
+  while (accum_ms_ >= dt_ms_ && n < 12) {
+    accum_ms_ -= dt_ms_;
+    ++n;
+    if (skip_ticks_ > 0) {
+      --skip_ticks_;
+      continue;
+    }
+    tick_once();
+  }
+  if (accum_ms_ > dt_ms_) accum_ms_ = dt_ms_;  // a long stall: do not try to catch up forever
+  // Extra inputs to build the lead the server needs (start, and after a starved tick).
+  while (owed_ticks_ > 0 && predictor_.unacked_count() < kMaxLeadTicks + 30) {
+    --owed_ticks_;
+    tick_once();
+  }
+  if (produced > 0) send_inputs();
+}
+
+void Viewer::send_inputs() {
+  InputRecord recs[64];
+  const std::int32_t n = predictor_.unacked(std::span<InputRecord>(recs, max_input_frames_));
+  codec::InputFrame frames[64];
+  for (std::int32_t k = 0; k < n; ++k) frames[k] = {recs[k].sequence, recs[k].input.turn, recs[k].input.throttle};
+  if (session_.send_inputs(std::span<const codec::InputFrame>(frames, static_cast<std::size_t>(n)))) ++inputs_sent_msgs_;
+}
+
+behavior::CraftState Viewer::own_pose() const {
+  behavior::CraftState s = pred_cur_;
+  const double alpha = std::clamp(accum_ms_ / dt_ms_, 0.0, 1.0);
+  Vec2 d = pred_cur_.position - pred_prev_.position;
+  if (scenario_.wrap) d = math::torus_delta(pred_prev_.position, pred_cur_.position, scenario_.width, scenario_.height);
+  s.position = pred_prev_.position + d * alpha + smooth_offset_;
+  s.orientation = math::wrap_angle(pred_prev_.orientation + math::wrap_angle(pred_cur_.orientation - pred_prev_.orientation) * alpha);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frame
+// ---------------------------------------------------------------------------------------------
+
+const DrawAgent* Viewer::drawn(std::uint32_t id) const {
+  const auto it = agent_index_.find(id);
+  return it == agent_index_.end() ? nullptr : &agents_[static_cast<std::size_t>(it->second)];
+}
+
+void Viewer::frame(double now) {
+  const double t0 = emscripten_get_now();
+  const double frame_ms = last_frame_ms_ > 0 ? std::min(now - last_frame_ms_, 250.0) : 16.7;
+  last_frame_ms_ = now;
+  frames_window_.add(now);
+
+  session_.update(now);
+  input_ticks(frame_ms);
+  if (bench_n_ > 0) bench_step(frame_ms, now);
+
+  // Others: interpolation in the past, or behaviour-aware extrapolation to the present.
+  if (have_world_ && remote_.ready()) {
+    double t = server_tick_now(now);
+    if (paused_) {
+      if (paused_tick_ == 0) paused_tick_ = t - kInterpolationDelayMs / dt_ms_;
+      t = paused_tick_;
+      remote_.sample_interpolated(t, agents_);
+    } else if (extrapolate_) {
+      // The newest snapshot is half a round trip old when it arrives; run ahead by that too.
+      remote_.sample_extrapolated(t + session_.rtt_ms() * 0.5 / dt_ms_, agents_);
+    } else {
+      buffer_beyond_ticks_ = remote_.sample_interpolated(t - kInterpolationDelayMs / dt_ms_, agents_);
+    }
+  } else {
+    agents_.clear();
+  }
+  agent_index_.clear();
+  agent_index_.reserve(agents_.size());
+  for (std::size_t i = 0; i < agents_.size(); ++i) agent_index_[agents_[i].id] = static_cast<std::int32_t>(i);
+
+  // Correction smoothing: fade the visual offset with a 100 ms time constant.
+  smooth_offset_ = smooth_offset_ * std::exp(-frame_ms / 100.0);
+  if (math::length_sq(smooth_offset_) < 1e-8) smooth_offset_ = {};
+
+  update_camera(frame_ms);
+
+  // Trails: own craft and the followed agent, one point per 50 ms, 4 s long.
+  if (trails_ && now - trail_last_ms_ > 50) {
+    trail_last_ms_ = now;
+    if (screen_ == Screen::kPlay && predictor_.has_state()) {
+      trail_own_.push_back(own_pose().position);
+      if (trail_own_.size() > 80) trail_own_.pop_front();
+    }
+    if (follow_id_ != trail_follow_id_) {
+      trail_follow_.clear();
+      trail_follow_id_ = follow_id_;
+    }
+    if (const DrawAgent* f = follow_id_ ? drawn(follow_id_) : nullptr) {
+      trail_follow_.push_back(f->position);
+      if (trail_follow_.size() > 80) trail_follow_.pop_front();
+    }
+  }
+
+  render();
+  frame_cost_ms_ = emscripten_get_now() - t0;
+  frame_cost_window_.add(now, frame_cost_ms_);
+  publish(now);
+}
+
+void Viewer::fit_world() {
+  if (!have_world_) return;
+  int w = 0, h = 0;
+  emscripten_get_canvas_element_size(kCanvas, &w, &h);
+  if (w <= 0 || h <= 0) return;
+  cam_.cx = scenario_.width / 2;
+  cam_.cy = scenario_.height / 2;
+  cam_.zoom = std::min(w / (scenario_.width * 1.08), h / (scenario_.height * 1.08));
+}
+
+void Viewer::update_camera(double frame_ms) {
+  int w = 0, h = 0;
+  emscripten_get_canvas_element_size(kCanvas, &w, &h);
+  cam_.width = std::max(w, 1);
+  cam_.height = std::max(h, 1);
+  if (cam_.zoom <= 0) {
+    // Play: about 70 m across the shorter side.
+    cam_.zoom = std::min(cam_.width, cam_.height) / 70.0;
+  }
+  Vec2 target{cam_.cx, cam_.cy};
+  bool track = false;
+  if (screen_ == Screen::kPlay && predictor_.has_state()) {
+    target = own_pose().position;
+    track = true;
+  } else if (follow_id_ != 0) {
+    if (const DrawAgent* f = drawn(follow_id_)) {
+      target = f->position;
+      track = true;
+    }
+  }
+  if (track) {
+    Vec2 d = target - Vec2{cam_.cx, cam_.cy};
+    // Snap on teleports and across the torus seam, glide otherwise.
+    if (math::length(d) > 30) {
+      cam_.cx = target.x;
+      cam_.cy = target.y;
+    } else {
+      const double k = 1 - std::exp(-frame_ms / 60.0);
+      cam_.cx += d.x * k;
+      cam_.cy += d.y * k;
+    }
+  }
+}
+
+Rgba Viewer::color_of(const DrawAgent& a) const {
+  switch (a.kind) {
+    case sim::AgentKind::kPlayer:
+      if (a.state == sim::BehaviorState::kCaptured) return kCaptured;
+      return a.id == entity_ ? kOwnCraft : kOtherPlayer;
+    case sim::AgentKind::kPursuer:
+      return a.state == sim::BehaviorState::kIntercepting ? kPursuerIntercept : kPursuer;
+    case sim::AgentKind::kFlock: return kFlock;
+    case sim::AgentKind::kPatrol: return kPatrol;
+    case sim::AgentKind::kWanderer: return kWanderer;
+    default: return kFlock;
+  }
+}
+
+Shape Viewer::shape_of(const DrawAgent& a) const {
+  switch (a.kind) {
+    case sim::AgentKind::kPlayer: return Shape::kDart;
+    case sim::AgentKind::kPursuer: return Shape::kArrow;
+    case sim::AgentKind::kFlock: return Shape::kBoid;
+    case sim::AgentKind::kPatrol: return Shape::kSquare;
+    case sim::AgentKind::kWanderer: return Shape::kHex;
+    default: return Shape::kBoid;
+  }
+}
+
+float Viewer::scale_of(const DrawAgent& a) const {
+  if (a.group >= 0 && a.group < static_cast<std::int32_t>(scenario_.groups.size())) {
+    const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.group)];
+    const sim::Technique t = g.technique;
+    if (t == sim::Technique::kLosChase || t == sim::Technique::kIntercept || t == sim::Technique::kPattern)
+      return static_cast<float>(g.craft.length * 0.75);
+    return static_cast<float>(g.radius * 1.6);
+  }
+  return static_cast<float>(scenario_.player_craft.length * 0.75);
+}
+
+void Viewer::build_instances(const Camera& cam, bool minimap) {
+  for (auto& v : inst_) v.clear();
+  const double margin = 3;
+  const double x0 = cam.cx - cam.half_w() - margin, x1 = cam.cx + cam.half_w() + margin;
+  const double y0 = cam.cy - cam.half_h() - margin, y1 = cam.cy + cam.half_h() + margin;
+  std::int32_t visible = 0;
+  for (const DrawAgent& a : agents_) {
+    if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;  // drawn predicted
+    if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
+    ++visible;
+    const Rgba c = color_of(a);
+    inst_[static_cast<int>(shape_of(a))].push_back(
+        {static_cast<float>(a.position.x), static_cast<float>(a.position.y), static_cast<float>(a.orientation), scale_of(a), c});
+  }
+  if (!minimap) visible_ = visible;
+  // Highlight of the followed agent.
+  if (!minimap && follow_id_ != 0) {
+    if (const DrawAgent* f = drawn(follow_id_))
+      inst_[static_cast<int>(Shape::kRing)].push_back(
+          {static_cast<float>(f->position.x), static_cast<float>(f->position.y), 0, scale_of(*f) * 2.2f, {255, 255, 255, 200}});
+  }
+  // Own craft, predicted (drawn last so it is on top).
+  if (screen_ == Screen::kPlay && predictor_.has_state()) {
+    const behavior::CraftState p = own_pose();
+    const std::uint64_t protect = static_cast<std::uint64_t>(scenario_.respawn_protection_s * tick_rate_);
+    const bool protected_now = last_snapshot_tick_ < spawn_tick_ + protect;
+    Rgba c = kOwnCraft;
+    if (protected_now && (static_cast<int>(emscripten_get_now() / 150) & 1)) c = with_alpha(c, 90);
+    const float s = static_cast<float>(scenario_.player_craft.length * (minimap ? 2.0 : 0.9));
+    inst_[static_cast<int>(Shape::kDart)].push_back(
+        {static_cast<float>(p.position.x), static_cast<float>(p.position.y), static_cast<float>(p.orientation), s, c});
+    ++visible_;
+  }
+}
+
+void Viewer::render_world(const Camera& cam, bool minimap) {
+  gl_.set_camera(cam, minimap ? 2.5f : 3.0f);
+  lines_.clear();
+  auto line = [&](Vec2 a, Vec2 b, Rgba c) {
+    lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
+    lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
+  };
+  // Grid (every 10 m, bolder every 50 m) and the world's border.
+  if (!minimap) {
+    const double step = cam.zoom > 2 ? 10 : 50;
+    const double gx0 = std::max(0.0, std::floor((cam.cx - cam.half_w()) / step) * step);
+    const double gx1 = std::min(scenario_.width, cam.cx + cam.half_w());
+    const double gy0 = std::max(0.0, std::floor((cam.cy - cam.half_h()) / step) * step);
+    const double gy1 = std::min(scenario_.height, cam.cy + cam.half_h());
+    for (double x = gx0; x <= gx1; x += step)
+      line({x, std::max(0.0, gy0)}, {x, gy1}, std::fmod(x, 50) == 0 ? kGridMajor : kGridMinor);
+    for (double y = gy0; y <= gy1; y += step)
+      line({std::max(0.0, gx0), y}, {gx1, y}, std::fmod(y, 50) == 0 ? kGridMajor : kGridMinor);
+  }
+  const double W = scenario_.width, H = scenario_.height;
+  const Rgba border = scenario_.wrap ? with_alpha(kBorder, 120) : kBorder;
+  line({0, 0}, {W, 0}, border);
+  line({W, 0}, {W, H}, border);
+  line({W, H}, {0, H}, border);
+  line({0, H}, {0, 0}, border);
+  for (const behavior::Wall& w : scenario_.walls) line(w.a, w.b, kWall);
+  gl_.draw_lines(lines_);
+
+  // Obstacles: filled discs with an outline, one instanced draw each.
+  std::vector<Instance>& discs = inst_[static_cast<int>(Shape::kDisc)];
+  std::vector<Instance>& rings = inst_[static_cast<int>(Shape::kRing)];
+  discs.clear();
+  rings.clear();
+  for (const behavior::Circle& c : scenario_.obstacles) {
+    discs.push_back({static_cast<float>(c.center.x), static_cast<float>(c.center.y), 0, static_cast<float>(c.radius), kObstacleFill});
+    rings.push_back({static_cast<float>(c.center.x), static_cast<float>(c.center.y), 0, static_cast<float>(c.radius), kObstacleEdge});
+  }
+  gl_.draw(Shape::kDisc, discs);
+  gl_.draw(Shape::kRing, rings);
+
+  // Trails under the agents.
+  if (!minimap && trails_) {
+    lines_.clear();
+    auto trail = [&](const std::deque<Vec2>& t, Rgba c) {
+      for (std::size_t i = 1; i < t.size(); ++i) {
+        if (math::length(t[i] - t[i - 1]) > 5) continue;  // teleport or seam
+        const auto a = static_cast<std::uint8_t>(200 * i / t.size());
+        line(t[i - 1], t[i], with_alpha(c, a));
+      }
+    };
+    trail(trail_own_, kOwnCraft);
+    trail(trail_follow_, {255, 255, 255, 255});
+    gl_.draw_lines(lines_);
+  }
+
+  // Agents: one instanced draw per shape.
+  build_instances(cam, minimap);
+  for (int s = 0; s < static_cast<int>(Shape::kCount); ++s) {
+    if (s == static_cast<int>(Shape::kDisc)) continue;
+    gl_.draw(static_cast<Shape>(s), inst_[s]);
+  }
+}
+
+void Viewer::annotate(const Camera& cam) {
+  lines_.clear();
+  auto line = [&](Vec2 a, Vec2 b, Rgba c) {
+    lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
+    lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
+  };
+  auto cross = [&](Vec2 p, double r, Rgba c) {
+    line(p + Vec2{-r, -r}, p + Vec2{r, r}, c);
+    line(p + Vec2{-r, r}, p + Vec2{r, -r}, c);
+  };
+  auto circle = [&](Vec2 p, double r, Rgba c, double from = 0, double to = 2 * math::kPi) {
+    const int n = 32;
+    Vec2 prev = p + math::as_vector(from) * r;
+    for (int i = 1; i <= n; ++i) {
+      const Vec2 q = p + math::as_vector(from + (to - from) * i / n) * r;
+      line(prev, q, c);
+      prev = q;
+    }
+  };
+  const double x0 = cam.cx - cam.half_w(), x1 = cam.cx + cam.half_w();
+  const double y0 = cam.cy - cam.half_h(), y1 = cam.cy + cam.half_h();
+  // Patrol paths.
+  for (const sim::PathSpec& p : scenario_.paths) {
+    for (std::size_t i = 0; i + 1 < p.points.size(); ++i) line(p.points[i], p.points[i + 1], {255, 216, 74, 90});
+    if (p.loop && p.points.size() > 2) line(p.points.back(), p.points.front(), {255, 216, 74, 90});
+    for (const Vec2& q : p.points) cross(q, 0.6, {255, 216, 74, 160});
+  }
+  std::int32_t budget = 4000;  // annotated agents per frame
+  for (const DrawAgent& a : agents_) {
+    if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
+    if (!(annotation_mask_ & (1u << static_cast<unsigned>(a.kind)))) continue;
+    if (--budget < 0) break;
+    // Velocity: where it will be in 0.5 s.
+    line(a.position, a.position + a.velocity * 0.5, {120, 255, 120, 170});
+    const bool aims = a.kind == sim::AgentKind::kPursuer || a.kind == sim::AgentKind::kPatrol ||
+                      a.kind == sim::AgentKind::kWanderer || a.state == sim::BehaviorState::kHiding;
+    if (aims && !(a.aim.x == a.position.x && a.aim.y == a.position.y)) {
+      const Rgba c = a.state == sim::BehaviorState::kIntercepting ? Rgba{255, 159, 64, 220} : Rgba{255, 255, 255, 120};
+      line(a.position, a.aim, with_alpha(c, 90));
+      cross(a.aim, 0.5, c);
+    }
+    if (a.target != 0) {
+      if (const DrawAgent* t = drawn(a.target)) line(a.position, t->position, {255, 80, 80, 60});
+      else if (a.target == entity_ && predictor_.has_state()) line(a.position, own_pose().position, {255, 80, 80, 60});
+    }
+  }
+  // The followed flock member: neighbour radius and field of view.
+  if (follow_id_ != 0) {
+    if (const DrawAgent* f = drawn(follow_id_)) {
+      if (f->group >= 0 && f->group < static_cast<std::int32_t>(scenario_.groups.size())) {
+        const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(f->group)];
+        if (g.technique == sim::Technique::kFlock) {
+          const double half = g.flock.fov_deg * math::kDegToRad * 0.5;
+          circle(f->position, g.flock.neighbour_radius, {184, 199, 255, 120}, f->orientation - half, f->orientation + half);
+          if (half < math::kPi) {
+            line(f->position, f->position + math::as_vector(f->orientation - half) * g.flock.neighbour_radius, {184, 199, 255, 120});
+            line(f->position, f->position + math::as_vector(f->orientation + half) * g.flock.neighbour_radius, {184, 199, 255, 120});
+          }
+        }
+        if (g.technique == sim::Technique::kWander)
+          circle(f->position + math::as_vector(f->orientation) * g.wander.distance, g.wander.radius, {208, 139, 255, 140});
+      }
+    }
+  }
+  // Own craft: the authoritative state (ghost) next to the prediction.
+  if (screen_ == Screen::kPlay && have_server_state_) {
+    circle(server_state_.position, scenario_.player_craft.length * 0.8, {255, 255, 255, 160});
+    const behavior::CraftState p = own_pose();
+    line(p.position, p.position + p.velocity * 0.5, {57, 230, 255, 200});
+  }
+  gl_.draw_lines(lines_);
+}
+
+void Viewer::render() {
+  int w = cam_.width, h = cam_.height;
+  gl_.begin_frame(w, h, kBackground);
+  if (!have_world_) return;
+  render_world(cam_, false);
+  if (annotations_) annotate(cam_);
+  if (minimap_) {
+    const int size = std::max(90, std::min(200, std::min(w, h) / 4));
+    const int pad = 10;
+    gl_.begin_inset(w - size - pad, pad, size, size, {5, 8, 18, 235});
+    Camera mm;
+    mm.width = size;
+    mm.height = size;
+    mm.cx = scenario_.width / 2;
+    mm.cy = scenario_.height / 2;
+    mm.zoom = size / (std::max(scenario_.width, scenario_.height) * 1.04);
+    render_world(mm, true);
+    // The main camera's rectangle.
+    lines_.clear();
+    const Rgba c{255, 255, 255, 150};
+    const Vec2 a{cam_.cx - cam_.half_w(), cam_.cy - cam_.half_h()}, b{cam_.cx + cam_.half_w(), cam_.cy + cam_.half_h()};
+    const Vec2 corners[4] = {a, {b.x, a.y}, b, {a.x, b.y}};
+    for (int i = 0; i < 4; ++i) {
+      const Vec2 p = corners[i], q = corners[(i + 1) % 4];
+      lines_.push_back({static_cast<float>(p.x), static_cast<float>(p.y), c});
+      lines_.push_back({static_cast<float>(q.x), static_cast<float>(q.y), c});
+    }
+    gl_.draw_lines(lines_);
+    gl_.end_inset();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publishing state: window.__flockstep
+// ---------------------------------------------------------------------------------------------
+
+void Viewer::publish(double now) {
+  std::string& j = json_;
+  j.clear();
+  j += '{';
+  const char* screen = screen_ == Screen::kPlay ? "play" : (screen_ == Screen::kSpectate ? "spectate" : "start");
+  jstr(j, "screen", screen);
+  jstr(j, "link", to_string(session_.state()));
+  jbool(j, "connected", session_.live());
+  jstr(j, "role", screen_ == Screen::kPlay ? "player" : (screen_ == Screen::kSpectate ? "spectator" : ""));
+  jstr(j, "url", url_);
+  jnum(j, "fps", frames_window_.sum(now));
+  const double frames = static_cast<double>(frame_cost_window_.samples.size());
+  jnum(j, "frame_ms", frames > 0 ? frame_cost_window_.sum(now) / std::max(1.0, frames) : 0);
+  jnum(j, "snapshot_ms", snapshot_cost_ms_ + session_.snapshot_parse_ms());  // parse + decode + buffer
+  jnum(j, "bench", bench_n_);
+  jnum(j, "bench_sim_ms", bench_world_ ? bench_sim_ms_ : 0);
+  jnum(j, "rtt", session_.rtt_ms());
+  jnum(j, "tick", static_cast<double>(last_snapshot_tick_));
+  jnum(j, "server_tick_est", have_offset_ ? server_tick_now(now) : 0);
+  jnum(j, "tick_rate", tick_rate_);
+  jnum(j, "snapshot_rate", snapshot_window_.sum(now));
+  jnum(j, "snapshot_rate_nominal", snapshot_rate_);
+  bytes_window_.samples.clear();  // bytes are read from the session's counter instead
+  static std::deque<std::pair<double, std::uint64_t>> bytes_hist;
+  bytes_hist.push_back({now, session_.bytes_received()});
+  while (bytes_hist.size() > 2 && bytes_hist.front().first < now - 2000) bytes_hist.pop_front();
+  const double span_ms = now - bytes_hist.front().first;
+  const double kbps = span_ms > 100 ? static_cast<double>(bytes_hist.back().second - bytes_hist.front().second) * 8.0 / span_ms : 0;
+  jnum(j, "kbps", kbps);
+  jnum(j, "bytes_received", static_cast<double>(session_.bytes_received()));
+  jnum(j, "entities", static_cast<double>(remote_.newest().size()));
+  jnum(j, "drawn", static_cast<double>(agents_.size()));
+  jnum(j, "visible", visible_);
+  jnum(j, "draw_calls", gl_.draw_calls());
+  jnum(j, "corrections", static_cast<double>(corrections_));
+  jnum(j, "corrections_per_min", corrections_window_.sum(now));
+  jnum(j, "respawn_corrections", static_cast<double>(teleports_));
+  jnum(j, "compared", static_cast<double>(compared_));
+  jnum(j, "pred_error", last_pred_error_m_);
+  jnum(j, "pred_error_max", max_pred_error_m_);
+  jnum(j, "input_seq", predictor_.last_sequence());
+  jnum(j, "acked", predictor_.last_acked());
+  jnum(j, "unacked", predictor_.unacked_count());
+  jnum(j, "input_msgs", static_cast<double>(inputs_sent_msgs_));
+  jnum(j, "lead_adjustments", lead_adjustments_);
+  jnum(j, "entity_id", entity_);
+  jnum(j, "player_id", player_id_);
+  const sim::PlayerInput in = input_.current();
+  j += "\"input\":{";
+  jnum(j, "turn", in.turn);
+  jnum(j, "throttle", in.throttle, false);
+  j += "},";
+  if (screen_ == Screen::kPlay && predictor_.has_state()) {
+    const behavior::CraftState p = predictor_.state();
+    j += "\"predicted\":{";
+    jnum(j, "x", p.position.x);
+    jnum(j, "y", p.position.y);
+    jnum(j, "heading", p.orientation);
+    jnum(j, "speed", math::length(p.velocity));
+    jnum(j, "seq", predictor_.last_sequence(), false);
+    j += "},";
+  } else {
+    j += "\"predicted\":null,";
+  }
+  if (screen_ == Screen::kPlay && have_server_state_) {
+    j += "\"server\":{";
+    jnum(j, "x", server_state_.position.x);
+    jnum(j, "y", server_state_.position.y);
+    jnum(j, "heading", server_state_.orientation);
+    jnum(j, "speed", math::length(server_state_.velocity));
+    jnum(j, "tick", static_cast<double>(server_state_tick_));
+    jnum(j, "seq", server_state_seq_, false);
+    j += "},";
+  } else {
+    j += "\"server\":null,";
+  }
+  jnum(j, "follow", follow_id_);
+  if (const DrawAgent* f = follow_id_ ? drawn(follow_id_) : nullptr) {
+    j += "\"follow_pos\":{";
+    jnum(j, "x", f->position.x);
+    jnum(j, "y", f->position.y, false);
+    j += "},";
+  } else {
+    j += "\"follow_pos\":null,";
+  }
+  // A few visible agents (tests click on them; people can read them in the console).
+  j += "\"sample\":[";
+  {
+    int n = 0;
+    for (const DrawAgent& a : agents_) {
+      if (std::fabs(a.position.x - cam_.cx) > cam_.half_w() * 0.8 || std::fabs(a.position.y - cam_.cy) > cam_.half_h() * 0.8) continue;
+      if (n) j += ',';
+      j += '{';
+      jnum(j, "id", a.id);
+      jstr(j, "kind", sim::kind_name(a.kind));
+      jnum(j, "x", a.position.x);
+      jnum(j, "y", a.position.y, false);
+      j += '}';
+      if (++n == 8) break;
+    }
+  }
+  j += "],";
+  {
+    double css_w = 0, css_h = 0;
+    emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
+    j += "\"canvas\":{";
+    jnum(j, "width", cam_.width);
+    jnum(j, "height", cam_.height);
+    jnum(j, "css_w", css_w);
+    jnum(j, "css_h", css_h);
+    jnum(j, "scale", css_w > 0 ? cam_.width / css_w : 1, false);  // device px per CSS px
+    j += "},";
+  }
+  j += "\"camera\":{";
+  jnum(j, "x", cam_.cx);
+  jnum(j, "y", cam_.cy);
+  jnum(j, "zoom", cam_.zoom, false);
+  j += "},";
+  jstr(j, "mode", extrapolate_ ? "extrapolate" : "interpolate");
+  jnum(j, "interp_delay_ms", extrapolate_ ? 0 : kInterpolationDelayMs);
+  jnum(j, "buffer_starved_ticks", buffer_beyond_ticks_);
+  const ExtrapolationError& ee = remote_.extrapolation_error();
+  jnum(j, "extrap_error", ee.behaviour_mean_m);
+  jnum(j, "extrap_error_max", ee.behaviour_max_m);
+  jnum(j, "dead_reckoning_error", ee.dead_reckoning_mean_m);
+  jnum(j, "display_jump", extrapolate_ ? remote_.last_rebase_jump_m() : 0);
+  jbool(j, "annotations", annotations_);
+  jnum(j, "annotation_mask", annotation_mask_);
+  jbool(j, "trails", trails_);
+  jbool(j, "minimap", minimap_);
+  jbool(j, "paused", paused_);
+  jnum(j, "reconnects", session_.reconnects());
+  jnum(j, "resumes", session_.resumes());
+  jnum(j, "attempt", session_.attempt());
+  jnum(j, "retry_in_ms", session_.state() == LinkState::kWaitingRetry ? std::max(0.0, session_.retry_at_ms() - now) : 0);
+  jstr(j, "last_close", session_.last_close());
+  jnum(j, "captures", captures_);
+  jnum(j, "alive_s", screen_ == Screen::kPlay && last_snapshot_tick_ > spawn_tick_
+                        ? static_cast<double>(last_snapshot_tick_ - spawn_tick_) / tick_rate_ : 0);
+  jstr(j, "world_error", world_error_);
+  if (have_world_) {
+    j += "\"world\":{";
+    jstr(j, "name", scenario_.name);
+    jnum(j, "width", scenario_.width);
+    jnum(j, "height", scenario_.height);
+    jbool(j, "wrap", scenario_.wrap);
+    jnum(j, "obstacles", static_cast<double>(scenario_.obstacles.size()), false);
+    j += "},";
+  } else {
+    j += "\"world\":null,";
+  }
+  j += "\"scores\":[";
+  for (std::size_t i = 0; i < scores_.size() && i < 10; ++i) {
+    const ScoreRow& s = scores_[i];
+    if (i) j += ',';
+    j += '{';
+    jstr(j, "name", s.name);
+    jnum(j, "alive", s.alive_s);
+    jnum(j, "best", s.best_s);
+    jnum(j, "captures", s.captures);
+    jbool(j, "bot", s.bot);
+    jbool(j, "me", s.player_id == player_id_ && screen_ == Screen::kPlay);
+    jnum(j, "id", s.player_id, false);
+    j += '}';
+  }
+  j += "]}";
+  EM_ASM({ if (window.__flockstepUpdate) window.__flockstepUpdate(UTF8ToString($0)); }, j.c_str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Offline benchmark: the whole drawing pipeline (snapshot buffer, interpolation or extrapolation,
+// instancing, annotations) without a server, so viewer cost is measured apart from the server's.
+// run_sim = false: n synthetic agents fly straight and bounce (cheap, isolates the viewer);
+// run_sim = true: a local sim::World of canonical::flock(n) runs in the page (wasm sim cost too).
+// ---------------------------------------------------------------------------------------------
+
+void Viewer::bench(std::int32_t n, bool run_sim) {
+  session_.stop();
+  screen_ = Screen::kSpectate;
+  scenario_ = sim::canonical::flock(std::max<std::int32_t>(n, 1));
+  tick_rate_ = static_cast<std::uint32_t>(scenario_.tick_rate_hz);
+  dt_ms_ = 1000.0 / tick_rate_;
+  remote_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
+  remote_.reset();
+  have_world_ = true;
+  have_offset_ = false;
+  bench_n_ = std::max<std::int32_t>(n, 1);
+  bench_tick_ = 0;
+  bench_accum_ms_ = 0;
+  bench_agents_.clear();
+  bench_world_.reset();
+  if (run_sim) {
+    bench_world_ = std::make_unique<sim::World>(scenario_);
+  } else {
+    math::Rng rng = math::Rng::seeded(42, 9);
+    for (std::int32_t i = 0; i < bench_n_; ++i) {
+      sim::AgentView v;
+      v.id = sim::AgentId{static_cast<std::uint32_t>(i + 1) | (1u << sim::AgentId::kSlotBits)};
+      v.kind = static_cast<sim::AgentKind>(i % 5);
+      v.group = 0;
+      v.position = {rng.uniform(0, scenario_.width), rng.uniform(0, scenario_.height)};
+      const real a = rng.uniform(-math::kPi, math::kPi);
+      v.velocity = math::as_vector(a) * rng.uniform(2, 6);
+      v.orientation = a;
+      v.aim = v.position + v.velocity;
+      bench_agents_.push_back(v);
+    }
+  }
+  fit_world();
+}
+
+void Viewer::bench_step(double frame_ms, double now) {
+  bench_accum_ms_ += frame_ms;
+  std::int32_t steps = 0;
+  while (bench_accum_ms_ >= dt_ms_ && steps < 4) {
+    bench_accum_ms_ -= dt_ms_;
+    ++steps;
+    ++bench_tick_;
+    const double dt = 1.0 / tick_rate_;
+    if (bench_world_) {
+      const double t0 = emscripten_get_now();
+      bench_world_->step();
+      bench_sim_ms_ = bench_sim_ms_ * 0.9 + (emscripten_get_now() - t0) * 0.1;
+    } else {
+      for (sim::AgentView& v : bench_agents_) {
+        v.position += v.velocity * dt;
+        if (v.position.x < 0 || v.position.x > scenario_.width) v.velocity.x = -v.velocity.x;
+        if (v.position.y < 0 || v.position.y > scenario_.height) v.velocity.y = -v.velocity.y;
+        v.orientation = math::orientation_of(v.velocity);
+        v.aim = v.position + v.velocity;
+      }
+    }
+    if (bench_tick_ % 3 == 0) {  // 20 Hz snapshots
+      std::vector<sim::AgentView> views;
+      if (bench_world_) {
+        views.reserve(static_cast<std::size_t>(bench_world_->size()));
+        for (std::int32_t i = 0; i < bench_world_->size(); ++i) views.push_back(bench_world_->view(i));
+      } else {
+        views = bench_agents_;
+      }
+      snapshot_window_.add(now);
+      last_snapshot_tick_ = bench_tick_;
+      offset_ms_ = static_cast<double>(bench_tick_) * dt_ms_ - now;
+      have_offset_ = true;
+      remote_.push(bench_tick_, std::move(views));
+    }
+  }
+  if (bench_accum_ms_ > dt_ms_) bench_accum_ms_ = dt_ms_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options and input events
+// ---------------------------------------------------------------------------------------------
+
+void Viewer::set_option(const std::string& name, double value) {
+  const bool on = value != 0;
+  if (name == "annotations") annotations_ = on;
+  else if (name == "extrapolate") extrapolate_ = on;
+  else if (name == "trails") trails_ = on;
+  else if (name == "minimap") minimap_ = on;
+  else if (name == "annotation_mask") annotation_mask_ = static_cast<std::uint32_t>(value);
+  else if (name == "paused") {
+    paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
+    paused_tick_ = 0;
+  } else if (name == "zoom" && value > 0) cam_.zoom = value;
+  else if (name == "fit") fit_world();
+}
+
+void Viewer::cycle_player(int dir) {
+  std::vector<std::uint32_t> ids;
+  for (const DrawAgent& a : agents_)
+    if (a.kind == sim::AgentKind::kPlayer) ids.push_back(a.id);
+  if (ids.empty()) return;
+  std::sort(ids.begin(), ids.end());
+  auto it = std::find(ids.begin(), ids.end(), follow_id_);
+  std::ptrdiff_t k = it == ids.end() ? (dir > 0 ? -1 : 0) : it - ids.begin();
+  k = (k + dir + static_cast<std::ptrdiff_t>(ids.size())) % static_cast<std::ptrdiff_t>(ids.size());
+  follow_id_ = ids[static_cast<std::size_t>(k)];
+}
+
+bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
+  if (screen_ == Screen::kStart) return false;  // typing a name
+  const std::string code = e->code;
+  const std::string key = e->key;
+  if (screen_ == Screen::kPlay && input_.key(code, down)) return true;
+  if (!down) return false;
+  if (e->ctrlKey || e->metaKey || e->altKey) return false;
+  auto ui = [](const char* what) { EM_ASM({ if (window.flockstepUi) window.flockstepUi.command(UTF8ToString($0)); }, what); };
+  if (key == "?" || code == "KeyH" || code == "F1") { ui("help"); return true; }
+  if (code == "Escape") {
+    if (follow_id_) follow_id_ = 0;
+    ui("escape");
+    return true;
+  }
+  if (code == "KeyA" && screen_ != Screen::kPlay) { annotations_ = !annotations_; return true; }
+  if (code == "KeyV") { annotations_ = !annotations_; return true; }  // also in play, where A steers
+  if (code == "KeyE" || code == "KeyX") { extrapolate_ = !extrapolate_; return true; }
+  if (code == "KeyT") { trails_ = !trails_; return true; }
+  if (code == "KeyM") { minimap_ = !minimap_; return true; }
+  if (code.size() == 6 && code.rfind("Digit", 0) == 0 && code[5] >= '1' && code[5] <= '5') {
+    annotation_mask_ ^= 1u << static_cast<unsigned>(code[5] - '1');
+    annotations_ = true;
+    return true;
+  }
+  if (code == "Equal" || code == "NumpadAdd") { cam_.zoom *= 1.25; return true; }
+  if (code == "Minus" || code == "NumpadSubtract") { cam_.zoom /= 1.25; return true; }
+  if (screen_ == Screen::kSpectate) {
+    if (code == "KeyP" || code == "Space") { set_option("paused", paused_ ? 0 : 1); return true; }
+    if (code == "Period" || code == "KeyN") { if (paused_) step_once(); return true; }
+    if (code == "BracketRight" || (code == "Tab" && !e->shiftKey) || code == "KeyD" || code == "ArrowRight") { cycle_player(1); return true; }
+    if (code == "BracketLeft" || (code == "Tab" && e->shiftKey) || code == "ArrowLeft") { cycle_player(-1); return true; }
+    if (code == "Digit0" || code == "Home" || code == "KeyF") { follow_id_ = 0; fit_world(); return true; }
+  }
+  return false;
+}
+
+bool Viewer::on_mouse(int type, const EmscriptenMouseEvent* e) {
+  double css_w = 1, css_h = 1;
+  emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
+  const double sx = cam_.width / std::max(css_w, 1.0), sy = cam_.height / std::max(css_h, 1.0);
+  switch (type) {
+    case EMSCRIPTEN_EVENT_MOUSEDOWN:
+      if (e->button != 0) return false;
+      dragging_ = true;
+      drag_moved_ = false;
+      drag_x_ = e->targetX;
+      drag_y_ = e->targetY;
+      return true;
+    case EMSCRIPTEN_EVENT_MOUSEMOVE:
+      if (!dragging_) return false;
+      if (std::fabs(e->targetX - drag_x_) + std::fabs(e->targetY - drag_y_) > 4) drag_moved_ = true;
+      if (drag_moved_ && screen_ != Screen::kPlay) {
+        follow_id_ = 0;
+        cam_.cx -= e->movementX * sx / cam_.zoom;
+        cam_.cy += e->movementY * sy / cam_.zoom;
+      }
+      return true;
+    case EMSCRIPTEN_EVENT_MOUSEUP: {
+      if (!dragging_) return false;
+      dragging_ = false;
+      if (!drag_moved_ && screen_ != Screen::kPlay) {
+        // A click: follow the agent under the cursor (or nothing).
+        const Vec2 p = cam_.to_world(e->targetX * sx, e->targetY * sy);
+        const double pick = std::max(1.5, 14.0 / cam_.zoom);
+        double best = pick * pick;
+        std::uint32_t id = 0;
+        for (const DrawAgent& a : agents_) {
+          const double d2 = math::length_sq(a.position - p);
+          if (d2 < best) { best = d2; id = a.id; }
+        }
+        follow_id_ = id;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+bool Viewer::on_wheel(const EmscriptenWheelEvent* e) {
+  double css_w = 1, css_h = 1;
+  emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
+  const double sx = cam_.width / std::max(css_w, 1.0), sy = cam_.height / std::max(css_h, 1.0);
+  const double px = e->mouse.targetX * sx, py = e->mouse.targetY * sy;
+  const Vec2 before = cam_.to_world(px, py);
+  const double factor = std::exp(-e->deltaY * (e->deltaMode == DOM_DELTA_PIXEL ? 0.0015 : 0.05));
+  cam_.zoom = std::clamp(cam_.zoom * factor, 0.05, 200.0);
+  if (screen_ != Screen::kPlay && follow_id_ == 0) {
+    // Zoom about the cursor.
+    const Vec2 after = cam_.to_world(px, py);
+    cam_.cx += before.x - after.x;
+    cam_.cy += before.y - after.y;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Browser glue
+// ---------------------------------------------------------------------------------------------
+
+EM_BOOL raf(double time, void*) {
+  g_viewer.frame(time);
+  return EM_TRUE;
+}
+EM_BOOL key_down(int, const EmscriptenKeyboardEvent* e, void*) { return g_viewer.on_key(e, true); }
+EM_BOOL key_up(int, const EmscriptenKeyboardEvent* e, void*) { return g_viewer.on_key(e, false); }
+EM_BOOL mouse(int type, const EmscriptenMouseEvent* e, void*) { return g_viewer.on_mouse(type, e); }
+EM_BOOL wheel(int, const EmscriptenWheelEvent* e, void*) { return g_viewer.on_wheel(e); }
+EM_BOOL mouse_up_anywhere(int, const EmscriptenMouseEvent*, void*) {
+  g_viewer.end_drag();
+  return EM_FALSE;
+}
+EM_BOOL blur(int, const EmscriptenFocusEvent*, void*) {
+  g_viewer.on_blur();
+  return EM_FALSE;
+}
+
+}  // namespace
+}  // namespace flockstep::client
+
+using flockstep::client::g_viewer;
+
+extern "C" {
+
+/// Join as a player with a display name (UTF-8, 1-32 bytes).
+EMSCRIPTEN_KEEPALIVE void fs_play(const char* name) { g_viewer.play(name ? name : ""); }
+/// Join as a spectator.
+EMSCRIPTEN_KEEPALIVE void fs_spectate() { g_viewer.spectate(); }
+/// Leave (back to the start screen).
+EMSCRIPTEN_KEEPALIVE void fs_leave() { g_viewer.leave(); }
+/// Set a view option: annotations, extrapolate, trails, minimap, paused (0/1),
+/// annotation_mask (bit per agent kind), zoom (px per m), fit (any value).
+EMSCRIPTEN_KEEPALIVE void fs_set_option(const char* name, double value) { g_viewer.set_option(name ? name : "", value); }
+/// Spectators, paused: advance the view by one tick.
+EMSCRIPTEN_KEEPALIVE void fs_step() { g_viewer.step_once(); }
+/// Follow an agent by id (0 = free camera).
+EMSCRIPTEN_KEEPALIVE void fs_follow(unsigned id) { g_viewer.follow(id); }
+/// Follow the next (+1) or previous (-1) player.
+EMSCRIPTEN_KEEPALIVE void fs_cycle_player(int dir) { g_viewer.cycle_player(dir < 0 ? -1 : 1); }
+/// On-screen joystick: turn [-1, 1] (+1 right), throttle [0, 1], active = finger down.
+EMSCRIPTEN_KEEPALIVE void fs_set_touch(double turn, double throttle, int active) { g_viewer.touch(turn, throttle, active != 0); }
+/// WebSocket URL for the next Play/Spectate (default ws(s)://<page host>/ws or ?server=).
+EMSCRIPTEN_KEEPALIVE void fs_set_server_url(const char* url) { g_viewer.set_url(url ? url : ""); }
+/// Offline benchmark without a server: n agents, synthetic (sim = 0) or a local sim::World (sim = 1).
+EMSCRIPTEN_KEEPALIVE void fs_bench(int n, int sim) { g_viewer.bench(n, sim != 0); }
+/// Tests: drop the connection as if the network failed (the viewer reconnects and resumes).
+EMSCRIPTEN_KEEPALIVE void fs_drop_connection() { g_viewer.drop(); }
+
+}  // extern "C"
+
+int main() {
+  using namespace flockstep::client;
+  if (!g_viewer.init()) return 1;
+  emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_TRUE, key_down);
+  emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_TRUE, key_up);
+  emscripten_set_mousedown_callback(kCanvas, nullptr, EM_TRUE, mouse);
+  emscripten_set_mousemove_callback(kCanvas, nullptr, EM_TRUE, mouse);
+  emscripten_set_mouseup_callback(kCanvas, nullptr, EM_TRUE, mouse);
+  // A drag that ends outside the canvas still ends.
+  emscripten_set_mouseup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, mouse_up_anywhere);
+  emscripten_set_wheel_callback(kCanvas, nullptr, EM_TRUE, wheel);
+  emscripten_set_blur_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_TRUE, blur);
+  emscripten_request_animation_frame_loop(raf, nullptr);
+  EM_ASM({ if (window.flockstepUi) window.flockstepUi.ready(); });
+  return 0;
+}

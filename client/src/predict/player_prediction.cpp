@@ -1,0 +1,144 @@
+#include "predict/player_prediction.hpp"
+
+#include <cstring>
+
+#include "flockstep/math/angle.hpp"
+#include "flockstep/math/transform.hpp"
+
+namespace flockstep::client {
+
+void step_player_craft(behavior::CraftState& s, sim::PlayerInput input, const sim::Scenario& scenario, real dt) {
+  // Same clamp as World::set_input (NaN fails both comparisons and becomes 0).
+  auto sanitize = [](real v, real lo, real hi) { return v >= lo && v <= hi ? v : (v > hi ? hi : (v < lo ? lo : real(0))); };
+  input.turn = sanitize(input.turn, -1, 1);
+  input.throttle = sanitize(input.throttle, 0, 1);
+
+  // World::steer_craft for a player: turn > 0 is "right", the port bow thruster (T10).
+  behavior::Thrusters t{};
+  t.port = input.turn > 0;
+  t.starboard = input.turn < 0;
+  t.factor = input.turn < 0 ? -input.turn : input.turn;
+  t.throttle = input.throttle;
+
+  // World::integrate for a craft.
+  behavior::craft_step(s, scenario.player_craft, t, dt);
+  s.orientation = math::wrap_angle(s.orientation);
+
+  // World::apply_rules for one body of radius length / 2 (captures are the server's business).
+  const real r = scenario.player_craft.length * 0.5;
+  for (const behavior::Circle& c : scenario.obstacles) {
+    const Vec2 d = s.position - c.center;
+    const real min_d = c.radius + r;
+    const real d2 = math::length_sq(d);
+    if (d2 >= min_d * min_d) continue;
+    const real len = math::sqrt(d2);
+    const Vec2 n = len > 0 ? d / len : Vec2{1, 0};
+    s.position = c.center + n * min_d;
+    const real vn = math::dot(s.velocity, n);
+    if (vn < 0) s.velocity -= n * vn;
+  }
+  const real w = scenario.width, h = scenario.height;
+  if (scenario.wrap) {
+    s.position = math::wrap_torus(s.position, w, h);
+  } else {
+    Vec2& p = s.position;
+    Vec2& v = s.velocity;
+    if (p.x < r) { p.x = r; if (v.x < 0) v.x = 0; }
+    if (p.x > w - r) { p.x = w - r; if (v.x > 0) v.x = 0; }
+    if (p.y < r) { p.y = r; if (v.y < 0) v.y = 0; }
+    if (p.y > h - r) { p.y = h - r; if (v.y > 0) v.y = 0; }
+  }
+}
+
+bool same_bits(const behavior::CraftState& a, const behavior::CraftState& b) {
+  const real av[6] = {a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.orientation, a.angular_velocity};
+  const real bv[6] = {b.position.x, b.position.y, b.velocity.x, b.velocity.y, b.orientation, b.angular_velocity};
+  return std::memcmp(av, bv, sizeof av) == 0;
+}
+
+real position_error(const behavior::CraftState& a, const behavior::CraftState& b) {
+  return math::length(a.position - b.position);
+}
+
+void PlayerPredictor::configure(const sim::Scenario* scenario, real dt) {
+  scenario_ = scenario;
+  dt_ = dt;
+}
+
+void PlayerPredictor::reset() {
+  reset_keep_sequence();
+  next_sequence_ = 1;
+  last_acked_ = 0;
+  corrections_ = 0;
+}
+
+void PlayerPredictor::reset_keep_sequence() {
+  head_ = 0;
+  count_ = 0;
+  has_state_ = false;
+  state_ = {};
+}
+
+std::uint32_t PlayerPredictor::advance(sim::PlayerInput input) {
+  if (count_ == kCapacity) {  // the server has not acknowledged for seconds: forget the oldest
+    head_ = (head_ + 1) % kCapacity;
+    --count_;
+  }
+  InputRecord& r = at(count_);
+  ++count_;
+  r.sequence = next_sequence_++;
+  r.input = input;
+  r.predicted = has_state_ && scenario_ != nullptr;
+  if (r.predicted) {
+    step_player_craft(state_, input, *scenario_, dt_);
+    r.after = state_;
+  } else {
+    r.after = {};
+  }
+  return r.sequence;
+}
+
+ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, std::uint32_t last_applied) {
+  ReconcileResult res;
+  res.first = !has_state_;
+  const behavior::CraftState before = state_;
+
+  // Compare with what we predicted for the same input, then drop everything acknowledged.
+  while (count_ > 0 && at(0).sequence <= last_applied) {
+    const InputRecord& r = at(0);
+    if (r.sequence == last_applied && r.predicted && has_state_) {
+      res.compared = true;
+      res.error_m = position_error(r.after, server);
+      res.corrected = !same_bits(r.after, server);
+    }
+    head_ = (head_ + 1) % kCapacity;
+    --count_;
+  }
+  if (last_applied > last_acked_) last_acked_ = last_applied;
+  if (res.corrected) ++corrections_;
+
+  // Rebase on the authoritative state and replay what the server has not applied yet. When the
+  // prediction was right this reproduces the same bits; it is cheap (a few craft steps).
+  state_ = server;
+  has_state_ = scenario_ != nullptr;
+  if (has_state_) {
+    for (std::int32_t k = 0; k < count_; ++k) {
+      InputRecord& r = at(k);
+      step_player_craft(state_, r.input, *scenario_, dt_);
+      r.after = state_;
+      r.predicted = true;
+      ++res.replayed;
+    }
+  }
+  if (!res.first) res.jump_m = position_error(before, state_);
+  return res;
+}
+
+std::int32_t PlayerPredictor::unacked(std::span<InputRecord> out) const {
+  const std::int32_t n = count_ < static_cast<std::int32_t>(out.size()) ? count_ : static_cast<std::int32_t>(out.size());
+  const std::int32_t skip = count_ - n;  // keep the newest
+  for (std::int32_t k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = at(skip + k);
+  return n;
+}
+
+}  // namespace flockstep::client

@@ -1,0 +1,109 @@
+#pragma once
+/// \file renderer.hpp
+/// WebGL2 drawing: one instanced draw per shape (thousands of agents cost a handful of draw
+/// calls), plus coloured line and triangle lists for walls, annotations, trails and the HUD
+/// parts drawn in the canvas (minimap frame). All geometry is in world metres; a Camera maps it
+/// to the canvas. Instance and vertex buffers are streamed every frame (orphaned, no stalls).
+#include <cstdint>
+#include <span>
+
+#include <GLES3/gl3.h>
+
+#include "flockstep/math/vec2.hpp"
+
+namespace flockstep::client {
+
+/// A view of the world: centre (m) and zoom (pixels per metre) on a canvas of width x height px.
+struct Camera {
+  double cx = 0, cy = 0;  ///< world point at the canvas centre, m
+  double zoom = 8;        ///< px per m. [Limit: > 0]
+  int width = 1, height = 1;  ///< canvas size, device px
+
+  /// Canvas pixel (origin top-left, y down) to world metres.
+  math::Vec2 to_world(double px, double py) const {
+    return {cx + (px - width * 0.5) / zoom, cy - (py - height * 0.5) / zoom};
+  }
+  /// World metres to canvas pixel.
+  math::Vec2 to_screen(math::Vec2 p) const {
+    return {(p.x - cx) * zoom + width * 0.5, height * 0.5 - (p.y - cy) * zoom};
+  }
+  /// Half the visible extent, m.
+  double half_w() const { return width * 0.5 / zoom; }
+  double half_h() const { return height * 0.5 / zoom; }
+};
+
+/// RGBA, 8 bits per channel.
+struct Rgba {
+  std::uint8_t r = 255, g = 255, b = 255, a = 255;
+};
+
+/// One drawn shape: position (m), orientation (rad), scale (m per shape unit), colour.
+struct Instance {
+  float x, y, angle, scale;
+  Rgba color;
+};
+static_assert(sizeof(Instance) == 20);
+
+/// One vertex of a line or triangle list.
+struct ColorVertex {
+  float x, y;
+  Rgba color;
+};
+static_assert(sizeof(ColorVertex) == 12);
+
+/// Shapes, each a small mesh of unit size pointing along +x.
+enum class Shape : std::uint8_t {
+  kDart = 0,   ///< player craft
+  kArrow,      ///< pursuer
+  kBoid,       ///< flock member: slim triangle
+  kSquare,     ///< patrol: square with a nose
+  kHex,        ///< wanderer
+  kDisc,       ///< filled circle of radius 1 (obstacles, markers)
+  kRing,       ///< circle outline of radius 1 (as thin triangles)
+  kCount
+};
+
+/// See file comment.
+class Renderer {
+ public:
+  /// Create the WebGL2 context on the canvas (CSS selector, e.g. "#canvas"). False if WebGL2 is missing.
+  bool init(const char* canvas_selector);
+  /// Start a frame on the whole canvas of w x h device px with a background colour.
+  void begin_frame(int w, int h, Rgba clear);
+  /// Restrict drawing to a rectangle (origin bottom-left, px) with its own background; used
+  /// for the minimap. end_inset() returns to the whole canvas.
+  void begin_inset(int x, int y, int w, int h, Rgba clear);
+  void end_inset();
+  /// Camera for the following draws; `min_px` makes every shape at least that many pixels tall.
+  void set_camera(const Camera& cam, float min_px = 0);
+  /// One instanced draw of `shape` for every instance.
+  void draw(Shape shape, std::span<const Instance> instances);
+  /// Pairs of vertices as GL_LINES (1 px wide: WebGL ignores line width).
+  void draw_lines(std::span<const ColorVertex> vertices);
+  /// Triples of vertices as triangles.
+  void draw_triangles(std::span<const ColorVertex> vertices);
+  /// Draw calls issued since begin_frame (for the HUD).
+  int draw_calls() const { return draw_calls_; }
+
+ private:
+  struct Mesh {
+    GLint first = 0;
+    GLsizei count = 0;
+  };
+  GLuint compile(GLenum type, const char* src);
+  GLuint link(const char* vs, const char* fs);
+  void stream(GLuint buffer, const void* data, GLsizeiptr bytes, GLsizeiptr& capacity);
+
+  int context_ = 0;
+  GLuint shape_program_ = 0, color_program_ = 0;
+  GLint u_shape_center_ = -1, u_shape_scale_ = -1, u_shape_min_ = -1;
+  GLint u_color_center_ = -1, u_color_scale_ = -1;
+  GLuint shape_vao_ = 0, color_vao_ = 0;
+  GLuint mesh_vbo_ = 0, instance_vbo_ = 0, color_vbo_ = 0;
+  GLsizeiptr instance_capacity_ = 0, color_capacity_ = 0;
+  Mesh meshes_[static_cast<int>(Shape::kCount)];
+  int width_ = 1, height_ = 1;
+  int draw_calls_ = 0;
+};
+
+}  // namespace flockstep::client

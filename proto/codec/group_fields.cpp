@@ -1,0 +1,97 @@
+#include "codec/group_fields.hpp"
+
+namespace flockstep::codec {
+
+namespace {
+
+// One line per field: name and the member path. The lambdas are captureless, so they convert to
+// the plain function pointers in GroupField (no allocation, usable from a constexpr table).
+#define FLOCKSTEP_FIELD(NAME, PATH)                                                   \
+  GroupField {                                                                        \
+    NAME, [](const sim::GroupSpec& g) -> double { return static_cast<double>(g.PATH); }, \
+        [](sim::GroupSpec& g, double v) { g.PATH = v; }, false                        \
+  }
+#define FLOCKSTEP_BOOL_FIELD(NAME, PATH)                                              \
+  GroupField {                                                                        \
+    NAME, [](const sim::GroupSpec& g) -> double { return g.PATH ? 1.0 : 0.0; },       \
+        [](sim::GroupSpec& g, double v) { g.PATH = v != 0; }, true                    \
+  }
+
+const GroupField kFields[] = {
+    FLOCKSTEP_FIELD("max_speed", max_speed),
+    FLOCKSTEP_FIELD("max_force", max_force),
+    FLOCKSTEP_FIELD("mass", mass),
+    FLOCKSTEP_FIELD("radius", radius),
+    FLOCKSTEP_FIELD("craft.mass", craft.mass),
+    FLOCKSTEP_FIELD("craft.inertia", craft.inertia),
+    FLOCKSTEP_FIELD("craft.length", craft.length),
+    FLOCKSTEP_FIELD("craft.thrust", craft.thrust),
+    FLOCKSTEP_FIELD("craft.max_steering_force", craft.max_steering_force),
+    FLOCKSTEP_FIELD("craft.linear_drag", craft.linear_drag),
+    FLOCKSTEP_FIELD("craft.lateral_drag", craft.lateral_drag),
+    FLOCKSTEP_FIELD("craft.angular_drag", craft.angular_drag),
+    FLOCKSTEP_FIELD("layers.walls", layers.walls),
+    FLOCKSTEP_FIELD("layers.obstacles", layers.obstacles),
+    FLOCKSTEP_FIELD("layers.flee_players", layers.flee_players),
+    FLOCKSTEP_FIELD("layers.primary", layers.primary),
+    FLOCKSTEP_FIELD("flock.neighbour_radius", flock.neighbour_radius),
+    FLOCKSTEP_FIELD("flock.fov_deg", flock.fov_deg),
+    FLOCKSTEP_FIELD("flock.w_separation", flock.w_separation),
+    FLOCKSTEP_FIELD("flock.w_alignment", flock.w_alignment),
+    FLOCKSTEP_FIELD("flock.w_cohesion", flock.w_cohesion),
+    FLOCKSTEP_FIELD("flock.w_wander", flock.w_wander),
+    FLOCKSTEP_FIELD("flock.w_cruise", flock.w_cruise),
+    FLOCKSTEP_FIELD("flock.cruise_fraction", flock.cruise_fraction),
+    FLOCKSTEP_FIELD("wander.radius", wander.radius),
+    FLOCKSTEP_FIELD("wander.distance", wander.distance),
+    FLOCKSTEP_FIELD("wander.jitter_per_second", wander.jitter_per_second),
+    FLOCKSTEP_FIELD("detection.min_box_length", detection.min_box_length),
+    FLOCKSTEP_FIELD("detection.box_width", detection.box_width),
+    FLOCKSTEP_FIELD("detection.braking_weight", detection.braking_weight),
+    FLOCKSTEP_BOOL_FIELD("detection.seed_literal", detection.seed_literal),
+    FLOCKSTEP_FIELD("feelers.length", feelers.length),
+    FLOCKSTEP_FIELD("feelers.side_length", feelers.side_length),
+    FLOCKSTEP_FIELD("feelers.side_angle", feelers.side_angle),
+    FLOCKSTEP_FIELD("hide.gap", hide.gap),
+    FLOCKSTEP_FIELD("hide.deceleration", hide.deceleration),
+    FLOCKSTEP_FIELD("hide.panic_distance", hide.panic_distance),
+    FLOCKSTEP_FIELD("hide.seen_within_s", hide.seen_within_s),
+    FLOCKSTEP_FIELD("panic_range", panic_range),
+    FLOCKSTEP_FIELD("arrive_deceleration", arrive_deceleration),
+    FLOCKSTEP_FIELD("capture_radius", capture_radius),
+    FLOCKSTEP_FIELD("los_tolerance", los_tolerance),
+    FLOCKSTEP_FIELD("intercept_max_prediction", intercept_max_prediction),
+    FLOCKSTEP_FIELD("waypoint_seek_distance", waypoint_seek_distance),
+};
+
+#undef FLOCKSTEP_FIELD
+#undef FLOCKSTEP_BOOL_FIELD
+
+}  // namespace
+
+std::span<const GroupField> group_fields() { return kFields; }
+
+const GroupField* find_group_field(std::string_view name) {
+  for (const GroupField& f : kFields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const char* pattern_name(sim::PatternKind k) {
+  switch (k) {
+    case sim::PatternKind::kSquare: return "square";
+    case sim::PatternKind::kZigZag: return "zigzag";
+    case sim::PatternKind::kArbitrary: return "arbitrary";
+  }
+  return "square";
+}
+
+bool parse_pattern(std::string_view name, sim::PatternKind& out) {
+  if (name == "square") out = sim::PatternKind::kSquare;
+  else if (name == "zigzag") out = sim::PatternKind::kZigZag;
+  else if (name == "arbitrary") out = sim::PatternKind::kArbitrary;
+  else return false;
+  return true;
+}
+
+}  // namespace flockstep::codec

@@ -1,0 +1,359 @@
+#include "codec/server_codec.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "codec/group_fields.hpp"
+
+namespace flockstep::codec {
+
+namespace {
+
+using math::Vec2;
+
+void put(const Vec2& v, v1::Vec2& out) {
+  out.set_x(v.x);
+  out.set_y(v.y);
+}
+
+/// Read a Vec2; false if a component is NaN/Inf.
+bool get(const v1::Vec2& in, Vec2& out) {
+  if (!std::isfinite(in.x()) || !std::isfinite(in.y())) return false;
+  out = {in.x(), in.y()};
+  return true;
+}
+
+Result fail(Status s, std::string detail) { return Result{s, std::move(detail)}; }
+Result not_finite(const std::string& field) { return fail(Status::kNotFinite, field + " is NaN or infinite"); }
+
+bool finite(double v) { return std::isfinite(v); }
+
+void put_craft(const behavior::CraftParams& c, v1::CraftParams& out) {
+  out.set_mass(c.mass);
+  out.set_inertia(c.inertia);
+  out.set_length(c.length);
+  out.set_thrust(c.thrust);
+  out.set_max_steering_force(c.max_steering_force);
+  out.set_linear_drag(c.linear_drag);
+  out.set_lateral_drag(c.lateral_drag);
+  out.set_angular_drag(c.angular_drag);
+}
+
+bool get_craft(const v1::CraftParams& in, behavior::CraftParams& c) {
+  const double v[] = {in.mass(), in.inertia(), in.length(), in.thrust(), in.max_steering_force(),
+                      in.linear_drag(), in.lateral_drag(), in.angular_drag()};
+  for (double x : v)
+    if (!finite(x)) return false;
+  c = {in.mass(), in.inertia(), in.length(), in.thrust(), in.max_steering_force(),
+       in.linear_drag(), in.lateral_drag(), in.angular_drag()};
+  return true;
+}
+
+template <class Message>
+void serialize(const Message& m, std::string& out) {
+  out.clear();
+  m.SerializeToString(&out);
+}
+
+}  // namespace
+
+v1::AgentKind to_wire(sim::AgentKind k) {
+  switch (k) {
+    case sim::AgentKind::kPlayer: return v1::AGENT_KIND_PLAYER;
+    case sim::AgentKind::kFlock: return v1::AGENT_KIND_FLOCK;
+    case sim::AgentKind::kPursuer: return v1::AGENT_KIND_PURSUER;
+    case sim::AgentKind::kPatrol: return v1::AGENT_KIND_PATROL;
+    case sim::AgentKind::kWanderer: return v1::AGENT_KIND_WANDERER;
+    case sim::AgentKind::kCount: break;
+  }
+  return v1::AGENT_KIND_UNSPECIFIED;
+}
+
+bool from_wire(v1::AgentKind k, sim::AgentKind& out) {
+  switch (k) {
+    case v1::AGENT_KIND_PLAYER: out = sim::AgentKind::kPlayer; return true;
+    case v1::AGENT_KIND_FLOCK: out = sim::AgentKind::kFlock; return true;
+    case v1::AGENT_KIND_PURSUER: out = sim::AgentKind::kPursuer; return true;
+    case v1::AGENT_KIND_PATROL: out = sim::AgentKind::kPatrol; return true;
+    case v1::AGENT_KIND_WANDERER: out = sim::AgentKind::kWanderer; return true;
+    default: return false;
+  }
+}
+
+v1::BehaviourState to_wire(sim::BehaviorState s) {
+  switch (s) {
+    case sim::BehaviorState::kNone: return v1::BEHAVIOUR_STATE_NONE;
+    case sim::BehaviorState::kSeeking: return v1::BEHAVIOUR_STATE_SEEKING;
+    case sim::BehaviorState::kIntercepting: return v1::BEHAVIOUR_STATE_INTERCEPTING;
+    case sim::BehaviorState::kLosFallback: return v1::BEHAVIOUR_STATE_LOS_FALLBACK;
+    case sim::BehaviorState::kFleeing: return v1::BEHAVIOUR_STATE_FLEEING;
+    case sim::BehaviorState::kAvoiding: return v1::BEHAVIOUR_STATE_AVOIDING;
+    case sim::BehaviorState::kPatrolling: return v1::BEHAVIOUR_STATE_PATROLLING;
+    case sim::BehaviorState::kHiding: return v1::BEHAVIOUR_STATE_HIDING;
+    case sim::BehaviorState::kCaptured: return v1::BEHAVIOUR_STATE_CAPTURED;
+  }
+  return v1::BEHAVIOUR_STATE_NONE;
+}
+
+bool from_wire(v1::BehaviourState s, sim::BehaviorState& out) {
+  switch (s) {
+    case v1::BEHAVIOUR_STATE_NONE: out = sim::BehaviorState::kNone; return true;
+    case v1::BEHAVIOUR_STATE_SEEKING: out = sim::BehaviorState::kSeeking; return true;
+    case v1::BEHAVIOUR_STATE_INTERCEPTING: out = sim::BehaviorState::kIntercepting; return true;
+    case v1::BEHAVIOUR_STATE_LOS_FALLBACK: out = sim::BehaviorState::kLosFallback; return true;
+    case v1::BEHAVIOUR_STATE_FLEEING: out = sim::BehaviorState::kFleeing; return true;
+    case v1::BEHAVIOUR_STATE_AVOIDING: out = sim::BehaviorState::kAvoiding; return true;
+    case v1::BEHAVIOUR_STATE_PATROLLING: out = sim::BehaviorState::kPatrolling; return true;
+    case v1::BEHAVIOUR_STATE_HIDING: out = sim::BehaviorState::kHiding; return true;
+    case v1::BEHAVIOUR_STATE_CAPTURED: out = sim::BehaviorState::kCaptured; return true;
+    default: return false;
+  }
+}
+
+void encode_world_spec(const sim::Scenario& s, v1::WorldSpec& out) {
+  out.Clear();
+  out.set_name(s.name);
+  out.set_description(s.description);
+  out.set_width(s.width);
+  out.set_height(s.height);
+  out.set_wrap(s.wrap);
+  out.set_tick_rate_hz(s.tick_rate_hz);
+  out.set_seed(s.seed);
+  out.set_max_agents(s.max_agents);
+  out.set_max_players(s.max_players);
+  out.set_grid_cell(s.grid_cell);
+  put_craft(s.player_craft, *out.mutable_player_craft());
+  out.set_respawn_protection_s(s.respawn_protection_s);
+  for (const sim::Circle& c : s.obstacles) {
+    v1::Circle* o = out.add_obstacles();
+    put(c.center, *o->mutable_center());
+    o->set_radius(c.radius);
+  }
+  for (const sim::Wall& w : s.walls) {
+    v1::Wall* o = out.add_walls();
+    put(w.a, *o->mutable_a());
+    put(w.b, *o->mutable_b());
+  }
+  for (const sim::PathSpec& p : s.paths) {
+    v1::Path* o = out.add_paths();
+    o->set_name(p.name);
+    o->set_loop(p.loop);
+    for (const Vec2& v : p.points) put(v, *o->add_points());
+  }
+  for (const sim::GroupSpec& g : s.groups) {
+    v1::AgentGroup* o = out.add_groups();
+    o->set_name(g.name);
+    o->set_kind(to_wire(g.kind));
+    o->set_technique(sim::technique_name(g.technique));
+    o->set_count(g.count);
+    put(g.spawn_min, *o->mutable_spawn_min());
+    put(g.spawn_max, *o->mutable_spawn_max());
+    o->set_path(g.path);
+    o->set_leader_group(g.leader_group);
+    put(g.offset, *o->mutable_offset());
+    o->set_pattern(pattern_name(g.pattern));
+    for (const GroupField& f : group_fields()) {
+      v1::Param* p = o->add_params();
+      p->set_name(std::string(f.name));
+      p->set_value(f.get(g));
+    }
+  }
+}
+
+Result decode_world_spec(const v1::WorldSpec& in, sim::Scenario& s) {
+  s.name = in.name();
+  s.description = in.description();
+  if (!finite(in.width()) || !finite(in.height())) return not_finite("world.width/height");
+  s.width = in.width();
+  s.height = in.height();
+  s.wrap = in.wrap();
+  s.tick_rate_hz = in.tick_rate_hz();
+  s.seed = in.seed();
+  s.max_agents = in.max_agents();
+  s.max_players = in.max_players();
+  if (!finite(in.grid_cell()) || !finite(in.respawn_protection_s())) return not_finite("world.grid_cell/respawn_protection_s");
+  s.grid_cell = in.grid_cell();
+  if (!get_craft(in.player_craft(), s.player_craft)) return not_finite("world.player_craft");
+  s.respawn_protection_s = in.respawn_protection_s();
+  s.obstacles.clear();
+  for (int i = 0; i < in.obstacles_size(); ++i) {
+    sim::Circle c;
+    if (!get(in.obstacles(i).center(), c.center) || !finite(in.obstacles(i).radius()))
+      return not_finite("world.obstacles[" + std::to_string(i) + "]");
+    c.radius = in.obstacles(i).radius();
+    s.obstacles.push_back(c);
+  }
+  s.walls.clear();
+  for (int i = 0; i < in.walls_size(); ++i) {
+    sim::Wall w;
+    if (!get(in.walls(i).a(), w.a) || !get(in.walls(i).b(), w.b)) return not_finite("world.walls[" + std::to_string(i) + "]");
+    s.walls.push_back(w);
+  }
+  s.paths.clear();
+  for (int i = 0; i < in.paths_size(); ++i) {
+    const v1::Path& p = in.paths(i);
+    sim::PathSpec ps;
+    ps.name = p.name();
+    ps.loop = p.loop();
+    for (int k = 0; k < p.points_size(); ++k) {
+      Vec2 v;
+      if (!get(p.points(k), v)) return not_finite("world.paths[" + std::to_string(i) + "].points");
+      ps.points.push_back(v);
+    }
+    s.paths.push_back(std::move(ps));
+  }
+  s.groups.clear();
+  for (int i = 0; i < in.groups_size(); ++i) {
+    const v1::AgentGroup& o = in.groups(i);
+    const std::string where = "world.groups[" + std::to_string(i) + "]";
+    sim::GroupSpec g;
+    g.name = o.name();
+    if (!from_wire(o.kind(), g.kind)) return fail(Status::kBadEnum, where + ".kind unknown");
+    if (!sim::parse_technique(o.technique(), g.technique)) return fail(Status::kBadEnum, where + ".technique unknown");
+    g.count = o.count();
+    if (!get(o.spawn_min(), g.spawn_min) || !get(o.spawn_max(), g.spawn_max) || !get(o.offset(), g.offset))
+      return not_finite(where + ".spawn/offset");
+    g.path = o.path();
+    g.leader_group = o.leader_group();
+    if (!parse_pattern(o.pattern(), g.pattern)) return fail(Status::kBadEnum, where + ".pattern unknown");
+    for (const v1::Param& p : o.params()) {
+      const GroupField* f = find_group_field(p.name());
+      if (!f) return fail(Status::kBadEnum, where + ".params: unknown parameter '" + p.name() + "'");
+      if (!finite(p.value())) return not_finite(where + "." + p.name());
+      f->set(g, p.value());
+    }
+    s.groups.push_back(std::move(g));
+  }
+  if (std::string why = sim::validate(s); !why.empty()) return fail(Status::kMalformed, "world." + why);
+  return {};
+}
+
+void encode_agent(const sim::AgentView& a, v1::Agent& out) {
+  out.set_id(a.id.value);
+  out.set_kind(to_wire(a.kind));
+  put(a.position, *out.mutable_position());
+  put(a.velocity, *out.mutable_velocity());
+  out.set_heading(a.orientation);
+  out.set_target_id(a.target.value);
+  put(a.aim, *out.mutable_aim_point());
+  out.set_state(to_wire(a.state));
+  out.set_group(a.group);
+  out.set_angular_velocity(a.angular_velocity);
+  out.set_spawn_tick(a.spawn_tick);
+}
+
+Result decode_agent(const v1::Agent& in, sim::AgentView& a) {
+  a.id.value = in.id();
+  if (!from_wire(in.kind(), a.kind)) return fail(Status::kBadEnum, "agent.kind unknown");
+  if (!get(in.position(), a.position) || !get(in.velocity(), a.velocity) || !get(in.aim_point(), a.aim) ||
+      !finite(in.heading()) || !finite(in.angular_velocity()))
+    return not_finite("agent " + std::to_string(in.id()));
+  a.orientation = in.heading();
+  a.target.value = in.target_id();
+  if (!from_wire(in.state(), a.state)) return fail(Status::kBadEnum, "agent.state unknown");
+  a.group = in.group();
+  a.angular_velocity = in.angular_velocity();
+  a.spawn_tick = in.spawn_tick();
+  return {};
+}
+
+const std::string& SnapshotEncoder::encode_body(const sim::World& world) {
+  v1::Snapshot* snap = message_.mutable_snapshot();
+  snap->set_server_tick(world.tick());
+  snap->set_state_hash(world.state_hash());
+  auto* agents = snap->mutable_agents();
+  const std::int32_t n = world.size();
+  // Reuse the Agent objects of the previous call: RepeatedPtrField keeps cleared elements.
+  while (agents->size() > n) agents->RemoveLast();
+  for (std::int32_t i = 0; i < n; ++i) {
+    v1::Agent* a = i < agents->size() ? agents->Mutable(i) : agents->Add();
+    encode_agent(world.view(i), *a);
+  }
+  bytes_.clear();
+  message_.SerializeToString(&bytes_);
+  return bytes_;
+}
+
+void encode_snapshot_suffix(std::uint32_t last_input_sequence, std::string& out) {
+  v1::ServerMessage m;
+  // A zero would not be encoded at all (proto3 default), which is exactly "none applied yet".
+  m.mutable_snapshot()->set_last_input_sequence(last_input_sequence);
+  serialize(m, out);
+}
+
+Result decode_snapshot_agents(const v1::Snapshot& in, std::vector<sim::AgentView>& out) {
+  out.resize(static_cast<std::size_t>(in.agents_size()));
+  for (int i = 0; i < in.agents_size(); ++i) {
+    Result r = decode_agent(in.agents(i), out[static_cast<std::size_t>(i)]);
+    if (!r.ok()) return r;
+  }
+  return {};
+}
+
+void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std::string& out) {
+  v1::ServerMessage m;
+  v1::Welcome* w = m.mutable_welcome();
+  w->set_player_id(info.player_id);
+  w->set_entity_id(info.entity.value);
+  w->set_role(info.role == Role::kPlayer ? v1::ROLE_PLAYER : v1::ROLE_SPECTATOR);
+  w->set_tick_rate_hz(info.tick_rate_hz);
+  w->set_snapshot_rate_hz(info.snapshot_rate_hz);
+  w->set_server_tick(info.server_tick);
+  w->set_resume_token(info.resume_token);
+  w->set_resume_window_ms(info.resume_window_ms);
+  w->set_max_input_frames(info.max_input_frames);
+  encode_world_spec(scenario, *w->mutable_world());
+  serialize(m, out);
+}
+
+void add_capture(v1::Events& events, std::uint32_t player_id, const sim::Event& e) {
+  v1::Capture* c = events.add_captures();
+  c->set_player_id(player_id);
+  c->set_entity_id(e.subject.value);
+  c->set_pursuer_id(e.other.value);
+  c->set_tick(e.tick);
+  c->set_survived_ticks(e.survived_ticks);
+}
+
+void add_respawn(v1::Events& events, std::uint32_t player_id, const sim::Event& e) {
+  v1::Respawn* r = events.add_respawns();
+  r->set_player_id(player_id);
+  r->set_entity_id(e.subject.value);
+  r->set_tick(e.tick);
+}
+
+void encode_close(v1::Close::Code code, std::string_view reason, std::string& out) {
+  v1::ServerMessage m;
+  m.mutable_close()->set_code(code);
+  m.mutable_close()->set_reason(std::string(reason.substr(0, 120)));
+  serialize(m, out);
+}
+
+void encode_server_pong(std::uint64_t echo_time_us, std::uint64_t server_tick, std::string& out) {
+  v1::ServerMessage m;
+  m.mutable_pong()->set_echo_time_us(echo_time_us);
+  m.mutable_pong()->set_server_tick(server_tick);
+  serialize(m, out);
+}
+
+void encode_server_ping(std::uint64_t time_us, std::string& out) {
+  v1::ServerMessage m;
+  m.mutable_ping()->set_sender_time_us(time_us);
+  serialize(m, out);
+}
+
+void encode_events(const v1::Events& events, std::string& out) {
+  v1::ServerMessage m;
+  *m.mutable_events() = events;
+  serialize(m, out);
+}
+
+Result decode_server_message(std::span<const std::byte> bytes, v1::ServerMessage& out) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return fail(Status::kTooBig, "too big");
+  if (!out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return fail(Status::kMalformed, "not a valid ServerMessage encoding");
+  if (out.payload_case() == v1::ServerMessage::PAYLOAD_NOT_SET) return fail(Status::kEmpty, "ServerMessage without payload");
+  return {};
+}
+
+}  // namespace flockstep::codec

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# THE test command (README, .ci/run): installs what is missing, builds, and runs every test.
+#
+#   scripts/test.sh                 setup + native (ci preset: release, -Werror) + wasm (under node)
+#   scripts/test.sh native [ARGS]   setup + native only; ARGS go to ctest (e.g. -R Arrive)
+#   scripts/test.sh wasm [ARGS]     setup + wasm only
+#   scripts/test.sh dev [ARGS]      setup + Debug with ASan/UBSan (not part of the default run)
+#   scripts/test.sh full            native + wasm + dev
+#
+# Prints one line per step and ends with `N passed, N failed` summed over every ctest run (a
+# stage that fails before its tests run counts as one failure). Exits non-zero on any failure,
+# but still runs the other stage first so one run shows everything that is broken.
+#
+# Environment: FLOCKSTEP_CACHE (default $HOME/.cache/flockstep: ccache, wasm protobuf),
+# FLOCKSTEP_JOBS (default 2), FLOCKSTEP_SKIP_SETUP=1 (skip scripts/setup.sh).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 1
+say() { printf 'test: %s\n' "$*"; }
+
+MODE="${1:-all}"
+[[ $# -gt 0 ]] && shift
+CTEST_ARGS=("$@")
+case "$MODE" in
+  all) STAGES=(native wasm) ;;
+  native) STAGES=(native) ;;
+  wasm) STAGES=(wasm) ;;
+  dev) STAGES=(dev) ;;
+  full) STAGES=(native wasm dev) ;;
+  -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+  *) printf 'test: ERROR: unknown mode "%s" (use: all, native, wasm, dev, full)\n' "$MODE" >&2; exit 2 ;;
+esac
+
+if [[ -z "${FLOCKSTEP_CACHE:-}" ]]; then
+  if [[ -n "${HOME:-}" ]]; then FLOCKSTEP_CACHE="$HOME/.cache/flockstep"; else FLOCKSTEP_CACHE="$ROOT/.cache/flockstep"; fi
+fi
+export FLOCKSTEP_CACHE
+JOBS="${FLOCKSTEP_JOBS:-2}"
+export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
+export CCACHE_DIR="${CCACHE_DIR:-$FLOCKSTEP_CACHE/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
+# emcc's JS optimizer needs Debian's acorn, which NodeSource's node does not find by itself.
+export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
+LOGS="$ROOT/build/test-logs"
+mkdir -p "$LOGS"
+
+PASSED=0
+FAILED=0
+FAILED_STEPS=()
+T0=$SECONDS
+
+# run_step NAME LOG CMD...: runs CMD with its output in LOG (and the tail on failure).
+run_step() {
+  local name="$1" log="$2" t=$SECONDS
+  shift 2
+  say "$name ..."
+  if "$@" >"$log" 2>&1; then
+    say "$name: ok ($((SECONDS - t)) s)"
+    return 0
+  fi
+  printf '%s\n' "----- last 60 lines of $log -----" >&2
+  tail -n 60 "$log" >&2
+  printf '%s\n' "-----" >&2
+  say "FAILED: $name ($((SECONDS - t)) s, full log: $log)"
+  FAILED_STEPS+=("$name")
+  return 1
+}
+
+# run_ctest NAME PRESET: runs ctest with its output shown, and adds its counts to the totals.
+run_ctest() {
+  local name="$1" preset="$2" log="$LOGS/$2-ctest.log" t=$SECONDS rc line failed total
+  say "$name: ctest --preset $preset ..."
+  ctest --preset "$preset" -j"$JOBS" "${CTEST_ARGS[@]}" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  line="$(grep -E '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)"
+  if [[ -n "$line" ]]; then
+    failed="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")"
+    total="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")"
+    PASSED=$((PASSED + total - failed))
+    FAILED=$((FAILED + failed))
+  elif grep -q 'No tests were found' "$log"; then
+    say "$name: WARNING: ctest found no tests"
+  else
+    FAILED=$((FAILED + 1))   # ctest itself broke: count it so the summary cannot read as green
+  fi
+  if [[ $rc -ne 0 ]]; then
+    say "FAILED: $name tests ($((SECONDS - t)) s, log: $log)"
+    FAILED_STEPS+=("$name tests")
+    return 1
+  fi
+  say "$name tests: ok ($((SECONDS - t)) s)"
+}
+
+# stage NAME PRESET: configure + build + ctest one preset.
+stage() {
+  local name="$1" preset="$2"
+  if ! run_step "$name: configure (preset $preset)" "$LOGS/$preset-configure.log" \
+         cmake --preset "$preset" \
+     || ! run_step "$name: build (preset $preset, -j$JOBS)" "$LOGS/$preset-build.log" \
+         cmake --build --preset "$preset" -j"$JOBS"; then
+    FAILED=$((FAILED + 1))
+    return 1
+  fi
+  run_ctest "$name" "$preset"
+}
+
+if [[ "${FLOCKSTEP_SKIP_SETUP:-0}" == 1 ]]; then
+  say "setup: skipped (FLOCKSTEP_SKIP_SETUP=1)"
+else
+  say "setup: scripts/setup.sh ..."
+  t=$SECONDS
+  if ! "$ROOT/scripts/setup.sh"; then
+    say "FAILED: scripts/setup.sh: cannot install the toolchain, so nothing was built or tested"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+  say "setup: ok ($((SECONDS - t)) s)"
+fi
+command -v ccache >/dev/null && ccache -z >/dev/null 2>&1
+
+for s in "${STAGES[@]}"; do
+  case "$s" in
+    native) stage native ci ;;
+    wasm) stage wasm wasm ;;
+    dev) stage dev dev ;;
+  esac
+done
+
+if command -v ccache >/dev/null && [[ " ${STAGES[*]} " != " wasm " ]]; then
+  say "ccache: $(ccache -s 2>/dev/null | grep -iE '^ *hits:|^cache hit \(rate\)' | head -1 | tr -s ' ')"
+fi
+if ((${#FAILED_STEPS[@]} > 0)); then
+  say "FAILED steps: $(IFS=';'; echo "${FAILED_STEPS[*]}")"
+  say "total $((SECONDS - T0)) s"
+  echo "$PASSED passed, $FAILED failed"
+  exit 1
+fi
+say "all green: ${STAGES[*]} (total $((SECONDS - T0)) s)"
+echo "$PASSED passed, $FAILED failed"

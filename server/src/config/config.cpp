@@ -1,0 +1,259 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+namespace flockstep::server::config {
+
+namespace {
+
+struct UintKey {
+  std::uint32_t Config::*member;
+  std::uint64_t min;
+  std::uint64_t max;
+};
+struct StringKey {
+  std::string Config::*member;
+  std::vector<std::string> choices;  // empty = free text
+};
+
+/// One configuration key. Everything user-visible is derived from this table.
+struct Key {
+  const char* name;
+  std::variant<UintKey, StringKey> type;
+  const char* help;
+};
+
+const std::vector<Key>& keys() {
+  static const std::vector<Key> k = {
+      {"host", StringKey{&Config::host, {}}, "listen address"},
+      {"port", UintKey{&Config::port, 0, 65535}, "TCP port; 0 lets the OS choose (the chosen port is logged)"},
+      {"threads", UintKey{&Config::threads, 1, 64}, "I/O threads (the simulation runs on its own thread)"},
+      {"web_root", StringKey{&Config::web_root, {}}, "folder with the built viewer (index.html, .js, .wasm); empty serves no files"},
+      {"max_connections", UintKey{&Config::max_connections, 1, 100000}, "open TCP connections (HTTP and WebSocket); more are refused"},
+      {"max_http_header_bytes", UintKey{&Config::max_http_header_bytes, 1024, 65536}, "HTTP request header limit, bytes"},
+      {"handshake_timeout_ms", UintKey{&Config::handshake_timeout_ms, 100, 600000}, "HTTP request, WebSocket handshake and Join must each arrive within this, ms"},
+      {"idle_timeout_ms", UintKey{&Config::idle_timeout_ms, 1000, 600000}, "WebSocket idle timeout, ms; a ping is sent at half of it"},
+      {"ping_interval_ms", UintKey{&Config::ping_interval_ms, 100, 60000}, "application Ping interval for the RTT metric, ms"},
+      {"max_message_bytes", UintKey{&Config::max_message_bytes, 64, 1048576}, "largest client WebSocket message, bytes; larger closes with 1009"},
+      {"input_rate_hz", UintKey{&Config::input_rate_hz, 1, 100000}, "client messages per second per connection (token bucket); excess is dropped"},
+      {"input_burst", UintKey{&Config::input_burst, 1, 100000}, "token bucket size for input_rate_hz, messages"},
+      {"max_input_frames", UintKey{&Config::max_input_frames, 1, 1024}, "InputFrames in one Input message"},
+      {"input_buffer_ticks", UintKey{&Config::input_buffer_ticks, 1, 600}, "pending input frames per player; the oldest are dropped beyond it"},
+      {"max_violations", UintKey{&Config::max_violations, 1, 1000000}, "out-of-range values (clamped) tolerated before the client is kicked"},
+      {"send_queue_snapshots", UintKey{&Config::send_queue_snapshots, 1, 8}, "snapshots queued per client; a newer one replaces the oldest unsent"},
+      {"send_queue_messages", UintKey{&Config::send_queue_messages, 8, 4096}, "other messages (events, pongs) queued per client before it is dropped"},
+      {"max_send_lag_ms", UintKey{&Config::max_send_lag_ms, 100, 60000}, "a client whose oldest unsent message is older than this is dropped, ms"},
+      {"shutdown_timeout_ms", UintKey{&Config::shutdown_timeout_ms, 100, 60000}, "on SIGTERM/SIGINT the process exits at the latest after this, ms"},
+      {"scenario", StringKey{&Config::scenario, {}}, "scenario JSON file"},
+      {"tick_rate_hz", UintKey{&Config::tick_rate_hz, 1, 240}, "simulation ticks per second (overrides the scenario's)"},
+      {"snapshot_rate_hz", UintKey{&Config::snapshot_rate_hz, 1, 240}, "snapshots per second (at most tick_rate_hz)"},
+      {"max_catchup_ticks", UintKey{&Config::max_catchup_ticks, 1, 600}, "ticks run back to back after a stall; older missed ticks are skipped"},
+      {"max_players", UintKey{&Config::max_players, 0, 10000}, "player crafts, clients and bots together (overrides the scenario's)"},
+      {"bots", UintKey{&Config::bots, 0, 10000}, "server-side bot players (at most max_players)"},
+      {"max_name_bytes", UintKey{&Config::max_name_bytes, 1, 256}, "display name length, bytes of UTF-8"},
+      {"resume_window_ms", UintKey{&Config::resume_window_ms, 0, 600000}, "a disconnected player's craft waits this long for a resume, ms"},
+      {"log_format", StringKey{&Config::log_format, {"text", "json"}}, "log line format"},
+      {"log_level", StringKey{&Config::log_level, {"debug", "info", "warn", "error"}}, "lowest level logged"},
+      {"log_rate_per_s", UintKey{&Config::log_rate_per_s, 1, 100000}, "log lines per second per event name; the rest are counted and summarised"},
+  };
+  return k;
+}
+
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+std::string env_of(const std::string& key) {
+  std::string e = "FLOCKSTEP_" + key;
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return e;
+}
+
+std::string limit_text(const Key& k) {
+  if (const auto* u = std::get_if<UintKey>(&k.type)) return std::to_string(u->min) + ".." + std::to_string(u->max);
+  const auto& s = std::get<StringKey>(k.type);
+  if (s.choices.empty()) return "text";
+  std::string out;
+  for (const auto& c : s.choices) out += (out.empty() ? "" : "|") + c;
+  return out;
+}
+
+std::string value_text(const Key& k, const Config& c) {
+  if (const auto* u = std::get_if<UintKey>(&k.type)) return std::to_string(c.*(u->member));
+  return c.*(std::get<StringKey>(k.type).member);
+}
+
+/// Set a key from text (flags, environment). `origin` names where the text came from.
+void set_from_text(const Key& k, Config& c, const std::string& text, const std::string& origin) {
+  if (const auto* u = std::get_if<UintKey>(&k.type)) {
+    if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+      throw ConfigError(origin + ": '" + text + "' is not a non-negative integer (limit " + limit_text(k) + ")");
+    errno = 0;
+    const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno == ERANGE || v < u->min || v > u->max)
+      throw ConfigError(origin + ": " + text + " is out of range (limit " + limit_text(k) + ")");
+    c.*(u->member) = static_cast<std::uint32_t>(v);
+    return;
+  }
+  const auto& s = std::get<StringKey>(k.type);
+  if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end())
+    throw ConfigError(origin + ": '" + text + "' is not one of " + limit_text(k));
+  c.*(s.member) = text;
+}
+
+void set_from_json(const Key& k, Config& c, const nlohmann::json& v, const std::string& origin) {
+  if (std::holds_alternative<UintKey>(k.type)) {
+    if (!v.is_number_integer()) throw ConfigError(origin + ": expected an integer (limit " + limit_text(k) + ")");
+    if (v.is_number_unsigned()) set_from_text(k, c, std::to_string(v.get<std::uint64_t>()), origin);
+    else {
+      const auto i = v.get<std::int64_t>();
+      if (i < 0) throw ConfigError(origin + ": " + std::to_string(i) + " is out of range (limit " + limit_text(k) + ")");
+      set_from_text(k, c, std::to_string(i), origin);
+    }
+    return;
+  }
+  if (!v.is_string()) throw ConfigError(origin + ": expected a string (" + limit_text(k) + ")");
+  set_from_text(k, c, v.get<std::string>(), origin);
+}
+
+const Key* find_key(const std::string& name) {
+  for (const Key& k : keys())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+void read_file(const std::string& path, Config& c, std::vector<std::string>& sources) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("config file '" + path + "' cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError("config file '" + path + "' is not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw ConfigError("config file '" + path + "': top level must be an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const Key* k = find_key(it.key());
+    if (!k) throw ConfigError("config file '" + path + "': unknown key '" + it.key() + "'");
+    set_from_json(*k, c, it.value(), "config file '" + path + "' key '" + it.key() + "'");
+    sources[static_cast<std::size_t>(k - keys().data())] = "file";
+  }
+}
+
+void cross_check(const Config& c) {
+  if (c.snapshot_rate_hz > c.tick_rate_hz)
+    throw ConfigError("snapshot_rate_hz (" + std::to_string(c.snapshot_rate_hz) + ") must not exceed tick_rate_hz (" +
+                      std::to_string(c.tick_rate_hz) + ")");
+  if (c.bots > c.max_players)
+    throw ConfigError("bots (" + std::to_string(c.bots) + ") must not exceed max_players (" +
+                      std::to_string(c.max_players) + ")");
+}
+
+}  // namespace
+
+LoadResult load(const std::vector<std::string>& args, const EnvLookup& env) {
+  LoadResult r;
+  r.sources.assign(keys().size(), "default");
+
+  // Pass 1: split flags into (key, value) and find --help / --config.
+  std::vector<std::pair<std::string, std::string>> flags;  // flag as typed, value
+  std::string config_path;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      r.help = true;
+      return r;
+    }
+    if (a.rfind("--", 0) != 0) throw ConfigError("unexpected argument '" + a + "' (flags look like --name=value; see --help)");
+    std::string name = a;
+    std::string value;
+    bool has_value = false;
+    if (const auto eq = a.find('='); eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      has_value = true;
+    }
+    if (!has_value) {
+      if (i + 1 >= args.size()) throw ConfigError("flag " + name + " needs a value");
+      value = args[++i];
+    }
+    if (name == "--config") config_path = value;
+    else flags.emplace_back(name, value);
+  }
+  if (config_path.empty())
+    if (const char* e = env("FLOCKSTEP_CONFIG"); e && *e) config_path = e;
+
+  // Layers, lowest precedence first.
+  if (!config_path.empty()) {
+    read_file(config_path, r.config, r.sources);
+    r.config.config_file = config_path;
+  }
+  for (std::size_t i = 0; i < keys().size(); ++i) {
+    const Key& k = keys()[i];
+    const std::string var = env_of(k.name);
+    if (const char* e = env(var.c_str())) {
+      set_from_text(k, r.config, e, "environment variable " + var);
+      r.sources[i] = "env";
+    }
+  }
+  for (const auto& [flag, value] : flags) {
+    const Key* k = nullptr;
+    for (const Key& cand : keys())
+      if (flag_of(cand.name) == flag) k = &cand;
+    if (!k) throw ConfigError("unknown flag " + flag + " (see --help)");
+    set_from_text(*k, r.config, value, "flag " + flag);
+    r.sources[static_cast<std::size_t>(k - keys().data())] = "flag";
+  }
+  cross_check(r.config);
+  return r;
+}
+
+std::string help_text() {
+  const Config defaults;
+  std::ostringstream o;
+  o << "flockstep-server: authoritative Flockstep game server (HTTP + WebSocket on one port)\n\n"
+       "Usage: flockstep-server [--flag=value | --flag value]...\n\n"
+       "Precedence: flags > environment variables > JSON config file > defaults.\n"
+       "  --config=PATH   JSON object with any of the keys below (env FLOCKSTEP_CONFIG)\n"
+       "  --help          this text\n\n";
+  for (const Key& k : keys()) {
+    o << "  " << flag_of(k.name) << "  (env " << env_of(k.name) << ", key " << k.name << ")\n"
+      << "      " << k.help << "\n"
+      << "      default: " << (value_text(k, defaults).empty() ? "(empty)" : value_text(k, defaults))
+      << "   limit: " << limit_text(k) << "\n";
+  }
+  o << "\nExit codes: 0 normal exit (also after SIGTERM/SIGINT), 1 runtime error, 2 configuration error.\n";
+  return o.str();
+}
+
+std::string describe(const LoadResult& r) {
+  std::ostringstream o;
+  o << "effective configuration" << (r.config.config_file.empty() ? "" : " (file " + r.config.config_file + ")") << ":\n";
+  for (std::size_t i = 0; i < keys().size(); ++i) {
+    const Key& k = keys()[i];
+    o << "  " << k.name << " = " << value_text(k, r.config) << "  (" << r.sources[i] << ")\n";
+  }
+  return o.str();
+}
+
+std::string markdown_reference() {
+  const Config defaults;
+  std::ostringstream o;
+  o << "| key | flag | environment | default | limit | meaning |\n|---|---|---|---|---|---|\n";
+  for (const Key& k : keys())
+    o << "| `" << k.name << "` | `" << flag_of(k.name) << "` | `" << env_of(k.name) << "` | `" << value_text(k, defaults)
+      << "` | " << limit_text(k) << " | " << k.help << " |\n";
+  return o.str();
+}
+
+}  // namespace flockstep::server::config

@@ -1,0 +1,84 @@
+#pragma once
+/// \file config.hpp
+/// Server configuration. Precedence: command-line flags > environment variables (FLOCKSTEP_*) >
+/// JSON config file (--config / FLOCKSTEP_CONFIG) > defaults. One table (config.cpp) defines every
+/// key once: its JSON name (`max_connections`), flag (`--max-connections`), environment variable
+/// (`FLOCKSTEP_MAX_CONNECTIONS`), limits and help text, so --help, docs/server.md and the
+/// validation cannot disagree. Errors throw ConfigError whose message names the key or flag.
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace flockstep::server::config {
+
+/// Effective configuration. Every field has a default and a documented limit.
+struct Config {
+  // Network
+  std::string host = "0.0.0.0";            ///< listen address
+  std::uint32_t port = 8080;               ///< TCP port; 0 = chosen by the OS (printed at start). [0..65535]
+  std::uint32_t threads = 1;               ///< I/O threads (the game has its own). [1..64]
+  std::string web_root;                    ///< folder of the built viewer; empty = no static files
+  std::uint32_t max_connections = 1100;    ///< open TCP connections, HTTP + WebSocket. [1..100000]
+  std::uint32_t max_http_header_bytes = 8192;  ///< HTTP request header limit, bytes. [1024..65536]
+  std::uint32_t handshake_timeout_ms = 5000;   ///< HTTP request, WS handshake and Join must arrive within. [100..600000]
+  std::uint32_t idle_timeout_ms = 15000;   ///< WS idle timeout; Beast sends a ping at half of it. [1000..600000]
+  std::uint32_t ping_interval_ms = 1000;   ///< application Ping for the RTT metric. [100..60000]
+  std::uint32_t max_message_bytes = 4096;  ///< largest client WS message (read_message_max); larger = close 1009. [64..1048576]
+  std::uint32_t input_rate_hz = 120;       ///< client messages per second (token bucket rate). [1..100000]
+  std::uint32_t input_burst = 30;          ///< token bucket size, messages. [1..100000]
+  std::uint32_t max_input_frames = 64;     ///< InputFrames in one Input message. [1..1024]
+  std::uint32_t input_buffer_ticks = 8;    ///< pending input frames per player; older ones are dropped. [1..600]
+  std::uint32_t max_violations = 3;        ///< out-of-range values tolerated (clamped) before a kick. [1..1000000]
+  std::uint32_t send_queue_snapshots = 2;  ///< snapshots queued per client; newer replaces older. [1..8]
+  std::uint32_t send_queue_messages = 64;  ///< other messages (events, pongs) queued per client. [8..4096]
+  std::uint32_t max_send_lag_ms = 3000;    ///< a client whose oldest unsent message is older is dropped. [100..60000]
+  std::uint32_t shutdown_timeout_ms = 5000;  ///< SIGTERM: hard exit after this. [100..60000]
+  // Game
+  std::string scenario = "scenarios/arena.json";  ///< scenario JSON file
+  std::uint32_t tick_rate_hz = 60;         ///< simulation ticks per second (overrides the scenario). [1..240]
+  std::uint32_t snapshot_rate_hz = 20;     ///< snapshots per second. [1..tick_rate_hz]
+  std::uint32_t max_catchup_ticks = 5;     ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
+  std::uint32_t max_players = 64;          ///< player crafts (clients + bots). [0..10000]
+  std::uint32_t bots = 0;                  ///< server-side bot players. [0..max_players]
+  std::uint32_t max_name_bytes = 32;       ///< display name length, bytes of UTF-8. [1..256]
+  std::uint32_t resume_window_ms = 10000;  ///< a disconnected player's craft waits this long for a resume. [0..600000]
+  // Ops
+  std::string log_format = "text";         ///< text | json
+  std::string log_level = "info";          ///< debug | info | warn | error
+  std::uint32_t log_rate_per_s = 20;       ///< log lines per second per event name. [1..100000]
+
+  std::string config_file;                 ///< the JSON file that was read, if any
+};
+
+/// A configuration error. what() names the key, flag or variable and the accepted range.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Looks up an environment variable (injectable for tests); returns nullptr when unset.
+using EnvLookup = std::function<const char*(const char*)>;
+
+/// Result of parsing the command line.
+struct LoadResult {
+  Config config;
+  bool help = false;                 ///< --help given: print help_text() and exit 0
+  std::vector<std::string> sources;  ///< per key in table order: "default", "file", "env", "flag"
+};
+
+/// Build the effective configuration. Throws ConfigError (unknown flag or key, bad value,
+/// out of range, unreadable file).
+LoadResult load(const std::vector<std::string>& args, const EnvLookup& env);
+
+/// --help text: every flag with its environment variable, default and limit.
+std::string help_text();
+
+/// The effective configuration, one `key = value (source)` per line.
+std::string describe(const LoadResult& r);
+
+/// Markdown table of every key (for docs/server.md).
+std::string markdown_reference();
+
+}  // namespace flockstep::server::config

@@ -1,0 +1,104 @@
+#include "game/game.hpp"
+
+#include <chrono>
+
+#include "flockstep/sim/tick.hpp"
+#include "ops/log.hpp"
+#include "ops/metrics.hpp"
+
+namespace flockstep::server::game {
+
+Game::Game(const RoomConfig& config, sim::Scenario scenario, std::uint32_t max_catchup_ticks,
+           ops::ServerMetrics* metrics, ops::Logger* log)
+    : room_(config, std::move(scenario), metrics, log),
+      tick_rate_hz_(config.tick_rate_hz),
+      max_catchup_ticks_(max_catchup_ticks),
+      metrics_(metrics),
+      log_(log) {}
+
+Game::~Game() { stop(); }
+
+void Game::start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Game::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Game::push(Command c) {
+  std::lock_guard lock(mutex_);
+  inbox_.push_back(std::move(c));
+}
+
+void Game::post_join(ConnectionId conn, std::shared_ptr<ClientSink> sink, codec::JoinRequest request) {
+  Command c{Command::Type::kJoin, conn, std::move(sink), std::move(request), {}};
+  push(std::move(c));
+}
+
+void Game::post_inputs(ConnectionId conn, std::vector<codec::InputFrame> frames) {
+  Command c{Command::Type::kInputs, conn, nullptr, {}, std::move(frames)};
+  push(std::move(c));
+}
+
+void Game::post_leave(ConnectionId conn) { push(Command{Command::Type::kLeave, conn, nullptr, {}, {}}); }
+
+void Game::drain() {
+  {
+    std::lock_guard lock(mutex_);
+    work_.swap(inbox_);
+  }
+  for (Command& c : work_) {
+    switch (c.type) {
+      case Command::Type::kJoin: room_.join(c.conn, c.sink, c.join); break;
+      case Command::Type::kInputs: room_.inputs(c.conn, c.frames); break;
+      case Command::Type::kLeave: room_.leave(c.conn); break;
+    }
+  }
+  work_.clear();
+}
+
+void Game::run() {
+  using clock = std::chrono::steady_clock;
+  sim::TickClock ticks(static_cast<std::int32_t>(tick_rate_hz_), static_cast<std::int32_t>(max_catchup_ticks_));
+  const double period_s = 1.0 / tick_rate_hz_;
+  auto last = clock::now();
+  std::uint64_t dropped_reported = 0;
+  for (;;) {
+    const auto now = clock::now();
+    const auto elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(now - last).count();
+    // Only whole microseconds are consumed, so no time is lost to rounding.
+    last += std::chrono::microseconds(elapsed_us);
+    const std::int32_t due = ticks.advance(elapsed_us);
+    for (std::int32_t i = 0; i < due; ++i) {
+      const auto t0 = clock::now();
+      drain();  // commands apply at the tick boundary, in arrival order
+      room_.tick();
+      tick_.store(room_.current_tick(), std::memory_order_relaxed);
+      const double took = std::chrono::duration<double>(clock::now() - t0).count();
+      if (metrics_) {
+        metrics_->tick_seconds.observe(took);
+        if (took > period_s) metrics_->tick_overruns.inc();
+        metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
+      }
+    }
+    if (ticks.dropped_ticks() != dropped_reported) {
+      if (metrics_) metrics_->ticks_skipped.inc(ticks.dropped_ticks() - dropped_reported);
+      if (log_) log_->warn("ticks_skipped", {{"total", ticks.dropped_ticks()}});
+      dropped_reported = ticks.dropped_ticks();
+    }
+    std::unique_lock lock(mutex_);
+    if (stopping_) break;
+    wake_.wait_for(lock, std::chrono::microseconds(std::max<std::int64_t>(ticks.until_next_us(), 100)),
+                   [this] { return stopping_; });
+    if (stopping_) break;
+  }
+}
+
+}  // namespace flockstep::server::game

@@ -1,0 +1,360 @@
+#include "game/room.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "ops/log.hpp"
+#include "ops/metrics.hpp"
+
+namespace flockstep::server::game {
+
+const char* to_string(CloseReason r) {
+  switch (r) {
+    case CloseReason::kNormal: return "normal";
+    case CloseReason::kShutdown: return "shutdown";
+    case CloseReason::kMalformed: return "malformed";
+    case CloseReason::kProtocol: return "protocol";
+    case CloseReason::kTooBig: return "too_big";
+    case CloseReason::kViolations: return "violations";
+    case CloseReason::kTooSlow: return "too_slow";
+    case CloseReason::kRoomFull: return "room_full";
+    case CloseReason::kTimeout: return "timeout";
+    case CloseReason::kBadResume: return "bad_resume";
+  }
+  return "unknown";
+}
+
+namespace {
+
+sim::Scenario adjust(sim::Scenario s, const RoomConfig& c) {
+  s.tick_rate_hz = static_cast<std::int32_t>(c.tick_rate_hz);
+  // The world needs room for every player on top of the scripted groups.
+  s.max_players = static_cast<std::int32_t>(c.max_players);
+  std::int64_t groups = 0;
+  for (const sim::GroupSpec& g : s.groups) groups += g.count;
+  s.max_agents = static_cast<std::int32_t>(std::max<std::int64_t>(s.max_agents, groups + s.max_players));
+  return s;
+}
+
+std::uint64_t random_seed() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics* metrics, ops::Logger* log)
+    : config_(config),
+      scenario_(adjust(std::move(scenario), config)),
+      world_(scenario_),
+      metrics_(metrics),
+      log_(log),
+      resume_window_ticks_(static_cast<std::uint64_t>(config.resume_window_ms) * config.tick_rate_hz / 1000),
+      token_rng_(math::Rng::seeded(config.token_seed ? config.token_seed : random_seed(), random_seed() | 1)) {
+  for (std::uint32_t i = 0; i < config_.bots; ++i) add_bot(i);
+  update_agent_metrics();
+}
+
+Room::Player* Room::find_by_conn(ConnectionId conn) {
+  for (auto& p : players_)
+    if (p->conn == conn && conn != 0) return p.get();
+  return nullptr;
+}
+
+const Room::Player* Room::find_by_conn(ConnectionId conn) const {
+  for (const auto& p : players_)
+    if (p->conn == conn && conn != 0) return p.get();
+  return nullptr;
+}
+
+Room::Player* Room::find_by_entity(sim::AgentId id) {
+  for (auto& p : players_)
+    if (p->entity == id) return p.get();
+  return nullptr;
+}
+
+sim::AgentId Room::entity_of(ConnectionId conn) const {
+  const Player* p = find_by_conn(conn);
+  return p ? p->entity : sim::AgentId{};
+}
+
+std::uint32_t Room::last_applied_of(ConnectionId conn) const {
+  const Player* p = find_by_conn(conn);
+  return p ? p->last_applied : 0;
+}
+
+std::string Room::make_token() {
+  // Resume tokens must not be guessable: the generator is seeded from std::random_device.
+  std::string t(codec::kResumeTokenBytes, '\0');
+  for (std::size_t i = 0; i < t.size(); i += 4) {
+    const std::uint32_t r = token_rng_.next_u32();
+    for (std::size_t k = 0; k < 4 && i + k < t.size(); ++k) t[i + k] = static_cast<char>((r >> (8 * k)) & 0xFF);
+  }
+  return t;
+}
+
+void Room::add_bot(std::uint32_t index) {
+  const sim::AgentId id = world_.add_player();
+  if (!id.valid()) return;
+  auto p = std::make_unique<Player>();
+  p->player_id = next_player_id_++;
+  p->entity = id;
+  p->name = "bot-" + std::to_string(index + 1);
+  p->bot = true;
+  p->bot_rng = math::Rng::seeded(scenario_.seed ^ 0xb07b07ULL, index + 1);
+  p->bot_input = {p->bot_rng.uniform(-1, 1), p->bot_rng.uniform(0.6, 1.0)};
+  players_.push_back(std::move(p));
+}
+
+void Room::drive_bot(Player& p) {
+  // A wandering pilot: new control state about every 0.5-2 s, mostly full throttle.
+  if (p.bot_rng.chance(1.0 / (static_cast<double>(config_.tick_rate_hz) * 1.2))) {
+    p.bot_input.turn = p.bot_rng.uniform(-1, 1);
+    p.bot_input.throttle = p.bot_rng.uniform(0.6, 1.0);
+  }
+  world_.set_input(p.entity, p.bot_input);
+}
+
+void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, const codec::JoinRequest& request) {
+  codec::WelcomeInfo info;
+  info.tick_rate_hz = config_.tick_rate_hz;
+  info.snapshot_rate_hz = config_.snapshot_rate_hz;
+  info.server_tick = world_.tick();
+  info.resume_window_ms = config_.resume_window_ms;
+  info.max_input_frames = config_.max_input_frames;
+  info.role = request.role;
+
+  if (find_by_conn(conn) || spectators_.count(conn)) {
+    sink->close(CloseReason::kProtocol, "already joined");
+    return;
+  }
+  if (request.role == codec::Role::kSpectator) {
+    Spectator s{next_player_id_++, sink, request.display_name};
+    info.player_id = s.player_id;
+    spectators_.emplace(conn, std::move(s));
+    if (metrics_) metrics_->clients_spectator.set(static_cast<std::int64_t>(spectators_.size()));
+  } else {
+    Player* p = nullptr;
+    if (!request.resume_token.empty()) {
+      for (auto& cand : players_)
+        if (!cand->bot && cand->token == request.resume_token) p = cand.get();
+      if (!p || p->conn != 0) {
+        sink->close(CloseReason::kBadResume, p ? "resume token in use" : "resume token unknown or expired");
+        return;
+      }
+      // Take the craft back: same entity, inputs continue from where the server is.
+      p->conn = conn;
+      p->sink = sink;
+      p->pending.clear();
+      p->name = request.display_name;
+    } else {
+      const auto humans_and_bots = players_.size();
+      if (humans_and_bots >= config_.max_players) {
+        sink->close(CloseReason::kRoomFull, "no player slot left; join as spectator or retry later");
+        return;
+      }
+      const sim::AgentId id = world_.add_player();
+      if (!id.valid()) {
+        sink->close(CloseReason::kRoomFull, "world has no room for another craft");
+        return;
+      }
+      auto np = std::make_unique<Player>();
+      np->player_id = next_player_id_++;
+      np->conn = conn;
+      np->sink = sink;
+      np->entity = id;
+      np->name = request.display_name;
+      np->token = make_token();
+      p = np.get();
+      players_.push_back(std::move(np));
+    }
+    info.player_id = p->player_id;
+    info.entity = p->entity;
+    info.resume_token = p->token;
+    if (metrics_) {
+      std::int64_t humans = 0;
+      for (const auto& q : players_) humans += (!q->bot && q->conn != 0) ? 1 : 0;
+      metrics_->clients_player.set(humans);
+    }
+  }
+  std::string bytes;
+  codec::encode_welcome(info, scenario_, bytes);
+  sink->send_message(std::make_shared<const std::string>(std::move(bytes)));
+  if (log_)
+    log_->info("join", {{"conn", conn}, {"player", info.player_id},
+                        {"role", request.role == codec::Role::kPlayer ? "player" : "spectator"},
+                        {"name", request.display_name}, {"resumed", !request.resume_token.empty()}});
+  if (request.role == codec::Role::kPlayer)
+    if (const Player* p = find_by_conn(conn)) send_presence(*p, true);
+}
+
+void Room::inputs(ConnectionId conn, std::span<const codec::InputFrame> frames) {
+  Player* p = find_by_conn(conn);
+  if (!p) return;
+  for (const codec::InputFrame& f : frames) {
+    if (f.sequence <= p->last_received) continue;  // resent window: already have it
+    p->last_received = f.sequence;
+    p->pending.push_back(f);
+  }
+  // Bounded backlog: a client that sends faster than the tick rate loses its oldest frames
+  // (they would only add latency) instead of growing the queue.
+  while (p->pending.size() > config_.input_buffer_ticks) {
+    p->pending.pop_front();
+    if (metrics_) metrics_->inputs_late.inc();
+  }
+}
+
+void Room::leave(ConnectionId conn) {
+  if (auto it = spectators_.find(conn); it != spectators_.end()) {
+    spectators_.erase(it);
+    if (metrics_) metrics_->clients_spectator.set(static_cast<std::int64_t>(spectators_.size()));
+    return;
+  }
+  Player* p = find_by_conn(conn);
+  if (!p) return;
+  p->conn = 0;
+  p->sink.reset();
+  p->pending.clear();
+  p->disconnected_tick = world_.tick();
+  // The craft coasts with no control while it waits for a resume.
+  world_.set_input(p->entity, sim::PlayerInput{0, 0});
+  if (metrics_) {
+    std::int64_t humans = 0;
+    for (const auto& q : players_) humans += (!q->bot && q->conn != 0) ? 1 : 0;
+    metrics_->clients_player.set(humans);
+  }
+  if (log_) log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
+}
+
+void Room::broadcast(const std::shared_ptr<const std::string>& message) {
+  for (auto& p : players_)
+    if (auto s = p->sink.lock()) s->send_message(message);
+  for (auto& [conn, s] : spectators_)
+    if (auto sink = s.sink.lock()) sink->send_message(message);
+}
+
+void Room::send_presence(const Player& p, bool joined) {
+  v1::Events ev;
+  ev.set_server_tick(world_.tick());
+  v1::PlayerPresence* pr = ev.add_presence();
+  pr->set_player_id(p.player_id);
+  pr->set_entity_id(p.entity.value);
+  pr->set_display_name(p.name);
+  pr->set_joined(joined);
+  pr->set_bot(p.bot);
+  codec::encode_events(ev, scratch_);
+  broadcast(std::make_shared<const std::string>(scratch_));
+}
+
+void Room::send_scores() {
+  v1::Events ev;
+  ev.set_server_tick(world_.tick());
+  for (const auto& p : players_) {
+    const std::int32_t idx = world_.index_of(p->entity);
+    const std::uint64_t alive = idx >= 0 ? world_.tick() - world_.view(idx).spawn_tick : 0;
+    v1::Score* s = ev.add_scores();
+    s->set_player_id(p->player_id);
+    s->set_display_name(p->name);
+    s->set_alive_ticks(alive);
+    s->set_best_ticks(std::max(p->best_ticks, alive));
+    s->set_captures(p->captures);
+    s->set_bot(p->bot);
+  }
+  codec::encode_events(ev, scratch_);
+  broadcast(std::make_shared<const std::string>(scratch_));
+}
+
+void Room::send_snapshot() {
+  // One encode per snapshot tick, shared by every client; players get a few extra bytes.
+  auto body = std::make_shared<const std::string>(encoder_.encode_body(world_));
+  ++snapshots_encoded_;
+  if (metrics_) {
+    metrics_->snapshots_encoded.inc();
+    metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
+  }
+  for (auto& p : players_) {
+    auto s = p->sink.lock();
+    if (!s) continue;
+    std::string suffix;
+    codec::encode_snapshot_suffix(p->last_applied, suffix);
+    s->send_snapshot(body, std::move(suffix));
+  }
+  for (auto& [conn, sp] : spectators_)
+    if (auto s = sp.sink.lock()) s->send_snapshot(body, {});
+}
+
+void Room::update_agent_metrics() {
+  if (!metrics_) return;
+  metrics_->agents_player.set(world_.count_kind(sim::AgentKind::kPlayer));
+  metrics_->agents_flock.set(world_.count_kind(sim::AgentKind::kFlock));
+  metrics_->agents_pursuer.set(world_.count_kind(sim::AgentKind::kPursuer));
+  metrics_->agents_patrol.set(world_.count_kind(sim::AgentKind::kPatrol));
+  metrics_->agents_wanderer.set(world_.count_kind(sim::AgentKind::kWanderer));
+  std::int64_t bots = 0;
+  for (const auto& p : players_) bots += p->bot ? 1 : 0;
+  metrics_->clients_bot.set(bots);
+}
+
+void Room::tick() {
+  // 1. Inputs: one frame per player per tick, in sequence order; none queued = hold the last.
+  for (auto& p : players_) {
+    if (p->bot) {
+      drive_bot(*p);
+      continue;
+    }
+    if (p->pending.empty()) continue;
+    const codec::InputFrame f = p->pending.front();
+    p->pending.pop_front();
+    world_.set_input(p->entity, sim::PlayerInput{f.turn, f.throttle});
+    p->last_applied = f.sequence;
+    if (metrics_) metrics_->inputs_applied.inc();
+  }
+
+  // 2. The simulation.
+  world_.step();
+
+  // 3. Events of this tick, batched into one message.
+  v1::Events ev;
+  for (const sim::Event& e : world_.events()) {
+    if (e.type != sim::Event::Type::kCapture && e.type != sim::Event::Type::kRespawn) continue;
+    Player* p = find_by_entity(e.subject);
+    if (!p) continue;
+    if (e.type == sim::Event::Type::kCapture) {
+      codec::add_capture(ev, p->player_id, e);
+      p->best_ticks = std::max(p->best_ticks, e.survived_ticks);
+      ++p->captures;
+      if (metrics_) metrics_->captures.inc();
+      if (log_) log_->info("capture", {{"player", p->player_id}, {"pursuer", e.other.value}, {"survived_ticks", e.survived_ticks}});
+    } else {
+      codec::add_respawn(ev, p->player_id, e);
+    }
+  }
+  if (ev.captures_size() + ev.respawns_size() > 0) {
+    ev.set_server_tick(world_.tick());
+    codec::encode_events(ev, scratch_);
+    broadcast(std::make_shared<const std::string>(scratch_));
+  }
+
+  // 4. Resume windows that ran out: the craft leaves the world.
+  for (auto it = players_.begin(); it != players_.end();) {
+    Player& p = **it;
+    if (!p.bot && p.conn == 0 && world_.tick() - p.disconnected_tick >= resume_window_ticks_) {
+      world_.remove(p.entity);
+      send_presence(p, false);
+      it = players_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+
+  // 5. Snapshot when due: floor(t * s / r) advanced (exact for any pair of rates).
+  const std::uint64_t t = world_.tick();
+  const std::uint64_t r = config_.tick_rate_hz, s = config_.snapshot_rate_hz;
+  if (t * s / r != (t - 1) * s / r) {
+    send_snapshot();
+    update_agent_metrics();
+  }
+  if (t % r == 0) send_scores();
+}
+
+}  // namespace flockstep::server::game

@@ -1,0 +1,123 @@
+#pragma once
+/// \file room.hpp
+/// The room: owns the sim World and everything about the people in it (players, spectators,
+/// bots, resume tokens, input queues, scores) and produces the outbound messages of each tick.
+/// Pure logic, single-threaded, no clocks and no sockets: Game runs it on its own thread and
+/// the tests drive it tick by tick.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codec/client_codec.hpp"
+#include "codec/server_codec.hpp"
+#include "flockstep/math/rng.hpp"
+#include "flockstep/sim/world.hpp"
+#include "game/client_sink.hpp"
+
+namespace flockstep::server::ops {
+struct ServerMetrics;
+class Logger;
+}  // namespace flockstep::server::ops
+
+namespace flockstep::server::game {
+
+/// Room limits and rates (filled from config::Config).
+struct RoomConfig {
+  std::uint32_t tick_rate_hz = 60;        ///< [1..240] (sim limit)
+  std::uint32_t snapshot_rate_hz = 20;    ///< [1..tick_rate_hz]
+  std::uint32_t max_players = 64;         ///< player crafts incl. bots
+  std::uint32_t bots = 0;                 ///< server-side bot players
+  std::uint32_t resume_window_ms = 10000; ///< craft kept this long after a disconnect
+  std::uint32_t input_buffer_ticks = 8;   ///< pending input frames per player
+  std::uint32_t max_input_frames = 64;    ///< advertised in Welcome
+  std::uint64_t token_seed = 0;           ///< 0 = seed resume tokens from std::random_device
+};
+
+/// See file comment.
+class Room {
+ public:
+  /// `scenario` must be valid (sim::validate). Its tick rate and max_players are overridden by
+  /// the config. Metrics and logger may be null (tests).
+  Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics* metrics, ops::Logger* log);
+
+  /// A connection sent a valid Join. Answers through `sink`: Welcome, or close (room full, bad resume).
+  void join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, const codec::JoinRequest& request);
+  /// Validated input frames of a connection (ignored unless it is a joined player). Frames with
+  /// a sequence already received are skipped, so resent windows are applied once.
+  void inputs(ConnectionId conn, std::span<const codec::InputFrame> frames);
+  /// The connection is gone. A player's craft waits resume_window_ms for a resume.
+  void leave(ConnectionId conn);
+
+  /// One simulation tick: apply one queued input per player, step the world, turn its events
+  /// into messages, expire resume windows, and send a snapshot when one is due.
+  void tick();
+
+  const sim::World& world() const { return world_; }
+  /// The scenario as sent to clients (without the border walls the World adds).
+  const sim::Scenario& scenario() const { return scenario_; }
+  std::uint64_t current_tick() const { return world_.tick(); }
+  /// Craft of a connection's player, invalid if none (tests, metrics).
+  sim::AgentId entity_of(ConnectionId conn) const;
+  /// Newest input sequence applied for a connection's player.
+  std::uint32_t last_applied_of(ConnectionId conn) const;
+  std::size_t player_count() const { return players_.size(); }
+  std::size_t spectator_count() const { return spectators_.size(); }
+  /// Snapshot bodies encoded so far (one per snapshot tick, however many clients).
+  std::uint64_t snapshots_encoded() const { return snapshots_encoded_; }
+
+ private:
+  struct Player {
+    std::uint32_t player_id = 0;
+    ConnectionId conn = 0;               // 0 = disconnected (waiting for resume) or bot
+    std::weak_ptr<ClientSink> sink;
+    sim::AgentId entity;
+    std::string name;
+    std::string token;                   // raw resume token bytes
+    std::deque<codec::InputFrame> pending;
+    std::uint32_t last_received = 0;     // newest sequence accepted into `pending`
+    std::uint32_t last_applied = 0;      // newest sequence applied to the world
+    std::uint64_t disconnected_tick = 0;
+    bool bot = false;
+    math::Rng bot_rng;
+    sim::PlayerInput bot_input;
+    std::uint64_t best_ticks = 0;
+    std::uint32_t captures = 0;
+  };
+  struct Spectator {
+    std::uint32_t player_id = 0;
+    std::weak_ptr<ClientSink> sink;
+    std::string name;
+  };
+
+  Player* find_by_conn(ConnectionId conn);
+  const Player* find_by_conn(ConnectionId conn) const;
+  Player* find_by_entity(sim::AgentId id);
+  std::string make_token();
+  void add_bot(std::uint32_t index);
+  void drive_bot(Player& p);
+  void broadcast(const std::shared_ptr<const std::string>& message);
+  void send_presence(const Player& p, bool joined);
+  void send_scores();
+  void send_snapshot();
+  void update_agent_metrics();
+
+  RoomConfig config_;
+  sim::Scenario scenario_;
+  sim::World world_;
+  ops::ServerMetrics* metrics_;
+  ops::Logger* log_;
+  codec::SnapshotEncoder encoder_;
+  std::vector<std::unique_ptr<Player>> players_;
+  std::unordered_map<ConnectionId, Spectator> spectators_;
+  std::uint32_t next_player_id_ = 1;
+  std::uint64_t resume_window_ticks_;
+  math::Rng token_rng_;
+  std::uint64_t snapshots_encoded_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace flockstep::server::game

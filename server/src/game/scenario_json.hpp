@@ -1,0 +1,25 @@
+#pragma once
+/// \file scenario_json.hpp
+/// Scenario files (JSON, nlohmann_json) -> sim::Scenario. Strict: unknown keys, wrong types,
+/// non-finite numbers and anything sim::validate() refuses are errors whose message names the
+/// key path, e.g. `groups[2].flock.neighbour_radius: must be <= grid_cell`. Format: docs/server.md.
+#include <stdexcept>
+#include <string>
+
+#include "flockstep/sim/world.hpp"
+
+namespace flockstep::server::game {
+
+/// A scenario file error; what() starts with the key path.
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parse scenario JSON text. Throws ScenarioError.
+sim::Scenario parse_scenario(const std::string& json_text);
+
+/// Read and parse a scenario file. Throws ScenarioError (also for an unreadable file).
+sim::Scenario load_scenario_file(const std::string& path);
+
+}  // namespace flockstep::server::game

@@ -1,0 +1,93 @@
+#include "net/listener.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+
+#include "net/http_session.hpp"
+#include "ops/log.hpp"
+#include "ops/metrics.hpp"
+
+namespace flockstep::server::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+ConnectionGuard::ConnectionGuard(ServerContext* ctx) : ctx_(ctx) {
+  ctx_->open_connections.fetch_add(1, std::memory_order_relaxed);
+  ctx_->metrics.connections.add(1);
+}
+
+ConnectionGuard& ConnectionGuard::operator=(ConnectionGuard&& o) noexcept {
+  if (this != &o) {
+    this->~ConnectionGuard();
+    ctx_ = o.ctx_;
+    o.ctx_ = nullptr;
+  }
+  return *this;
+}
+
+ConnectionGuard::~ConnectionGuard() {
+  if (!ctx_) return;
+  ctx_->open_connections.fetch_sub(1, std::memory_order_relaxed);
+  ctx_->metrics.connections.add(-1);
+  ctx_ = nullptr;
+}
+
+Listener::Listener(asio::io_context& ioc, const tcp::endpoint& endpoint, ServerContext& ctx)
+    : ioc_(ioc), acceptor_(asio::make_strand(ioc)), ctx_(ctx) {
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(asio::socket_base::reuse_address(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(asio::socket_base::max_listen_connections);
+  port_ = acceptor_.local_endpoint().port();
+}
+
+void Listener::run() { asio::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); }); }
+
+void Listener::stop() {
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ec;
+    self->acceptor_.close(ec);
+  });
+}
+
+// do_accept: wait for the next connection, each on its own strand.
+void Listener::do_accept() {
+  acceptor_.async_accept(asio::make_strand(ioc_), [self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
+    self->on_accept(ec, std::move(s));
+  });
+}
+
+// on_accept: hand the socket to an HTTP session, or refuse it when over max_connections.
+void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+  if (ec) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;  // stopped
+    // EMFILE and friends: log (rate limited) and keep accepting; the connection is lost.
+    ctx_.log.warn("accept_failed", {{"error", ec.message()}});
+    do_accept();
+    return;
+  }
+  if (ctx_.open_connections.load(std::memory_order_relaxed) >= ctx_.config.max_connections || ctx_.shutting_down) {
+    ctx_.metrics.connections_rejected.inc();
+    ctx_.log.warn("connection_refused", {{"reason", ctx_.shutting_down ? "shutting_down" : "max_connections"},
+                                         {"limit", ctx_.config.max_connections}});
+    // A canned 503 without reading the request: cheapest possible refusal.
+    static const char kBusy[] =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
+        "Retry-After: 1\r\nConnection: close\r\n\r\nserver full\n";
+    auto sock = std::make_shared<tcp::socket>(std::move(socket));
+    asio::async_write(*sock, asio::buffer(kBusy, sizeof kBusy - 1), [sock](boost::system::error_code, std::size_t) {
+      boost::system::error_code ignored;
+      sock->shutdown(tcp::socket::shutdown_both, ignored);
+      sock->close(ignored);
+    });
+  } else {
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);  // Nagle + delayed ACK would pair up snapshots
+    start_http_session(std::move(socket), ctx_, ConnectionGuard(&ctx_));
+  }
+  do_accept();
+}
+
+}  // namespace flockstep::server::net

@@ -1,0 +1,153 @@
+#include "net/server.hpp"
+
+#include <atomic>
+#include <chrono>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "game/game.hpp"
+#include "net/listener.hpp"
+#include "net/server_context.hpp"
+#include "ops/log.hpp"
+#include "ops/metrics.hpp"
+
+namespace flockstep::server::net {
+
+namespace asio = boost::asio;
+
+namespace {
+
+ops::Logger::Options log_options(const config::Config& c) {
+  ops::Logger::Options o;
+  ops::parse_format(c.log_format, o.format);
+  ops::parse_level(c.log_level, o.min_level);
+  o.rate_per_second = c.log_rate_per_s;
+  o.burst = 2.0 * c.log_rate_per_s;
+  return o;
+}
+
+game::RoomConfig room_config(const config::Config& c) {
+  game::RoomConfig r;
+  r.tick_rate_hz = c.tick_rate_hz;
+  r.snapshot_rate_hz = c.snapshot_rate_hz;
+  r.max_players = c.max_players;
+  r.bots = c.bots;
+  r.resume_window_ms = c.resume_window_ms;
+  r.input_buffer_ticks = c.input_buffer_ticks;
+  r.max_input_frames = c.max_input_frames;
+  return r;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(const config::Config& c, sim::Scenario scenario, std::ostream& out)
+      : config(c),
+        metrics(registry),
+        log(log_options(c), out),
+        game(room_config(c), std::move(scenario), c.max_catchup_ticks, &metrics, &log),
+        ioc(static_cast<int>(c.threads)),
+        ctx{config, log, registry, metrics, game, {false}, {false}, {1}, {0}, {}},
+        signals(ioc),
+        drain_timer(ioc) {
+    log.set_suppressed_counter(&metrics.log_lines_suppressed);
+  }
+
+  using Clock = std::chrono::steady_clock;
+  void drain_step(Clock::time_point deadline);
+
+  config::Config config;
+  ops::Registry registry;
+  ops::ServerMetrics metrics;
+  ops::Logger log;
+  game::Game game;
+  asio::io_context ioc;
+  ServerContext ctx;
+  std::shared_ptr<Listener> listener;
+  asio::signal_set signals;
+  asio::steady_timer drain_timer;
+  std::vector<std::thread> threads;
+  std::atomic<bool> shutdown_started{false};
+};
+
+// drain_step: poll until every WebSocket session is gone or the deadline passes, then stop I/O.
+void Server::Impl::drain_step(Clock::time_point deadline) {
+  if (ctx.sessions.size() == 0 || Clock::now() >= deadline) {
+    log.info("shutdown_complete", {{"sessions_left", static_cast<std::uint64_t>(ctx.sessions.size())}});
+    ioc.stop();
+    return;
+  }
+  drain_timer.expires_after(std::chrono::milliseconds(20));
+  drain_timer.async_wait([this, deadline](boost::system::error_code ec) {
+    if (!ec) drain_step(deadline);
+  });
+}
+
+Server::Server(const config::Config& config, sim::Scenario scenario, std::ostream& log_out)
+    : impl_(std::make_unique<Impl>(config, std::move(scenario), log_out)) {}
+
+Server::~Server() {
+  shutdown();
+  wait();
+  impl_->game.stop();
+}
+
+void Server::start() {
+  Impl& m = *impl_;
+  const asio::ip::tcp::endpoint ep(asio::ip::make_address(m.config.host), static_cast<unsigned short>(m.config.port));
+  m.listener = std::make_shared<Listener>(m.ioc, ep, m.ctx);
+  m.listener->run();
+  m.game.start();
+  for (std::uint32_t i = 0; i < m.config.threads; ++i) m.threads.emplace_back([&m] { m.ioc.run(); });
+  m.ctx.ready = true;
+  m.log.info("listening", {{"host", m.config.host}, {"port", m.listener->port()}, {"threads", m.config.threads},
+                           {"tick_rate_hz", m.config.tick_rate_hz}, {"snapshot_rate_hz", m.config.snapshot_rate_hz},
+                           {"web_root", m.config.web_root}});
+}
+
+void Server::handle_signals() {
+  Impl& m = *impl_;
+  m.signals.add(SIGINT);
+  m.signals.add(SIGTERM);
+  m.signals.async_wait([this](boost::system::error_code ec, int sig) {
+    if (ec) return;
+    impl_->log.info("signal", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    shutdown();
+  });
+}
+
+void Server::shutdown() {
+  Impl& m = *impl_;
+  if (m.shutdown_started.exchange(true)) return;
+  m.ctx.ready = false;  // /readyz answers 503 from now on
+  m.ctx.shutting_down = true;
+  m.log.info("shutdown_started", {{"sessions", static_cast<std::uint64_t>(m.ctx.sessions.size())},
+                                  {"timeout_ms", m.config.shutdown_timeout_ms}});
+  if (m.listener) m.listener->stop();
+  m.ctx.sessions.close_all(game::CloseReason::kShutdown, "server shutting down");
+  // Leave a margin inside the documented limit for thread joins and process exit.
+  const auto budget = std::chrono::milliseconds(m.config.shutdown_timeout_ms) * 8 / 10;
+  const auto deadline = Impl::Clock::now() + budget;
+  asio::post(m.ioc, [&m, deadline] { m.drain_step(deadline); });
+  if (m.threads.empty()) m.ioc.stop();
+}
+
+void Server::wait() {
+  Impl& m = *impl_;
+  for (std::thread& t : m.threads)
+    if (t.joinable()) t.join();
+  m.threads.clear();
+  m.game.stop();
+}
+
+unsigned short Server::port() const { return impl_->listener ? impl_->listener->port() : 0; }
+ops::Registry& Server::registry() { return impl_->registry; }
+ops::ServerMetrics& Server::metrics() { return impl_->metrics; }
+ops::Logger& Server::log() { return impl_->log; }
+game::Game& Server::game() { return impl_->game; }
+
+}  // namespace flockstep::server::net

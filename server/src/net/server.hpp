@@ -1,0 +1,60 @@
+#pragma once
+/// \file server.hpp
+/// The whole server in one object: metrics, logger, game thread, I/O threads, listener and
+/// graceful shutdown. main.cpp and the in-process tests both use it.
+///
+/// Threads: `config.threads` I/O threads run the io_context (every connection on its own
+/// strand); one game thread runs the Room (game::Game). They meet only through the game's inbox
+/// (sessions -> game) and asio::post (game -> sessions).
+#include <memory>
+#include <ostream>
+#include <thread>
+#include <vector>
+
+#include "config/config.hpp"
+#include "flockstep/sim/world.hpp"
+
+namespace flockstep::server::ops {
+class Logger;
+class Registry;
+struct ServerMetrics;
+}  // namespace flockstep::server::ops
+namespace flockstep::server::game {
+class Game;
+}
+
+namespace flockstep::server::net {
+
+/// See file comment.
+class Server {
+ public:
+  /// Builds everything but opens nothing. Log lines go to `log_out` (must outlive the server).
+  Server(const config::Config& config, sim::Scenario scenario, std::ostream& log_out);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Bind and listen (throws on failure), start the game and the I/O threads.
+  void start();
+  /// Also stop on SIGINT/SIGTERM (main only; tests call shutdown()).
+  void handle_signals();
+  /// Graceful shutdown, callable from any thread, idempotent: readiness flips to 503 at once,
+  /// no new connections, every WebSocket gets ServerMessage.close + close 1001, the game stops;
+  /// the I/O threads stop when all sessions are gone, at the latest after shutdown_timeout_ms.
+  void shutdown();
+  /// Block until the I/O threads have stopped.
+  void wait();
+
+  /// Bound TCP port (after start()).
+  unsigned short port() const;
+  ops::Registry& registry();
+  ops::ServerMetrics& metrics();
+  ops::Logger& log();
+  game::Game& game();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace flockstep::server::net

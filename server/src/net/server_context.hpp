@@ -1,0 +1,86 @@
+#pragma once
+/// \file server_context.hpp
+/// State every connection shares: configuration, logging, metrics, the game, readiness, the
+/// registry of live WebSocket sessions (to close them on shutdown) and connection counting.
+/// No Boost here, so it is cheap to include.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "config/config.hpp"
+#include "game/client_sink.hpp"
+
+namespace flockstep::server::ops {
+class Logger;
+class Registry;
+struct ServerMetrics;
+}  // namespace flockstep::server::ops
+namespace flockstep::server::game {
+class Game;
+}
+
+namespace flockstep::server::net {
+
+/// Live WebSocket sessions by connection id (weak: the registry never keeps one alive).
+class SessionRegistry {
+ public:
+  void add(game::ConnectionId id, std::weak_ptr<game::ClientSink> s) {
+    std::lock_guard lock(mutex_);
+    sessions_[id] = std::move(s);
+  }
+  void remove(game::ConnectionId id) {
+    std::lock_guard lock(mutex_);
+    sessions_.erase(id);
+  }
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
+  }
+  /// Ask every live session to close.
+  void close_all(game::CloseReason reason, const std::string& detail) {
+    std::unordered_map<game::ConnectionId, std::weak_ptr<game::ClientSink>> copy;
+    {
+      std::lock_guard lock(mutex_);
+      copy = sessions_;
+    }
+    for (auto& [id, w] : copy)
+      if (auto s = w.lock()) s->close(reason, detail);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<game::ConnectionId, std::weak_ptr<game::ClientSink>> sessions_;
+};
+
+/// Shared by the listener and every session. Outlives all of them (owned by net::Server).
+struct ServerContext {
+  const config::Config& config;
+  ops::Logger& log;
+  ops::Registry& registry;
+  ops::ServerMetrics& metrics;
+  game::Game& game;
+  std::atomic<bool> ready{false};          ///< /readyz; false before start and from shutdown on
+  std::atomic<bool> shutting_down{false};
+  std::atomic<std::uint64_t> next_connection{1};
+  std::atomic<std::uint32_t> open_connections{0};
+  SessionRegistry sessions;
+};
+
+/// Counts one open TCP connection for as long as it lives (moved from HTTP to WS session).
+class ConnectionGuard {
+ public:
+  ConnectionGuard() = default;
+  explicit ConnectionGuard(ServerContext* ctx);
+  ConnectionGuard(ConnectionGuard&& o) noexcept : ctx_(o.ctx_) { o.ctx_ = nullptr; }
+  ConnectionGuard& operator=(ConnectionGuard&& o) noexcept;
+  ~ConnectionGuard();
+  ConnectionGuard(const ConnectionGuard&) = delete;
+  ConnectionGuard& operator=(const ConnectionGuard&) = delete;
+
+ private:
+  ServerContext* ctx_ = nullptr;
+};
+
+}  // namespace flockstep::server::net

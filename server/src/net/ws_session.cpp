@@ -1,0 +1,422 @@
+#include "net/ws_session.hpp"
+
+#include <chrono>
+#include <deque>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "codec/client_codec.hpp"
+#include "codec/server_codec.hpp"
+#include "game/game.hpp"
+#include "ops/log.hpp"
+#include "ops/metrics.hpp"
+
+namespace flockstep::server::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using game::CloseReason;
+
+namespace {
+
+std::uint64_t now_us() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count());
+}
+
+websocket::close_code ws_code(CloseReason r) {
+  switch (r) {
+    case CloseReason::kNormal: return websocket::close_code::normal;
+    case CloseReason::kShutdown: return websocket::close_code::going_away;
+    case CloseReason::kMalformed: return websocket::close_code::bad_payload;
+    case CloseReason::kTooBig: return websocket::close_code::too_big;
+    case CloseReason::kRoomFull: return websocket::close_code::try_again_later;
+    case CloseReason::kProtocol:
+    case CloseReason::kViolations:
+    case CloseReason::kTooSlow:
+    case CloseReason::kTimeout:
+    case CloseReason::kBadResume: return websocket::close_code::policy_error;
+  }
+  return websocket::close_code::policy_error;
+}
+
+v1::Close::Code wire_code(CloseReason r) {
+  switch (r) {
+    case CloseReason::kNormal: return v1::Close::CODE_NORMAL;
+    case CloseReason::kShutdown: return v1::Close::CODE_SHUTDOWN;
+    case CloseReason::kMalformed:
+    case CloseReason::kProtocol: return v1::Close::CODE_MALFORMED;
+    case CloseReason::kTooBig: return v1::Close::CODE_TOO_BIG;
+    case CloseReason::kViolations: return v1::Close::CODE_RATE_LIMITED;
+    case CloseReason::kTooSlow: return v1::Close::CODE_TOO_SLOW;
+    case CloseReason::kRoomFull: return v1::Close::CODE_ROOM_FULL;
+    case CloseReason::kTimeout: return v1::Close::CODE_TIMEOUT;
+    case CloseReason::kBadResume: return v1::Close::CODE_BAD_RESUME;
+  }
+  return v1::Close::CODE_UNSPECIFIED;
+}
+
+/// One WebSocket client. Every member is touched only on the connection's strand; the
+/// ClientSink methods (called by the game thread) post onto it.
+class WsSession : public game::ClientSink, public std::enable_shared_from_this<WsSession> {
+ public:
+  WsSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard)
+      : ws_(std::move(socket)),
+        ctx_(ctx),
+        guard_(std::move(guard)),
+        id_(ctx.next_connection.fetch_add(1)),
+        join_timer_(ws_.get_executor()),
+        ping_timer_(ws_.get_executor()),
+        kill_timer_(ws_.get_executor()),
+        tokens_(ctx.config.input_burst),
+        last_refill_(Clock::now()) {
+    limits_.max_message_bytes = ctx.config.max_message_bytes;
+    limits_.max_input_frames = ctx.config.max_input_frames;
+    limits_.max_name_bytes = ctx.config.max_name_bytes;
+  }
+
+  ~WsSession() override {
+    // Runs when the last handler let go: the one place that tells the game and the registry.
+    ctx_.sessions.remove(id_);
+    if (join_sent_) ctx_.game.post_leave(id_);
+  }
+
+  // run: configure limits and timeouts, then accept the upgrade.
+  void run(http::request<http::string_body> req) {
+    beast::get_lowest_layer(ws_).expires_never();  // websocket::stream_base::timeout takes over
+    websocket::stream_base::timeout t{};
+    t.handshake_timeout = std::chrono::milliseconds(ctx_.config.handshake_timeout_ms);
+    t.idle_timeout = std::chrono::milliseconds(ctx_.config.idle_timeout_ms);
+    t.keep_alive_pings = true;
+    ws_.set_option(t);
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, "flockstep"); }));
+    ws_.read_message_max(ctx_.config.max_message_bytes);
+    ws_.binary(true);
+    ws_.async_accept(req, beast::bind_front_handler(&WsSession::on_accept, shared_from_this()));
+  }
+
+  // ---- game::ClientSink (any thread) ----
+  void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
+    asio::post(ws_.get_executor(), [self = shared_from_this(), body = std::move(body), suffix = std::move(suffix)]() mutable {
+      self->enqueue_snapshot(std::move(body), std::move(suffix));
+    });
+  }
+  void send_message(std::shared_ptr<const std::string> message) override {
+    asio::post(ws_.get_executor(),
+               [self = shared_from_this(), m = std::move(message)]() mutable { self->enqueue_message(std::move(m)); });
+  }
+  void close(CloseReason reason, std::string detail) override {
+    asio::post(ws_.get_executor(), [self = shared_from_this(), reason, d = std::move(detail)]() mutable {
+      self->start_close(reason, std::move(d));
+    });
+  }
+
+ private:
+  struct Outgoing {
+    std::shared_ptr<const std::string> body;
+    std::string suffix;
+    bool snapshot = false;
+  };
+
+  // on_accept: register, start the Join deadline and the RTT pings, start reading.
+  void on_accept(beast::error_code ec) {
+    if (ec) return fail(ec, "ws_accept");
+    ctx_.sessions.add(id_, weak_from_this());
+    if (ctx_.shutting_down) return start_close(CloseReason::kShutdown, "server shutting down");
+    join_timer_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
+    join_timer_.async_wait(beast::bind_front_handler(&WsSession::on_join_timer, shared_from_this()));
+    do_ping_timer();
+    do_read();
+  }
+
+  // on_join_timer: a connection that never joins is closed.
+  void on_join_timer(beast::error_code ec) {
+    if (ec || join_sent_ || closing_) return;
+    start_close(CloseReason::kTimeout, "no Join within " + std::to_string(ctx_.config.handshake_timeout_ms) + " ms");
+  }
+
+  // do_ping_timer: an application Ping every ping_interval_ms (RTT metric).
+  void do_ping_timer() {
+    ping_timer_.expires_after(std::chrono::milliseconds(ctx_.config.ping_interval_ms));
+    ping_timer_.async_wait(beast::bind_front_handler(&WsSession::on_ping_timer, shared_from_this()));
+  }
+  void on_ping_timer(beast::error_code ec) {
+    if (ec || closing_) return;
+    std::string bytes;
+    codec::encode_server_ping(now_us(), bytes);
+    enqueue_message(std::make_shared<const std::string>(std::move(bytes)));
+    do_ping_timer();
+  }
+
+  // do_read: the next whole message (at most read_message_max bytes; Beast closes with 1009 beyond).
+  void do_read() { ws_.async_read(buffer_, beast::bind_front_handler(&WsSession::on_read, shared_from_this())); }
+
+  // on_read: rate limit, decode + validate, act; then read on (also while closing, so the close
+  // handshake can complete).
+  void on_read(beast::error_code ec, std::size_t bytes) {
+    if (ec == websocket::error::message_too_big) {
+      ctx_.metrics.malformed_messages.inc();
+      ctx_.metrics.kicked_too_big.inc();
+      ctx_.log.warn("ws_close", {{"conn", id_}, {"reason", "too_big"}, {"limit", ctx_.config.max_message_bytes}});
+      return teardown();  // Beast has already sent close 1009 and torn the connection down
+    }
+    if (ec) {
+      teardown();
+      return fail(ec, "ws_read");
+    }
+    ctx_.metrics.messages_received.inc();
+    ctx_.metrics.bytes_received.inc(bytes);
+    if (!closing_) handle_frame();
+    buffer_.consume(buffer_.size());
+    do_read();
+  }
+
+  bool take_token() {
+    const auto now = Clock::now();
+    const double dt = std::chrono::duration<double>(now - last_refill_).count();
+    last_refill_ = now;
+    tokens_ = std::min<double>(ctx_.config.input_burst, tokens_ + dt * ctx_.config.input_rate_hz);
+    if (tokens_ < 1) return false;
+    tokens_ -= 1;
+    return true;
+  }
+
+  void handle_frame() {
+    if (!ws_.got_binary())
+      return start_close(CloseReason::kProtocol, "text frames are not accepted: send binary ClientMessage");
+    if (!take_token()) {
+      // Flooding: drop (counted), never queue. Others' ticks are unaffected.
+      ctx_.metrics.inputs_rate_limited.inc();
+      return;
+    }
+    const auto data = buffer_.cdata();
+    codec::ClientCommand cmd;
+    const codec::Result r = codec::decode_client_message(
+        std::span<const std::byte>(static_cast<const std::byte*>(data.data()), data.size()), limits_, cmd);
+    if (!r.usable()) {
+      ctx_.metrics.malformed_messages.inc();
+      ctx_.metrics.kicked_malformed.inc();
+      return start_close(CloseReason::kMalformed, std::string(codec::to_string(r.status)) + ": " + r.detail);
+    }
+    if (r.status == codec::Status::kClamped) {
+      ctx_.metrics.violations.inc();
+      if (++violations_ >= ctx_.config.max_violations) {
+        ctx_.metrics.kicked_violations.inc();
+        return start_close(CloseReason::kViolations, "out-of-range values: " + r.detail);
+      }
+    }
+    handle(cmd);
+  }
+
+  void handle(codec::ClientCommand& cmd) {
+    switch (cmd.type) {
+      case codec::ClientCommand::Type::kJoin:
+        if (join_sent_) return start_close(CloseReason::kProtocol, "Join sent twice");
+        join_sent_ = true;
+        role_ = cmd.join.role;
+        join_timer_.cancel();
+        ctx_.game.post_join(id_, shared_from_this(), std::move(cmd.join));
+        return;
+      case codec::ClientCommand::Type::kInput:
+        if (!join_sent_) return start_close(CloseReason::kProtocol, "Input before Join");
+        if (role_ != codec::Role::kPlayer) return start_close(CloseReason::kProtocol, "spectators do not send Input");
+        ctx_.game.post_inputs(id_, std::move(cmd.inputs));
+        return;
+      case codec::ClientCommand::Type::kPing: {
+        std::string bytes;
+        codec::encode_server_pong(cmd.time_us, ctx_.game.tick(), bytes);
+        enqueue_message(std::make_shared<const std::string>(std::move(bytes)));
+        return;
+      }
+      case codec::ClientCommand::Type::kPong: {
+        const std::uint64_t now = now_us();
+        // Only echoes of our own recent pings count; anything else is ignored.
+        if (cmd.time_us <= now && now - cmd.time_us < 60'000'000)
+          ctx_.metrics.rtt_seconds.observe(static_cast<double>(now - cmd.time_us) * 1e-6);
+        return;
+      }
+      case codec::ClientCommand::Type::kClose:
+        return start_close(CloseReason::kNormal, "client closed");
+    }
+  }
+
+  // ---- outbound queue (strand only) ----
+
+  /// True (and the client is dropped) when its in-flight write is older than max_send_lag_ms.
+  bool too_slow() {
+    if (!writing_) return false;
+    if (Clock::now() - write_started_ <= std::chrono::milliseconds(ctx_.config.max_send_lag_ms)) return false;
+    ctx_.metrics.kicked_slow.inc();
+    ctx_.log.warn("ws_close", {{"conn", id_}, {"reason", "too_slow"}, {"lag_ms", ctx_.config.max_send_lag_ms}});
+    hard_close();
+    return true;
+  }
+
+  void enqueue_snapshot(std::shared_ptr<const std::string> body, std::string suffix) {
+    if (closing_ || too_slow()) return;
+    std::size_t snapshots = 0;
+    for (const Outgoing& o : queue_) snapshots += o.snapshot ? 1 : 0;
+    if (snapshots >= ctx_.config.send_queue_snapshots) {
+      // Latest wins: the newest snapshot that is not being written is replaced.
+      ctx_.metrics.snapshots_dropped.inc();
+      for (std::size_t i = queue_.size(); i-- > (writing_ ? 1u : 0u);) {
+        if (queue_[i].snapshot) {
+          queue_[i].body = std::move(body);
+          queue_[i].suffix = std::move(suffix);
+          return;
+        }
+      }
+      return;  // only the in-flight one is a snapshot (limit 1): drop the new one
+    }
+    queue_.push_back(Outgoing{std::move(body), std::move(suffix), true});
+    maybe_write();
+  }
+
+  void enqueue_message(std::shared_ptr<const std::string> message, bool even_if_closing = false) {
+    if ((closing_ && !even_if_closing) || too_slow()) return;
+    std::size_t others = 0;
+    for (const Outgoing& o : queue_) others += o.snapshot ? 0 : 1;
+    if (others >= ctx_.config.send_queue_messages) {
+      ctx_.metrics.kicked_slow.inc();
+      ctx_.log.warn("ws_close", {{"conn", id_}, {"reason", "too_slow"}, {"queued_messages", others}});
+      return hard_close();
+    }
+    queue_.push_back(Outgoing{std::move(message), {}, false});
+    maybe_write();
+  }
+
+  void maybe_write() {
+    if (writing_ || hard_closed_) return;
+    if (queue_.empty()) {
+      if (closing_ && !close_sent_) do_ws_close();
+      return;
+    }
+    do_write();
+  }
+
+  // do_write: the front message; a snapshot goes out as shared body + per-client suffix in one
+  // WebSocket message without copying the body.
+  void do_write() {
+    writing_ = true;
+    write_started_ = Clock::now();
+    const Outgoing& o = queue_.front();
+    const std::array<asio::const_buffer, 2> bufs{asio::buffer(*o.body), asio::buffer(o.suffix)};
+    ws_.async_write(bufs, beast::bind_front_handler(&WsSession::on_write, shared_from_this()));
+  }
+
+  // on_write: count, pop, next.
+  void on_write(beast::error_code ec, std::size_t bytes) {
+    writing_ = false;
+    if (ec) {
+      teardown();
+      return fail(ec, "ws_write");
+    }
+    ctx_.metrics.messages_sent.inc();
+    ctx_.metrics.bytes_sent.inc(bytes);
+    queue_.pop_front();
+    maybe_write();
+  }
+
+  // start_close: tell the client why (ServerMessage.close), then the WebSocket close handshake.
+  void start_close(CloseReason reason, std::string detail) {
+    if (closing_) return;
+    closing_ = true;
+    close_reason_ = reason;
+    close_detail_ = detail.substr(0, 120);
+    join_timer_.cancel();
+    ping_timer_.cancel();
+    // Unsent snapshots are pointless now.
+    for (std::size_t i = queue_.size(); i-- > (writing_ ? 1u : 0u);)
+      if (queue_[i].snapshot) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    const auto level = reason == CloseReason::kNormal || reason == CloseReason::kShutdown ? ops::Level::kInfo : ops::Level::kWarn;
+    ctx_.log.log(level, "ws_close", {{"conn", id_}, {"reason", game::to_string(reason)}, {"detail", close_detail_}});
+    std::string bytes;
+    codec::encode_close(wire_code(reason), close_detail_, bytes);
+    enqueue_message(std::make_shared<const std::string>(std::move(bytes)), true);
+    // A peer that never completes the close handshake is cut off.
+    kill_timer_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
+    kill_timer_.async_wait([self = shared_from_this()](beast::error_code e) {
+      if (!e) self->hard_close();
+    });
+    maybe_write();
+  }
+
+  // do_ws_close: the close frame with code and reason.
+  void do_ws_close() {
+    close_sent_ = true;
+    websocket::close_reason cr(ws_code(close_reason_));
+    cr.reason = close_detail_;
+    ws_.async_close(cr, beast::bind_front_handler(&WsSession::on_close, shared_from_this()));
+  }
+  void on_close(beast::error_code ec) {
+    kill_timer_.cancel();
+    if (ec) fail(ec, "ws_close");
+  }
+
+  /// The connection is over (read or write failed, or closed): stop the timers so nothing
+  /// keeps the session alive; the destructor then tells the game and the registry.
+  void teardown() {
+    closing_ = true;
+    join_timer_.cancel();
+    ping_timer_.cancel();
+    kill_timer_.cancel();
+  }
+
+  /// Drop the TCP connection at once (slow or unresponsive peers); pending operations abort.
+  void hard_close() {
+    teardown();
+    hard_closed_ = true;
+    beast::get_lowest_layer(ws_).close();
+  }
+
+  // fail: the one error sink; aborted operations and normal closes are not errors.
+  void fail(beast::error_code ec, const char* what) {
+    if (ec == asio::error::operation_aborted || ec == websocket::error::closed) return;
+    if (ec == beast::error::timeout) {
+      ctx_.log.info("ws_timeout", {{"conn", id_}, {"op", what}});
+      return;
+    }
+    ctx_.log.debug("ws_error", {{"conn", id_}, {"op", what}, {"error", ec.message()}});
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buffer_;
+  ServerContext& ctx_;
+  ConnectionGuard guard_;
+  const game::ConnectionId id_;
+  asio::steady_timer join_timer_;
+  asio::steady_timer ping_timer_;
+  asio::steady_timer kill_timer_;
+  codec::DecodeLimits limits_;
+  double tokens_;
+  Clock::time_point last_refill_;
+  std::uint32_t violations_ = 0;
+  bool join_sent_ = false;
+  codec::Role role_ = codec::Role::kSpectator;
+  std::deque<Outgoing> queue_;
+  bool writing_ = false;
+  Clock::time_point write_started_;
+  bool closing_ = false;
+  bool close_sent_ = false;
+  bool hard_closed_ = false;
+  CloseReason close_reason_ = CloseReason::kNormal;
+  std::string close_detail_;
+};
+
+}  // namespace
+
+void start_ws_session(tcp::socket&& socket, http::request<http::string_body>&& request, ServerContext& ctx,
+                      ConnectionGuard guard) {
+  std::make_shared<WsSession>(std::move(socket), ctx, std::move(guard))->run(std::move(request));
+}
+
+}  // namespace flockstep::server::net

@@ -1,0 +1,371 @@
+// Client-side prediction and reconciliation of the player's craft, and the remote-agent
+// interpolation/extrapolation buffer. A local sim::World stands in for the server; a small
+// loopback "room" reproduces what the server does with inputs (one queued frame per tick,
+// in sequence order, hold the last one when none is queued, resent frames skipped) and a delay
+// line stands in for the network. Runs natively and as wasm under node.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "flockstep/math/angle.hpp"
+#include "flockstep/math/rng.hpp"
+#include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
+#include "predict/player_prediction.hpp"
+#include "predict/remote_agents.hpp"
+
+namespace flockstep::client {
+namespace {
+
+using sim::AgentId;
+using sim::PlayerInput;
+using sim::Scenario;
+using sim::World;
+
+// A walled arena with obstacles and a flock that flees the player (no pursuers: no captures).
+Scenario arena(bool wrap) {
+  Scenario s;
+  s.name = "prediction-test";
+  s.width = 60;
+  s.height = 40;
+  s.wrap = wrap;
+  s.seed = 7;
+  s.max_agents = 64;
+  s.max_players = 4;
+  s.grid_cell = 8;
+  s.obstacles = {{{20, 20}, 5}, {{42, 12}, 4}, {{44, 30}, 4}};
+  sim::GroupSpec flock;
+  flock.name = "flock";
+  flock.kind = sim::AgentKind::kFlock;
+  flock.technique = sim::Technique::kFlock;
+  flock.count = 12;
+  s.groups = {flock};
+  return s;
+}
+
+// A player that does a bit of everything: full-throttle turns both ways, coasting, analogue turns.
+PlayerInput scripted_input(std::uint32_t seq) {
+  const std::uint32_t phase = (seq / 45) % 6;
+  switch (phase) {
+    case 0: return {0, 1};
+    case 1: return {1, 1};
+    case 2: return {-0.6, 0.8};
+    case 3: return {0, 0};
+    case 4: return {-1, 1};
+    default: return {0.35, 1};
+  }
+}
+
+behavior::CraftState craft_of(const World& w, AgentId id) {
+  const sim::AgentView v = w.view(w.index_of(id));
+  return {v.position, v.velocity, v.orientation, v.angular_velocity};
+}
+
+struct Frame {
+  std::uint32_t sequence;
+  PlayerInput input;
+};
+
+// What the server's Room does with one player's inputs.
+struct LoopbackRoom {
+  World world;
+  AgentId me;
+  std::deque<Frame> pending;
+  std::uint32_t last_received = 0;
+  std::uint32_t last_applied = 0;
+  std::int32_t starved_ticks = 0;
+
+  explicit LoopbackRoom(const Scenario& s) : world(s) { me = world.add_player(); }
+  void receive(const std::vector<Frame>& frames) {
+    for (const Frame& f : frames) {
+      if (f.sequence <= last_received) continue;
+      last_received = f.sequence;
+      pending.push_back(f);
+    }
+    while (pending.size() > 8) pending.pop_front();
+  }
+  void tick() {
+    if (!pending.empty()) {
+      world.set_input(me, pending.front().input);
+      last_applied = pending.front().sequence;
+      pending.pop_front();
+    } else if (last_applied > 0) {
+      ++starved_ticks;
+    }
+    world.step();
+  }
+};
+
+struct Snap {
+  behavior::CraftState state;
+  std::uint32_t last_applied;
+};
+
+struct LinkParams {
+  std::int32_t up_ticks = 4;      // client -> server latency
+  std::int32_t down_ticks = 4;    // server -> client latency
+  double loss = 0;                // per message, both directions
+  std::int32_t lead_ticks = 2;    // inputs the client produces ahead at the start
+  std::int32_t stall_at = -1;     // client tick at which the client stops producing inputs...
+  std::int32_t stall_len = 0;     // ...for this many ticks, then catches up at once
+  std::int32_t snapshot_every = 3;
+};
+
+struct RunStats {
+  std::int32_t compared = 0;
+  std::int32_t corrections = 0;
+  std::int32_t corrections_late = 0;  // in the second half of the run
+  real max_error_m = 0;
+  behavior::CraftState final_predicted;
+  behavior::CraftState start;
+};
+
+RunStats run_link(const Scenario& sc, const LinkParams& link, std::int32_t ticks) {
+  LoopbackRoom room(sc);
+  PlayerPredictor pred;
+  pred.configure(&room.world.scenario(), room.world.dt());
+  math::Rng rng = math::Rng::seeded(99, 5);
+  std::deque<std::pair<std::int32_t, std::vector<Frame>>> up;
+  std::deque<std::pair<std::int32_t, Snap>> down;
+  RunStats st;
+  std::uint32_t seq_input = 1;
+  std::int32_t owed = link.lead_ticks;
+  bool have_start = false;
+  for (std::int32_t t = 0; t < ticks; ++t) {
+    // Client tick: produce this tick's input (plus any owed after a stall or for the lead).
+    const bool stalled = t >= link.stall_at && t < link.stall_at + link.stall_len;
+    std::int32_t produce = stalled ? 0 : 1 + owed;
+    if (stalled) ++owed; else owed = 0;
+    bool produced = false;
+    for (std::int32_t k = 0; k < produce; ++k) {
+      pred.advance(scripted_input(seq_input++));
+      produced = true;
+    }
+    if (produced) {
+      InputRecord buf[64];
+      const std::int32_t n = pred.unacked(buf);
+      std::vector<Frame> frames;
+      for (std::int32_t k = 0; k < n; ++k) frames.push_back({buf[k].sequence, buf[k].input});
+      if (!(link.loss > 0 && rng.chance(link.loss))) up.push_back({t + link.up_ticks, frames});
+    }
+    // Server tick.
+    while (!up.empty() && up.front().first <= t) {
+      room.receive(up.front().second);
+      up.pop_front();
+    }
+    room.tick();
+    if (room.world.tick() % static_cast<std::uint64_t>(link.snapshot_every) == 0) {
+      const Snap s{craft_of(room.world, room.me), room.last_applied};
+      if (!(link.loss > 0 && rng.chance(link.loss))) down.push_back({t + link.down_ticks, s});
+    }
+    // Client receives.
+    while (!down.empty() && down.front().first <= t) {
+      const Snap s = down.front().second;
+      down.pop_front();
+      if (!have_start) { st.start = s.state; have_start = true; }
+      const ReconcileResult r = pred.reconcile(s.state, s.last_applied);
+      if (r.compared) ++st.compared;
+      if (r.corrected) {
+        ++st.corrections;
+        if (t > ticks / 2) ++st.corrections_late;
+      }
+      if (r.error_m > st.max_error_m) st.max_error_m = r.error_m;
+    }
+  }
+  st.final_predicted = pred.state();
+  EXPECT_EQ(static_cast<std::int64_t>(pred.corrections()), st.corrections);
+  return st;
+}
+
+TEST(PlayerPrediction, StepMatchesWorldBitForBitIncludingObstaclesAndBorders) {
+  for (const bool wrap : {false, true}) {
+    const Scenario sc = arena(wrap);
+    World w(sc);
+    const AgentId me = w.add_player();
+    w.step();  // the body appears at the start of the next step
+    behavior::CraftState local = craft_of(w, me);
+    bool border[4] = {false, false, false, false};
+    bool touched_obstacle = false, crossed_seam = false;
+    for (std::uint32_t k = 1; k <= 4200; ++k) {
+      // Autopilot toward a list of goals, each for 7 s: obstacle centres (the craft slides
+      // along their surface), and points beyond every border (it is clamped there).
+      static constexpr Vec2 kGoals[] = {{-10, 20}, {30, 50}, {70, 37}, {52, -10}, {20, 20}};
+      const Vec2 goal = kGoals[(k / 420) % 5];
+      const Vec2 to = goal - local.position;
+      const Vec2 h = math::as_vector(local.orientation);
+      const real side = math::cross(h, to);  // > 0: goal on the left
+      const PlayerInput in{side > 0 ? real(-1) : real(1), math::dot(h, to) > 0 ? real(1) : real(0.3)};
+      w.set_input(me, in);
+      w.step();
+      const Vec2 before = local.position;
+      step_player_craft(local, in, w.scenario(), w.dt());
+      const behavior::CraftState server = craft_of(w, me);
+      ASSERT_TRUE(same_bits(local, server)) << "wrap=" << wrap << " tick " << k << " predicted (" << local.position.x
+                                            << ", " << local.position.y << ") server (" << server.position.x << ", "
+                                            << server.position.y << ")";
+      const real r = sc.player_craft.length * 0.5;
+      if (server.position.x == r) border[0] = true;
+      if (server.position.x == sc.width - r) border[1] = true;
+      if (server.position.y == r) border[2] = true;
+      if (server.position.y == sc.height - r) border[3] = true;
+      if (math::length(server.position - before) > 10) crossed_seam = true;
+      for (const behavior::Circle& c : sc.obstacles)
+        if (std::abs(math::length(server.position - c.center) - (c.radius + r)) < 1e-9) touched_obstacle = true;
+    }
+    if (wrap) {
+      EXPECT_TRUE(crossed_seam) << "the scripted flight should cross the torus seam";
+    } else {
+      EXPECT_TRUE(border[0] && border[1] && border[2] && border[3]) << "the scripted flight should hit all four borders " << border[0] << border[1] << border[2] << border[3];
+      EXPECT_TRUE(touched_obstacle) << "the scripted flight should slide along an obstacle";
+    }
+  }
+}
+
+TEST(PlayerPrediction, ConstantLatencyNoLossNeverCorrects) {
+  LinkParams link;
+  const RunStats st = run_link(arena(false), link, 900);
+  EXPECT_GT(st.compared, 250);
+  EXPECT_EQ(st.corrections, 0);
+  EXPECT_EQ(st.max_error_m, 0.0);
+  // The craft really flew: it moved and turned.
+  EXPECT_GT(math::length(st.final_predicted.position - st.start.position), 5.0);
+}
+
+TEST(PlayerPrediction, ConstantLatencyInWrappedWorldNeverCorrects) {
+  LinkParams link;
+  link.up_ticks = 9;
+  link.down_ticks = 2;
+  const RunStats st = run_link(arena(true), link, 900);
+  EXPECT_GT(st.compared, 250);
+  EXPECT_EQ(st.corrections, 0);
+}
+
+TEST(PlayerPrediction, ResendingUnackedInputsMakesLossCostNothing) {
+  LinkParams link;
+  link.loss = 0.15;
+  link.lead_ticks = 4;  // enough queued at the server to bridge a few lost messages
+  const RunStats st = run_link(arena(false), link, 1200);
+  EXPECT_GT(st.compared, 200);
+  EXPECT_EQ(st.corrections, 0);
+}
+
+TEST(PlayerPrediction, StarvedServerCausesACorrectionThenPredictionIsExactAgain) {
+  LinkParams link;
+  link.lead_ticks = 1;
+  link.stall_at = 200;
+  link.stall_len = 12;  // the server runs out of inputs and holds the last one
+  const RunStats st = run_link(arena(false), link, 900);
+  EXPECT_GE(st.corrections, 1);
+  EXPECT_EQ(st.corrections_late, 0);
+  EXPECT_GT(st.max_error_m, 0.0);
+}
+
+TEST(PlayerPrediction, RingKeepsNewestInputsWhenNothingIsAcknowledged) {
+  const Scenario sc = arena(false);
+  PlayerPredictor p;
+  p.configure(&sc, real(1) / 60);
+  for (int k = 0; k < 300; ++k) p.advance({0, 1});
+  EXPECT_EQ(p.unacked_count(), PlayerPredictor::kCapacity);
+  InputRecord out[64];
+  ASSERT_EQ(p.unacked(out), 64);
+  EXPECT_EQ(out[63].sequence, 300u);
+  EXPECT_EQ(out[0].sequence, 237u);
+  // The first state replays all 256 held inputs.
+  const ReconcileResult r = p.reconcile({{30, 20}, {}, 0, 0}, 44);
+  EXPECT_TRUE(r.first);
+  EXPECT_EQ(r.replayed, 256);
+  EXPECT_EQ(p.unacked_count(), 256);
+  const ReconcileResult r2 = p.reconcile({{30, 20}, {}, 0, 0}, 100);
+  EXPECT_FALSE(r2.first);
+  EXPECT_EQ(p.unacked_count(), 200);
+  EXPECT_EQ(p.last_acked(), 100u);
+}
+
+// ---- remote agents ----
+
+sim::AgentView agent(std::uint32_t id, Vec2 p, Vec2 v = {}, real ori = 0) {
+  sim::AgentView a;
+  a.id = AgentId{id};
+  a.kind = sim::AgentKind::kFlock;
+  a.group = 0;
+  a.position = p;
+  a.velocity = v;
+  a.orientation = ori;
+  return a;
+}
+
+TEST(RemoteAgents, InterpolatesBetweenSnapshotsAndClampsBeyondTheNewest) {
+  const Scenario sc = arena(false);
+  RemoteAgents ra;
+  ra.configure(&sc, real(1) / 60);
+  ra.push(30, {agent(1, {10, 10}, {}, 3.0), agent(2, {5, 5})});
+  ra.push(33, {agent(2, {8, 5}), agent(1, {13, 16}, {}, -3.0), agent(3, {1, 1})});
+  std::vector<DrawAgent> out;
+  EXPECT_EQ(ra.sample_interpolated(31.5, out), 0.0);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_DOUBLE_EQ(out[0].position.x, 6.5);
+  EXPECT_DOUBLE_EQ(out[1].position.x, 11.5);
+  EXPECT_DOUBLE_EQ(out[1].position.y, 13.0);
+  // 3.0 -> -3.0 goes the short way through pi, not through 0.
+  EXPECT_GT(std::abs(out[1].orientation), 3.0);
+  EXPECT_EQ(out[2].id, 3u);  // new agent: drawn where it is
+  EXPECT_DOUBLE_EQ(ra.sample_interpolated(35, out), 2.0);
+  EXPECT_DOUBLE_EQ(out[1].position.x, 13.0);
+}
+
+TEST(RemoteAgents, InterpolatesAcrossTheTorusSeam) {
+  const Scenario sc = arena(true);
+  RemoteAgents ra;
+  ra.configure(&sc, real(1) / 60);
+  ra.push(3, {agent(1, {59, 10})});
+  ra.push(6, {agent(1, {1, 10})});
+  std::vector<DrawAgent> out;
+  ra.sample_interpolated(4.5, out);
+  ASSERT_EQ(out.size(), 1u);
+  // Midway across the seam is x = 0 (or 60), never the middle of the world.
+  EXPECT_TRUE(out[0].position.x < 0.5 || out[0].position.x > 59.5) << out[0].position.x;
+}
+
+TEST(RemoteAgents, BehaviourAwareExtrapolationBeatsDeadReckoningForPursuers) {
+  const Scenario sc = sim::canonical::pursuit();
+  World w(sc);
+  const AgentId me = w.add_player();
+  RemoteAgents ra;
+  ra.configure(&w.scenario(), w.dt());
+  real sum_b = 0, sum_d = 0;
+  for (std::uint64_t t = 0; t < 600; ++t) {
+    w.set_input(me, sim::canonical::evasive_input(t));
+    w.step();
+    if (w.tick() % 6 != 0) continue;  // 10 Hz snapshots: errors grow with the interval
+    std::vector<sim::AgentView> views;
+    for (std::int32_t i = 0; i < w.size(); ++i) views.push_back(w.view(i));
+    ra.push(w.tick(), std::move(views));
+    const ExtrapolationError& e = ra.extrapolation_error();
+    if (e.samples > 0) {
+      sum_b += e.behaviour_mean_m;
+      sum_d += e.dead_reckoning_mean_m;
+    }
+  }
+  EXPECT_GT(sum_d, 0.0);
+  std::printf("behaviour %f dead-reckoning %f\n", sum_b, sum_d);
+  EXPECT_LT(sum_b, sum_d) << "behaviour-aware " << sum_b << " vs dead reckoning " << sum_d;
+}
+
+TEST(RemoteAgents, ExtrapolationRunsAheadOfTheNewestSnapshot) {
+  const Scenario sc = arena(false);
+  RemoteAgents ra;
+  ra.configure(&sc, real(1) / 60);
+  ra.push(60, {agent(1, {10, 10}, {6, 0})});
+  std::vector<DrawAgent> out;
+  ra.sample_extrapolated(66, out);  // 0.1 s ahead at 6 m/s
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(out[0].position.x, 10.6, 1e-9);
+  ra.sample_extrapolated(1000, out, 30);  // capped at 30 ticks = 0.5 s
+  EXPECT_NEAR(out[0].position.x, 13.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace flockstep::client

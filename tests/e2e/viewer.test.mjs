@@ -1,0 +1,184 @@
+// End-to-end tests of the WebAssembly viewer in real headless Chromium (Debian's, driven by
+// playwright-core): the built server serves the built viewer on a free port; the page is loaded
+// through a TCP proxy so one test can drop the connection like a network failure would.
+// Assertions read window.__flockstep (state, not pixels); screenshots go to test-artifacts/.
+//
+//   node --test tests/e2e/        or        node tests/e2e/viewer.test.mjs
+//
+// Needs: build/release/server/flockstep-server, build/wasm/client/web/ (see harness.mjs).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+  angleDelta, checkBuilt, launchBrowser, newPage, screenshot, startProxy, startServer, state, waitState,
+} from './harness.mjs';
+
+const missing = checkBuilt();
+
+describe('viewer end-to-end', { skip: false, timeout: 180000 }, () => {
+  let server, proxy, browser, base;
+
+  before(async () => {
+    if (missing.length) throw new Error('not built yet:\n  ' + missing.join('\n  '));
+    // Two server-side bots so spectators have players to cycle through.
+    server = await startServer(['--bots', '2', '--snapshot-rate-hz', '20', '--tick-rate-hz', '60']);
+    proxy = await startProxy(server.port);
+    base = `http://127.0.0.1:${proxy.port}/`;
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (proxy) await proxy.close();
+    if (server) await server.stop();
+  });
+
+  test('start screen offers Play and Spectate; the page is served with the wasm', async () => {
+    const page = await newPage(browser);
+    const wasm = page.waitForResponse((r) => r.url().endsWith('/viewer.wasm'));
+    await page.goto(base);
+    const resp = await wasm;
+    assert.equal(resp.status(), 200);
+    assert.match(resp.headers()['content-type'] || '', /application\/wasm/);
+    await page.waitForFunction(() => window.__flockstep && window.__flockstep.loaded, null, { timeout: 20000 });
+    assert.ok(await page.isVisible('#play'));
+    assert.ok(await page.isVisible('#spectate'));
+    assert.ok(await page.isVisible('#status'));
+    await screenshot(page, 'e2e-start.png');
+    await page.close();
+  });
+
+  test('play: holding keys turns and moves the craft; prediction matches the server exactly', async () => {
+    const page = await newPage(browser);
+    await page.goto(base);
+    await page.waitForFunction(() => window.__flockstep && window.__flockstep.loaded, null, { timeout: 20000 });
+    await page.fill('#name', 'e2e-pilot');
+    await page.click('#play');
+    const s0 = await waitState(page, (s) => s.connected && s.predicted && s.server && s.compared > 3,
+      { what: 'a live player with predicted and server state', timeoutMs: 20000 });
+    assert.equal(s0.role, 'player');
+    assert.ok(s0.entity_id > 0);
+
+    // Thrust and turn right (clockwise: the heading decreases) for 1.5 s, then fly straight.
+    await page.keyboard.down('ArrowUp');
+    await page.keyboard.down('ArrowRight');
+    const mid = await waitState(page, (s) => s.input.turn === 1 && s.input.throttle === 1, { what: 'keys held' });
+    await page.waitForTimeout(1500);
+    const turned = await state(page);
+    await page.keyboard.up('ArrowRight');
+    await page.waitForTimeout(1000);
+    const s1 = await state(page);
+    await screenshot(page, 'e2e-play.png');
+    await page.keyboard.up('ArrowUp');
+
+    const moved = Math.hypot(s1.predicted.x - s0.predicted.x, s1.predicted.y - s0.predicted.y);
+    assert.ok(moved > 3, `craft moved only ${moved.toFixed(2)} m`);
+    const dh = angleDelta(mid.predicted.heading, turned.predicted.heading);
+    assert.ok(dh < -0.5, `holding right should turn clockwise; heading changed by ${dh.toFixed(3)} rad`);
+    assert.ok(s1.predicted.speed > 2, `speed ${s1.predicted.speed}`);
+
+    // The server moved the same craft (authoritative state follows the prediction).
+    const serverMoved = Math.hypot(s1.server.x - s0.server.x, s1.server.y - s0.server.y);
+    assert.ok(serverMoved > 3, `server position moved only ${serverMoved.toFixed(2)} m`);
+    // Predicted (a few ticks ahead) and server positions agree within what the lead explains.
+    const gap = Math.hypot(s1.predicted.x - s1.server.x, s1.predicted.y - s1.server.y);
+    assert.ok(gap < 3, `predicted and server positions ${gap.toFixed(2)} m apart`);
+    // Exact prediction: every compared state equal bit for bit, no corrections on loopback.
+    assert.ok(s1.compared > 20, `only ${s1.compared} predictions compared`);
+    assert.equal(s1.pred_error_max, 0, `largest prediction error ${s1.pred_error_max} m`);
+    assert.equal(s1.corrections, 0, `corrections: ${s1.corrections}`);
+    // HUD figures are live.
+    assert.ok(s1.fps > 5, `fps ${s1.fps}`);
+    assert.ok(s1.rtt > 0 && s1.rtt < 200, `rtt ${s1.rtt}`);
+    assert.ok(s1.tick > s0.tick);
+    assert.ok(s1.snapshot_rate >= 10, `snapshot rate ${s1.snapshot_rate}`);
+    assert.ok(s1.kbps > 0);
+    assert.ok(s1.entities > 10, `entities ${s1.entities}`);
+    await page.close();
+  });
+
+  test('spectate: agents drawn, click follows an agent, keys cycle players, annotations', async () => {
+    const page = await newPage(browser);
+    await page.goto(base);
+    await page.waitForFunction(() => window.__flockstep && window.__flockstep.loaded, null, { timeout: 20000 });
+    await page.click('#spectate');
+    const s0 = await waitState(page, (s) => s.connected && s.entities > 0 && s.visible > 0 && s.sample.length > 0,
+      { what: 'a spectator seeing agents', timeoutMs: 20000 });
+    assert.equal(s0.role, 'spectator');
+    assert.equal(s0.predicted, null);
+    assert.ok(s0.draw_calls >= 3, `draw calls ${s0.draw_calls}`);
+
+    // Click exactly on an agent: world -> CSS pixels with the camera the page reports.
+    const a = s0.sample.find((x) => x.kind !== 'player') || s0.sample[0];
+    const px = (a.x - s0.camera.x) * s0.camera.zoom / s0.canvas.scale + s0.canvas.css_w / 2;
+    const py = s0.canvas.css_h / 2 - (a.y - s0.camera.y) * s0.camera.zoom / s0.canvas.scale;
+    await page.mouse.click(px, py);
+    const followed = await waitState(page, (s) => s.follow !== 0, { what: 'follow after a click' });
+    assert.ok(followed.follow_pos);
+    // The camera glides onto the followed agent.
+    const settled = await waitState(page, (s) => s.follow_pos &&
+      Math.hypot(s.camera.x - s.follow_pos.x, s.camera.y - s.follow_pos.y) < 2, { what: 'camera on the followed agent' });
+    assert.equal(settled.follow, followed.follow);
+
+    // Keys cycle through players (the server runs two bots).
+    await page.keyboard.press(']');
+    const p1 = await waitState(page, (s) => s.follow !== 0 && s.follow !== followed.follow, { what: 'next player' });
+    await page.keyboard.press(']');
+    const p2 = await waitState(page, (s) => s.follow !== p1.follow, { what: 'another player' });
+    assert.notEqual(p1.follow, p2.follow);
+
+    // Annotations (A) and behaviour-aware extrapolation (E).
+    await page.keyboard.press('a');
+    await waitState(page, (s) => s.annotations === true, { what: 'annotations on' });
+    await page.keyboard.press('Escape');
+    await page.evaluate(() => Module.ccall('fs_set_option', null, ['string', 'number'], ['fit', 1]));
+    await page.waitForTimeout(300);
+    await screenshot(page, 'e2e-spectate.png');
+    await page.keyboard.press('e');
+    const ex = await waitState(page, (s) => s.mode === 'extrapolate' && s.extrap_error > 0, { what: 'extrapolation' });
+    assert.ok(ex.extrap_error < 5, `extrapolation error ${ex.extrap_error} m`);
+    await page.waitForTimeout(300);
+    await screenshot(page, 'e2e-spectate-extrapolate.png');
+
+    // Drag pans (and stops following), the wheel zooms.
+    const before = await state(page);
+    await page.mouse.move(320, 200);
+    await page.mouse.down();
+    await page.mouse.move(220, 150, { steps: 5 });
+    await page.mouse.up();
+    const panned = await state(page);
+    assert.equal(panned.follow, 0);
+    assert.ok(panned.camera.x > before.camera.x, 'dragging left moves the view right');
+    await page.mouse.wheel(0, -400);
+    const zoomed = await waitState(page, (s) => s.camera.zoom > panned.camera.zoom, { what: 'zoom in' });
+    assert.ok(zoomed.camera.zoom > panned.camera.zoom);
+    await page.close();
+  });
+
+  test('reconnect: after the connection drops the player resumes the same craft', async () => {
+    const page = await newPage(browser);
+    await page.goto(base);
+    await page.waitForFunction(() => window.__flockstep && window.__flockstep.loaded, null, { timeout: 20000 });
+    await page.fill('#name', 'e2e-resume');
+    await page.click('#play');
+    const s0 = await waitState(page, (s) => s.connected && s.predicted && s.compared > 2,
+      { what: 'live player', timeoutMs: 20000 });
+    const dropped = proxy.dropAll();
+    assert.ok(dropped >= 1, 'the proxy had the page connection');
+    const down = await waitState(page, (s) => !s.connected, { what: 'the page noticing the drop', timeoutMs: 8000 });
+    assert.equal(down.link, 'reconnecting');
+    await screenshot(page, 'e2e-reconnecting.png');
+    const s1 = await waitState(page, (s) => s.connected && s.resumes >= 1 && s.compared > s0.compared,
+      { what: 'resumed player', timeoutMs: 15000 });
+    assert.equal(s1.entity_id, s0.entity_id, 'same craft after the resume');
+    assert.equal(s1.reconnects, 1);
+    // Prediction runs again on the resumed craft.
+    await page.keyboard.down('ArrowUp');
+    await page.waitForTimeout(800);
+    const s2 = await state(page);
+    await page.keyboard.up('ArrowUp');
+    assert.ok(s2.compared > s1.compared);
+    assert.equal(s2.pred_error_max, 0, `prediction error after resume ${s2.pred_error_max} m`);
+    await page.close();
+  });
+});

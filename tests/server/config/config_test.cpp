@@ -1,0 +1,122 @@
+// Configuration precedence, validation and messages that name the bad key or flag.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../test_util.hpp"
+#include "config/config.hpp"
+
+namespace flockstep::server::config {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+LoadResult load_with(const std::vector<std::string>& args, const Env& env = {}) {
+  return load(args, [&env](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+/// The ConfigError message of a failing load, or "" if it did not fail.
+std::string error_of(const std::vector<std::string>& args, const Env& env = {}) {
+  try {
+    load_with(args, env);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, DefaultsLoadAndEveryKeyIsInHelpWithItsLimit) {
+  const LoadResult r = load_with({});
+  EXPECT_EQ(r.config.port, 8080u);
+  EXPECT_EQ(r.config.tick_rate_hz, 60u);
+  EXPECT_EQ(r.config.snapshot_rate_hz, 20u);
+  EXPECT_EQ(r.config.send_queue_snapshots, 2u);
+  const std::string help = help_text();
+  for (const char* flag : {"--port", "--max-connections", "--max-message-bytes", "--input-rate-hz", "--idle-timeout-ms",
+                           "--handshake-timeout-ms", "--send-queue-snapshots", "--tick-rate-hz", "--snapshot-rate-hz",
+                           "--bots", "--web-root", "--scenario", "--log-format", "--resume-window-ms", "--config"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+  EXPECT_NE(help.find("FLOCKSTEP_MAX_CONNECTIONS"), std::string::npos);
+  EXPECT_NE(help.find("limit: 64..1048576"), std::string::npos);  // max_message_bytes
+  EXPECT_TRUE(load_with({"--help"}).help);
+}
+
+TEST(Config, FlagsBeatEnvironmentBeatsFileBeatsDefaults) {
+  testing::TempDir dir;
+  const std::string file = dir.write("c.json", R"({"port": 1000, "tick_rate_hz": 30, "bots": 2, "log_format": "json"})");
+  const LoadResult r = load_with({"--config=" + file, "--port", "3000"}, {{"FLOCKSTEP_PORT", "2000"}, {"FLOCKSTEP_TICK_RATE_HZ", "50"}});
+  EXPECT_EQ(r.config.port, 3000u);          // flag
+  EXPECT_EQ(r.config.tick_rate_hz, 50u);    // env over file
+  EXPECT_EQ(r.config.bots, 2u);             // file over default
+  EXPECT_EQ(r.config.log_format, "json");
+  EXPECT_EQ(r.config.max_connections, 1100u);  // default
+  const std::string d = describe(r);
+  EXPECT_NE(d.find("port = 3000  (flag)"), std::string::npos) << d;
+  EXPECT_NE(d.find("tick_rate_hz = 50  (env)"), std::string::npos) << d;
+  EXPECT_NE(d.find("bots = 2  (file)"), std::string::npos) << d;
+  EXPECT_NE(d.find("max_connections = 1100  (default)"), std::string::npos) << d;
+  // The config file may also come from the environment.
+  EXPECT_EQ(load_with({}, {{"FLOCKSTEP_CONFIG", file}}).config.port, 1000u);
+}
+
+TEST(Config, UnknownFlagIsNamed) {
+  const std::string e = error_of({"--max-conections=5"});
+  EXPECT_NE(e.find("--max-conections"), std::string::npos) << e;
+  EXPECT_NE(error_of({"positional"}).find("positional"), std::string::npos);
+  EXPECT_NE(error_of({"--port"}).find("--port needs a value"), std::string::npos);
+}
+
+TEST(Config, OutOfRangeAndMalformedValuesNameTheFlagAndLimit) {
+  std::string e = error_of({"--tick-rate-hz=0"});
+  EXPECT_NE(e.find("--tick-rate-hz"), std::string::npos) << e;
+  EXPECT_NE(e.find("1..240"), std::string::npos) << e;
+  e = error_of({"--port=70000"});
+  EXPECT_NE(e.find("--port"), std::string::npos) << e;
+  e = error_of({"--max-message-bytes=12kb"});
+  EXPECT_NE(e.find("--max-message-bytes"), std::string::npos) << e;
+  e = error_of({"--port=-1"});
+  EXPECT_NE(e.find("--port"), std::string::npos) << e;
+  e = error_of({"--log-format=xml"});
+  EXPECT_NE(e.find("text|json"), std::string::npos) << e;
+}
+
+TEST(Config, BadEnvironmentValueNamesTheVariable) {
+  const std::string e = error_of({}, {{"FLOCKSTEP_IDLE_TIMEOUT_MS", "soon"}});
+  EXPECT_NE(e.find("FLOCKSTEP_IDLE_TIMEOUT_MS"), std::string::npos) << e;
+}
+
+TEST(Config, FileErrorsNameFileAndKey) {
+  testing::TempDir dir;
+  std::string e = error_of({"--config=" + dir.write("a.json", R"({"max_conections": 5})")});
+  EXPECT_NE(e.find("unknown key 'max_conections'"), std::string::npos) << e;
+  e = error_of({"--config=" + dir.write("b.json", R"({"port": "eighty"})")});
+  EXPECT_NE(e.find("key 'port'"), std::string::npos) << e;
+  e = error_of({"--config=" + dir.write("c.json", R"({"bots": 1.5})")});
+  EXPECT_NE(e.find("key 'bots'"), std::string::npos) << e;
+  e = error_of({"--config=" + dir.write("d.json", "{ nope")});
+  EXPECT_NE(e.find("not valid JSON"), std::string::npos) << e;
+  e = error_of({"--config=" + (dir.path() / "missing.json").string()});
+  EXPECT_NE(e.find("cannot be read"), std::string::npos) << e;
+}
+
+TEST(Config, CrossChecksNameBothKeys) {
+  std::string e = error_of({"--snapshot-rate-hz=90", "--tick-rate-hz=60"});
+  EXPECT_NE(e.find("snapshot_rate_hz"), std::string::npos) << e;
+  EXPECT_NE(e.find("tick_rate_hz"), std::string::npos) << e;
+  e = error_of({"--bots=5", "--max-players=4"});
+  EXPECT_NE(e.find("bots"), std::string::npos) << e;
+}
+
+TEST(Config, MarkdownReferenceListsEveryKey) {
+  const std::string md = markdown_reference();
+  EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"), std::string::npos);
+  EXPECT_NE(md.find("`send_queue_snapshots`"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flockstep::server::config

@@ -1,0 +1,405 @@
+// The room without sockets: joins, welcome, snapshot cadence and sharing, input ordering,
+// movement, capture -> respawn, obstacles, resume, limits. Driven tick by tick (no clock).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec/server_codec.hpp"
+#include "game/room.hpp"
+#include "ops/metrics.hpp"
+
+namespace flockstep::server::game {
+namespace {
+
+/// Records what the room sends to one connection.
+class FakeSink : public ClientSink {
+ public:
+  void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
+    bodies.push_back(body);
+    v1::ServerMessage m;
+    const std::string all = *body + suffix;
+    EXPECT_TRUE(m.ParseFromString(all));
+    snapshots.push_back(m.snapshot());
+  }
+  void send_message(std::shared_ptr<const std::string> message) override {
+    v1::ServerMessage m;
+    EXPECT_TRUE(m.ParseFromString(*message));
+    messages.push_back(m);
+  }
+  void close(CloseReason reason, std::string detail) override {
+    closed = true;
+    close_reason = reason;
+    close_detail = std::move(detail);
+  }
+  const v1::Welcome* welcome() const {
+    for (const auto& m : messages)
+      if (m.has_welcome()) return &m.welcome();
+    return nullptr;
+  }
+  int count_captures() const {
+    int n = 0;
+    for (const auto& m : messages)
+      if (m.has_events()) n += m.events().captures_size();
+    return n;
+  }
+  int count_respawns() const {
+    int n = 0;
+    for (const auto& m : messages)
+      if (m.has_events()) n += m.events().respawns_size();
+    return n;
+  }
+
+  std::vector<std::shared_ptr<const std::string>> bodies;
+  std::vector<v1::Snapshot> snapshots;
+  std::vector<v1::ServerMessage> messages;
+  bool closed = false;
+  CloseReason close_reason = CloseReason::kNormal;
+  std::string close_detail;
+};
+
+codec::JoinRequest player(const std::string& name = "p", const std::string& token = {}) {
+  return codec::JoinRequest{codec::Role::kPlayer, name, token};
+}
+codec::JoinRequest spectator() { return codec::JoinRequest{codec::Role::kSpectator, "s", {}}; }
+
+/// Open wrapped field with a few boids (and nothing that hunts).
+sim::Scenario calm_world() {
+  sim::Scenario s;
+  s.name = "calm";
+  s.width = 100;
+  s.height = 100;
+  s.wrap = true;
+  s.seed = 11;
+  s.max_agents = 128;
+  sim::GroupSpec g;
+  g.name = "boids";
+  g.count = 10;
+  s.groups = {g};
+  return s;
+}
+
+RoomConfig config(std::uint32_t max_players = 8) {
+  RoomConfig c;
+  c.max_players = max_players;
+  c.token_seed = 99;
+  return c;
+}
+
+const v1::Agent* find_agent(const v1::Snapshot& s, std::uint32_t id) {
+  for (const auto& a : s.agents())
+    if (a.id() == id) return &a;
+  return nullptr;
+}
+
+TEST(Room, PlayerGetsWelcomeWithCraftTokenAndWorld) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto sink = std::make_shared<FakeSink>();
+  room.join(1, sink, player("ada"));
+  const v1::Welcome* w = sink->welcome();
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->role(), v1::ROLE_PLAYER);
+  EXPECT_NE(w->entity_id(), 0u);
+  EXPECT_EQ(w->resume_token().size(), codec::kResumeTokenBytes);
+  EXPECT_EQ(w->tick_rate_hz(), 60u);
+  EXPECT_EQ(w->snapshot_rate_hz(), 20u);
+  EXPECT_EQ(w->world().width(), 100);
+  EXPECT_EQ(w->world().groups_size(), 1);
+  EXPECT_GT(w->world().groups(0).params_size(), 30);  // the behaviour table travels with it
+  EXPECT_EQ(room.entity_of(1).value, w->entity_id());
+  room.tick();
+  EXPECT_EQ(room.world().count_kind(sim::AgentKind::kPlayer), 1);
+}
+
+TEST(Room, SpectatorHasNoBody) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto sink = std::make_shared<FakeSink>();
+  const std::int32_t before = room.world().size();
+  room.join(1, sink, spectator());
+  room.tick();
+  ASSERT_NE(sink->welcome(), nullptr);
+  EXPECT_EQ(sink->welcome()->entity_id(), 0u);
+  EXPECT_TRUE(sink->welcome()->resume_token().empty());
+  EXPECT_EQ(room.world().size(), before);
+  EXPECT_EQ(room.world().count_kind(sim::AgentKind::kPlayer), 0);
+}
+
+TEST(Room, SnapshotsFollowTheConfiguredRateAndAreEncodedOncePerTick) {
+  RoomConfig c = config();
+  c.tick_rate_hz = 60;
+  c.snapshot_rate_hz = 20;
+  ops::Registry reg;
+  ops::ServerMetrics metrics(reg);
+  Room room(c, calm_world(), &metrics, nullptr);
+  auto a = std::make_shared<FakeSink>(), b = std::make_shared<FakeSink>(), s = std::make_shared<FakeSink>();
+  room.join(1, a, player("a"));
+  room.join(2, b, player("b"));
+  room.join(3, s, spectator());
+  for (int i = 0; i < 60; ++i) room.tick();
+  ASSERT_EQ(a->snapshots.size(), 20u);
+  EXPECT_EQ(b->snapshots.size(), 20u);
+  EXPECT_EQ(s->snapshots.size(), 20u);
+  EXPECT_EQ(room.snapshots_encoded(), 20u);  // once per snapshot tick, not once per client
+  EXPECT_EQ(metrics.snapshots_encoded.value(), 20u);
+  for (std::size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(a->bodies[i].get(), s->bodies[i].get());  // the very same buffer
+    EXPECT_EQ(a->snapshots[i].server_tick(), 3 * (i + 1));  // every 60/20 = 3 ticks
+  }
+  EXPECT_EQ(a->snapshots.back().agents_size(), room.world().size());
+  // Other rates, including ones that do not divide the tick rate: exactly floor(t*s/r) snapshots.
+  for (std::uint32_t rate : {1u, 7u, 30u, 60u}) {
+    RoomConfig c2 = config();
+    c2.snapshot_rate_hz = rate;
+    Room r2(c2, calm_world(), nullptr, nullptr);
+    auto sk = std::make_shared<FakeSink>();
+    r2.join(1, sk, spectator());
+    for (int i = 0; i < 120; ++i) r2.tick();
+    EXPECT_EQ(sk->snapshots.size(), 2u * rate) << rate;
+  }
+}
+
+TEST(Room, InputsApplyOncePerTickInSequenceOrderAndResendsAreIgnored) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto sink = std::make_shared<FakeSink>();
+  room.join(1, sink, player());
+  const std::vector<codec::InputFrame> window{{1, 0.1, 1}, {2, 0.2, 1}, {3, 0.3, 1}};
+  room.inputs(1, window);
+  room.inputs(1, window);  // the same window resent: nothing new
+  const std::vector<codec::InputFrame> more{{2, 0.2, 1}, {3, 0.3, 1}, {4, 0.4, 1}};
+  room.inputs(1, more);
+  std::vector<std::uint32_t> applied;
+  for (int i = 0; i < 6; ++i) {
+    room.tick();
+    applied.push_back(room.last_applied_of(1));
+  }
+  EXPECT_EQ(applied, (std::vector<std::uint32_t>{1, 2, 3, 4, 4, 4}));
+  // The acknowledged sequence travels in the player's snapshot suffix; spectators get none.
+  for (int i = 0; i < 3; ++i) room.tick();
+  ASSERT_FALSE(sink->snapshots.empty());
+  EXPECT_EQ(sink->snapshots.back().last_input_sequence(), 4u);
+}
+
+TEST(Room, InputBacklogIsBoundedOldestDropped) {
+  RoomConfig c = config();
+  c.input_buffer_ticks = 4;
+  ops::Registry reg;
+  ops::ServerMetrics metrics(reg);
+  Room room(c, calm_world(), &metrics, nullptr);
+  room.join(1, std::make_shared<FakeSink>(), player());
+  std::vector<codec::InputFrame> burst;
+  for (std::uint32_t s = 1; s <= 10; ++s) burst.push_back({s, 0, 1});
+  room.inputs(1, burst);
+  EXPECT_EQ(metrics.inputs_late.value(), 6u);
+  room.tick();
+  EXPECT_EQ(room.last_applied_of(1), 7u);  // frames 1..6 were dropped, 7 is next
+}
+
+TEST(Room, PlayerInputsMoveItsCraft) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto mover = std::make_shared<FakeSink>(), idle = std::make_shared<FakeSink>();
+  room.join(1, mover, player("mover"));
+  room.join(2, idle, player("idle"));
+  const std::uint32_t mover_id = mover->welcome()->entity_id();
+  const std::uint32_t idle_id = idle->welcome()->entity_id();
+  room.tick();
+  const v1::Snapshot first = [&] {
+    for (int i = 0; i < 3; ++i) room.tick();
+    return mover->snapshots.back();
+  }();
+  std::uint32_t seq = 0;
+  for (int t = 0; t < 120; ++t) {
+    const codec::InputFrame f{++seq, 0.0, 1.0};
+    room.inputs(1, std::span<const codec::InputFrame>(&f, 1));
+    room.tick();
+  }
+  const v1::Snapshot& last = mover->snapshots.back();
+  const v1::Agent* m0 = find_agent(first, mover_id);
+  const v1::Agent* m1 = find_agent(last, mover_id);
+  const v1::Agent* i0 = find_agent(first, idle_id);
+  const v1::Agent* i1 = find_agent(last, idle_id);
+  ASSERT_TRUE(m0 && m1 && i0 && i1);
+  // 2 s of full throttle: the craft accelerates well away from its start (torus-aware).
+  auto dist = [](const v1::Agent& a, const v1::Agent& b) {
+    double dx = std::abs(a.position().x() - b.position().x()), dy = std::abs(a.position().y() - b.position().y());
+    dx = std::min(dx, 100 - dx);
+    dy = std::min(dy, 100 - dy);
+    return std::sqrt(dx * dx + dy * dy);
+  };
+  EXPECT_GT(dist(*m0, *m1), 3.0);
+  EXPECT_GT(std::hypot(m1->velocity().x(), m1->velocity().y()), 2.0);
+  EXPECT_LT(dist(*i0, *i1), 0.01);  // no input, no thrust
+  // Snapshots go out every third tick, so the last one may predate the last input or two.
+  EXPECT_GE(last.last_input_sequence(), seq - 2);
+  EXPECT_LE(last.last_input_sequence(), seq);
+}
+
+/// A bounded box with one fast chaser and nothing else.
+sim::Scenario hunt_world() {
+  sim::Scenario s;
+  s.name = "hunt";
+  s.width = 60;
+  s.height = 60;
+  s.wrap = false;
+  s.seed = 5;
+  s.max_agents = 16;
+  s.respawn_protection_s = 0.5;
+  sim::GroupSpec g;
+  g.name = "chaser";
+  g.kind = sim::AgentKind::kPursuer;
+  g.technique = sim::Technique::kChase;
+  g.count = 1;
+  g.max_speed = 9;
+  g.capture_radius = 1.0;
+  s.groups = {g};
+  return s;
+}
+
+TEST(Room, PursuersCloseInCaptureAndThePlayerRespawns) {
+  ops::Registry reg;
+  ops::ServerMetrics metrics(reg);
+  Room room(config(), hunt_world(), &metrics, nullptr);
+  auto sink = std::make_shared<FakeSink>();
+  room.join(1, sink, player("prey"));
+  const std::uint32_t me = sink->welcome()->entity_id();
+  room.tick();
+  auto distance = [&] {
+    const sim::World& w = room.world();
+    math::Vec2 p{}, q{};
+    for (std::int32_t i = 0; i < w.size(); ++i) {
+      const sim::AgentView v = w.view(i);
+      if (v.id.value == me) p = v.position;
+      if (v.kind == sim::AgentKind::kPursuer) q = v.position;
+    }
+    return math::distance(p, q);
+  };
+  const double start = distance();
+  double closest = start;
+  int ticks = 0;
+  while (sink->count_captures() == 0 && ticks < 60 * 30) {
+    room.tick();
+    closest = std::min(closest, distance());
+    ++ticks;
+  }
+  ASSERT_EQ(sink->count_captures(), 1) << "no capture in 30 s; start distance " << start;
+  EXPECT_LT(closest, 2.5);
+  EXPECT_EQ(sink->count_respawns(), 1);
+  EXPECT_EQ(metrics.captures.value(), 1u);
+  // The capture names the player, its craft, the pursuer, and the life's length as its score.
+  for (const auto& m : sink->messages) {
+    if (!m.has_events() || m.events().captures_size() == 0) continue;
+    const v1::Capture& c = m.events().captures(0);
+    EXPECT_EQ(c.entity_id(), me);
+    EXPECT_EQ(c.player_id(), sink->welcome()->player_id());
+    EXPECT_NE(c.pursuer_id(), 0u);
+    EXPECT_GT(c.survived_ticks(), 0u);
+  }
+  // Same entity after the respawn, far from the pursuer again, and the scoreboard counts it.
+  EXPECT_EQ(room.entity_of(1).value, me);
+  EXPECT_GT(distance(), 1.0);
+  for (int i = 0; i < 60; ++i) room.tick();
+  bool scored = false;
+  for (const auto& m : sink->messages)
+    if (m.has_events())
+      for (const auto& s : m.events().scores())
+        if (s.player_id() == sink->welcome()->player_id() && s.captures() == 1 && s.best_ticks() > 0) scored = true;
+  EXPECT_TRUE(scored);
+}
+
+TEST(Room, FlocksNeverEnterObstacles) {
+  sim::Scenario s;
+  s.name = "rocks";
+  s.width = 80;
+  s.height = 80;
+  s.wrap = true;
+  s.seed = 3;
+  s.max_agents = 128;
+  s.obstacles = {{{20, 20}, 6}, {{60, 30}, 4}, {{40, 60}, 8}, {{15, 65}, 3}};
+  sim::GroupSpec g;
+  g.name = "boids";
+  g.count = 80;
+  g.radius = 0.4;
+  s.groups = {g};
+  Room room(config(), s, nullptr, nullptr);
+  const sim::World& w = room.world();
+  int checked = 0;
+  for (int t = 0; t < 600; ++t) {
+    room.tick();
+    for (std::int32_t i = 0; i < w.size(); ++i) {
+      const sim::AgentView v = w.view(i);
+      if (v.kind != sim::AgentKind::kFlock) continue;
+      for (const auto& c : s.obstacles) {
+        ASSERT_GE(math::distance(v.position, c.center), c.radius + 0.4 - 1e-9)
+            << "agent " << v.id.value << " inside obstacle at tick " << w.tick();
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 600 * 80 * 4);
+}
+
+TEST(Room, ResumeWithinTheWindowKeepsTheCraftAfterItIsRemoved) {
+  RoomConfig c = config();
+  c.resume_window_ms = 1000;  // 60 ticks
+  Room room(c, calm_world(), nullptr, nullptr);
+  auto first = std::make_shared<FakeSink>();
+  room.join(1, first, player("r"));
+  const std::string token = first->welcome()->resume_token();
+  const std::uint32_t entity = first->welcome()->entity_id();
+  for (int i = 0; i < 5; ++i) room.tick();
+  room.leave(1);
+  for (int i = 0; i < 30; ++i) room.tick();
+  EXPECT_TRUE(room.world().alive(sim::AgentId{entity}));
+  auto second = std::make_shared<FakeSink>();
+  room.join(2, second, player("r", token));
+  ASSERT_NE(second->welcome(), nullptr);
+  EXPECT_EQ(second->welcome()->entity_id(), entity);  // same craft
+  EXPECT_EQ(room.world().count_kind(sim::AgentKind::kPlayer), 1);  // never a duplicate
+  // A second resume with a token in use, and a forged token, are refused.
+  auto third = std::make_shared<FakeSink>();
+  room.join(3, third, player("r", token));
+  EXPECT_TRUE(third->closed);
+  EXPECT_EQ(third->close_reason, CloseReason::kBadResume);
+  auto forged = std::make_shared<FakeSink>();
+  room.join(4, forged, player("x", std::string(codec::kResumeTokenBytes, 'f')));
+  EXPECT_EQ(forged->close_reason, CloseReason::kBadResume);
+  // After the window the craft leaves the world and the token is dead.
+  room.leave(2);
+  for (int i = 0; i < 61; ++i) room.tick();
+  EXPECT_FALSE(room.world().alive(sim::AgentId{entity}));
+  auto late = std::make_shared<FakeSink>();
+  room.join(5, late, player("r", token));
+  EXPECT_EQ(late->close_reason, CloseReason::kBadResume);
+}
+
+TEST(Room, FullRoomRefusesPlayersButNotSpectators) {
+  Room room(config(1), calm_world(), nullptr, nullptr);
+  auto a = std::make_shared<FakeSink>(), b = std::make_shared<FakeSink>(), s = std::make_shared<FakeSink>();
+  room.join(1, a, player());
+  room.join(2, b, player());
+  room.join(3, s, spectator());
+  EXPECT_FALSE(a->closed);
+  EXPECT_TRUE(b->closed);
+  EXPECT_EQ(b->close_reason, CloseReason::kRoomFull);
+  EXPECT_NE(s->welcome(), nullptr);
+}
+
+TEST(Room, BotsPlayWithoutConnections) {
+  RoomConfig c = config();
+  c.bots = 3;
+  Room room(c, calm_world(), nullptr, nullptr);
+  room.tick();
+  ASSERT_EQ(room.world().count_kind(sim::AgentKind::kPlayer), 3);
+  std::vector<math::Vec2> start;
+  for (std::int32_t i = 0; i < room.world().size(); ++i)
+    if (room.world().view(i).kind == sim::AgentKind::kPlayer) start.push_back(room.world().view(i).position);
+  for (int t = 0; t < 180; ++t) room.tick();
+  std::size_t k = 0, moved = 0;
+  for (std::int32_t i = 0; i < room.world().size(); ++i)
+    if (room.world().view(i).kind == sim::AgentKind::kPlayer) moved += math::distance(room.world().view(i).position, start[k++]) > 1.0;
+  EXPECT_EQ(moved, 3u);
+}
+
+}  // namespace
+}  // namespace flockstep::server::game

@@ -1,0 +1,59 @@
+#pragma once
+/// \file bot.hpp
+/// The load/bot tool: N WebSocket connections on one thread (async), each joining as player or
+/// spectator. Players send scripted or random inputs at input_hz with the unacknowledged
+/// window; everyone answers server pings, counts snapshots and measures inter-arrival times.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace flockstep::bot {
+
+/// What the bots do.
+struct BotConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::string target = "/ws";
+  std::uint32_t connections = 1;   ///< total connections. [1..100000]
+  std::uint32_t players = 1;       ///< how many of them join as PLAYER (the rest spectate)
+  double duration_s = 5;           ///< run time after connecting, s
+  std::uint32_t input_hz = 60;     ///< player input messages per second
+  std::string script = "random";   ///< random | constant | idle
+  double turn = 0;                 ///< constant script: turn [-1, 1]
+  double throttle = 1;             ///< constant script: throttle [0, 1]
+  std::string name = "bot";        ///< display name prefix
+  std::uint64_t seed = 1;
+  bool quiet = false;
+};
+
+/// Statistics of one role.
+struct RoleReport {
+  std::uint32_t connected = 0;
+  std::uint32_t welcomed = 0;
+  std::uint64_t snapshots = 0;
+  std::uint64_t snapshot_bytes = 0;
+  std::uint64_t events = 0;
+  std::uint64_t captures_seen = 0;
+  std::uint64_t inputs_sent = 0;
+  std::vector<double> inter_arrival_ms;  ///< all gaps between consecutive snapshots
+  double median_ms() const;
+  double p99_ms() const;
+  double max_ms() const;
+};
+
+/// Result of a run.
+struct BotReport {
+  RoleReport player;
+  RoleReport spectator;
+  std::map<std::uint16_t, std::uint32_t> close_codes;  ///< server close code -> connections
+  std::uint32_t errors = 0;
+  std::uint32_t max_agents_seen = 0;
+  std::string summary() const;  ///< human-readable multi-line report
+};
+
+/// Run the bots (blocking) and report.
+BotReport run_bots(const BotConfig& config);
+
+}  // namespace flockstep::bot

@@ -1,0 +1,477 @@
+// The one translation unit of the bot library that instantiates Beast's WebSocket and HTTP
+// client code (WsClient, http_request, run_bots).
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <sstream>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "bot.hpp"
+#include "codec/client_codec.hpp"
+#include "codec/server_codec.hpp"
+#include "flockstep/math/rng.hpp"
+#include "ws_client.hpp"
+
+namespace flockstep::bot {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// Run `ioc` until `done()` or the deadline; false on timeout.
+bool run_until(asio::io_context& ioc, const std::function<bool()>& done, Clock::time_point deadline) {
+  while (!done()) {
+    if (ioc.stopped()) ioc.restart();
+    const std::size_t n = ioc.run_one_until(deadline);
+    if (n == 0) {
+      if (Clock::now() >= deadline) return done();
+      if (ioc.stopped()) return done();  // no work left: nothing will change
+    }
+  }
+  return true;
+}
+
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------
+// WsClient
+// ------------------------------------------------------------------------------------------
+
+struct WsClient::Impl {
+  asio::io_context ioc;
+  websocket::stream<beast::tcp_stream> ws{ioc};
+  beast::flat_buffer buffer;
+  std::deque<std::string> inbox;
+  bool closed = false;
+  std::uint16_t close_code = 0;
+  std::string close_reason;
+  std::string error;
+
+  // do_read: keep one read outstanding for the life of the connection.
+  void do_read() {
+    ws.async_read(buffer, [this](beast::error_code ec, std::size_t) {
+      if (ec) {
+        closed = true;
+        close_code = static_cast<std::uint16_t>(ws.reason().code);
+        close_reason = std::string(ws.reason().reason.data(), ws.reason().reason.size());
+        if (ec != websocket::error::closed) error = ec.message();
+        return;
+      }
+      inbox.push_back(beast::buffers_to_string(buffer.data()));
+      buffer.consume(buffer.size());
+      do_read();
+    });
+  }
+};
+
+WsClient::WsClient() : impl_(std::make_unique<Impl>()) {}
+WsClient::~WsClient() {
+  beast::error_code ec;
+  beast::get_lowest_layer(impl_->ws).socket().close(ec);
+  impl_->ioc.stop();
+}
+
+bool WsClient::connect(const std::string& host, std::uint16_t port, const std::string& target,
+                       std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  const auto deadline = Clock::now() + timeout;
+  bool done = false, ok = false;
+  tcp::resolver resolver(m.ioc);
+  beast::error_code ec;
+  const auto endpoints = resolver.resolve(host, std::to_string(port), ec);
+  if (ec) {
+    m.error = ec.message();
+    return false;
+  }
+  beast::get_lowest_layer(m.ws).expires_after(timeout);
+  beast::get_lowest_layer(m.ws).async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
+    if (e) {
+      m.error = "connect: " + e.message();
+      done = true;
+      return;
+    }
+    beast::get_lowest_layer(m.ws).socket().set_option(tcp::no_delay(true));
+    m.ws.async_handshake(host + ":" + std::to_string(port), target, [&](beast::error_code h) {
+      done = true;
+      if (h) {
+        m.error = "handshake: " + h.message();
+        return;
+      }
+      ok = true;
+    });
+  });
+  run_until(m.ioc, [&] { return done; }, deadline);
+  if (!ok) return false;
+  beast::get_lowest_layer(m.ws).expires_never();
+  m.ws.binary(true);
+  m.do_read();
+  return true;
+}
+
+bool WsClient::send(std::string_view bytes, bool text) {
+  Impl& m = *impl_;
+  if (m.closed) return false;
+  bool done = false, ok = false;
+  m.ws.text(text);
+  m.ws.async_write(asio::buffer(bytes.data(), bytes.size()), [&](beast::error_code ec, std::size_t) {
+    done = true;
+    ok = !ec;
+    if (ec) m.error = ec.message();
+  });
+  run_until(m.ioc, [&] { return done; }, Clock::now() + std::chrono::seconds(5));
+  return ok;
+}
+
+bool WsClient::send_raw(std::string_view bytes) {
+  Impl& m = *impl_;
+  bool done = false, ok = false;
+  asio::async_write(beast::get_lowest_layer(m.ws).socket(), asio::buffer(bytes.data(), bytes.size()),
+                    [&](beast::error_code ec, std::size_t) {
+                      done = true;
+                      ok = !ec;
+                    });
+  run_until(m.ioc, [&] { return done; }, Clock::now() + std::chrono::seconds(5));
+  return ok;
+}
+
+Receive WsClient::receive(std::string& out, std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  run_until(m.ioc, [&] { return !m.inbox.empty() || m.closed; }, Clock::now() + timeout);
+  if (!m.inbox.empty()) {
+    out = std::move(m.inbox.front());
+    m.inbox.pop_front();
+    return Receive::kMessage;
+  }
+  return m.closed ? Receive::kClosed : Receive::kTimeout;
+}
+
+bool WsClient::wait_closed(std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  run_until(
+      m.ioc,
+      [&] {
+        m.inbox.clear();
+        return m.closed;
+      },
+      Clock::now() + timeout);
+  return m.closed;
+}
+
+void WsClient::close() {
+  Impl& m = *impl_;
+  if (m.closed) return;
+  bool done = false;
+  m.ws.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; });
+  run_until(m.ioc, [&] { return done && m.closed; }, Clock::now() + std::chrono::seconds(2));
+}
+
+bool WsClient::closed() const { return impl_->closed; }
+std::uint16_t WsClient::close_code() const { return impl_->close_code; }
+std::string WsClient::close_reason() const { return impl_->close_reason; }
+std::string WsClient::error() const { return impl_->error; }
+
+// ------------------------------------------------------------------------------------------
+// http_request
+// ------------------------------------------------------------------------------------------
+
+HttpResponse http_request(const std::string& host, std::uint16_t port, const std::string& method,
+                          const std::string& target, std::chrono::milliseconds timeout) {
+  HttpResponse r;
+  asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  tcp::resolver resolver(ioc);
+  beast::error_code ec;
+  const auto endpoints = resolver.resolve(host, std::to_string(port), ec);
+  if (ec) {
+    r.error = ec.message();
+    return r;
+  }
+  http::request<http::empty_body> req{http::string_to_verb(method), target, 11};
+  if (req.method() == http::verb::unknown) req.method_string(method);
+  req.set(http::field::host, host);
+  req.set(http::field::connection, "close");
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64 * 1024 * 1024);
+  if (req.method() == http::verb::head) parser.skip(true);  // a HEAD response has no body
+  bool done = false;
+  stream.expires_after(timeout);
+  stream.async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
+    if (e) {
+      r.error = "connect: " + e.message();
+      done = true;
+      return;
+    }
+    http::async_write(stream, req, [&](beast::error_code w, std::size_t) {
+      if (w) {
+        r.error = "write: " + w.message();
+        done = true;
+        return;
+      }
+      http::async_read(stream, buffer, parser, [&](beast::error_code rd, std::size_t) {
+        done = true;
+        if (rd) {
+          r.error = "read: " + rd.message();
+          return;
+        }
+        r.status = static_cast<int>(parser.get().result_int());
+        r.body = parser.get().body();
+        r.content_type = std::string(parser.get()[http::field::content_type]);
+      });
+    });
+  });
+  run_until(ioc, [&] { return done; }, Clock::now() + timeout + std::chrono::milliseconds(100));
+  return r;
+}
+
+// ------------------------------------------------------------------------------------------
+// run_bots
+// ------------------------------------------------------------------------------------------
+
+namespace {
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+/// One bot connection (async, shares the run's io_context and thread).
+class BotConn : public std::enable_shared_from_this<BotConn> {
+ public:
+  BotConn(asio::io_context& ioc, const BotConfig& cfg, BotReport& report, bool player, std::uint32_t index)
+      : ws_(ioc),
+        timer_(ioc),
+        cfg_(cfg),
+        report_(report),
+        role_(player ? report.player : report.spectator),
+        player_(player),
+        index_(index),
+        rng_(math::Rng::seeded(cfg.seed, index + 1)) {}
+
+  void start(const tcp::resolver::results_type& endpoints) {
+    beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(10));
+    beast::get_lowest_layer(ws_).async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
+      self->on_connect(ec);
+    });
+  }
+
+  void stop() {
+    stopped_ = true;
+    timer_.cancel();
+    if (!closed_ && !closing_) {
+      closing_ = true;
+      ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) {});
+    }
+  }
+
+ private:
+  void on_connect(beast::error_code ec) {
+    if (ec) return error();
+    beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true));
+    ws_.async_handshake(cfg_.host + ":" + std::to_string(cfg_.port), cfg_.target,
+                        [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
+  }
+
+  void on_handshake(beast::error_code ec) {
+    if (ec) return error();
+    beast::get_lowest_layer(ws_).expires_never();
+    ws_.binary(true);
+    ++role_.connected;
+    codec::JoinRequest join;
+    join.role = player_ ? codec::Role::kPlayer : codec::Role::kSpectator;
+    join.display_name = cfg_.name + "-" + std::to_string(index_);
+    std::string bytes;
+    codec::encode_join(join, bytes);
+    write(std::move(bytes));
+    do_read();
+  }
+
+  void do_read() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) {
+      closed_ = true;
+      timer_.cancel();
+      if (ec == websocket::error::closed) ++report_.close_codes[static_cast<std::uint16_t>(ws_.reason().code)];
+      else if (!stopped_) ++report_.errors;
+      return;
+    }
+    const std::string bytes = beast::buffers_to_string(buffer_.data());
+    buffer_.consume(buffer_.size());
+    v1::ServerMessage msg;
+    if (codec::decode_server_message(as_bytes(bytes), msg).ok()) handle(msg, bytes.size());
+    do_read();
+  }
+
+  void handle(const v1::ServerMessage& msg, std::size_t size) {
+    switch (msg.payload_case()) {
+      case v1::ServerMessage::kWelcome:
+        ++role_.welcomed;
+        if (player_ && cfg_.script != "idle") schedule_input();
+        break;
+      case v1::ServerMessage::kSnapshot: {
+        const auto now = Clock::now();
+        if (have_last_)
+          role_.inter_arrival_ms.push_back(std::chrono::duration<double, std::milli>(now - last_snapshot_).count());
+        last_snapshot_ = now;
+        have_last_ = true;
+        ++role_.snapshots;
+        role_.snapshot_bytes += size;
+        acked_ = std::max(acked_, msg.snapshot().last_input_sequence());
+        report_.max_agents_seen = std::max<std::uint32_t>(report_.max_agents_seen,
+                                                          static_cast<std::uint32_t>(msg.snapshot().agents_size()));
+        break;
+      }
+      case v1::ServerMessage::kEvents:
+        ++role_.events;
+        role_.captures_seen += static_cast<std::uint64_t>(msg.events().captures_size());
+        break;
+      case v1::ServerMessage::kPing: {
+        std::string bytes;
+        codec::encode_pong(msg.ping().sender_time_us(), bytes);
+        write(std::move(bytes));
+        break;
+      }
+      default: break;
+    }
+  }
+
+  void schedule_input() {
+    timer_.expires_after(std::chrono::microseconds(1000000 / std::max<std::uint32_t>(cfg_.input_hz, 1)));
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec) self->send_input();
+    });
+  }
+
+  void send_input() {
+    if (stopped_ || closed_) return;
+    codec::InputFrame f;
+    f.sequence = ++sequence_;
+    if (cfg_.script == "constant") {
+      f.turn = cfg_.turn;
+      f.throttle = cfg_.throttle;
+    } else {
+      if (rng_.chance(0.02)) {
+        turn_ = rng_.uniform(-1, 1);
+        throttle_ = rng_.uniform(0.5, 1);
+      }
+      f.turn = turn_;
+      f.throttle = throttle_;
+    }
+    window_.push_back(f);
+    // Resend everything not yet acknowledged (bounded), so a lost message costs nothing.
+    while (!window_.empty() && window_.front().sequence <= acked_) window_.pop_front();
+    while (window_.size() > 32) window_.pop_front();
+    std::string bytes;
+    codec::encode_input(std::vector<codec::InputFrame>(window_.begin(), window_.end()), bytes);
+    ++role_.inputs_sent;
+    write(std::move(bytes));
+    schedule_input();
+  }
+
+  void write(std::string bytes) {
+    if (closed_ || closing_) return;
+    if (outbox_.size() > 64) return;  // the server is not reading; do not grow without bound
+    outbox_.push_back(std::move(bytes));
+    if (outbox_.size() == 1) do_write();
+  }
+  void do_write() {
+    ws_.async_write(asio::buffer(outbox_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      self->outbox_.pop_front();
+      if (!self->outbox_.empty() && !self->closing_) self->do_write();
+    });
+  }
+
+  void error() {
+    ++report_.errors;
+    closed_ = true;
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  asio::steady_timer timer_;
+  beast::flat_buffer buffer_;
+  const BotConfig& cfg_;
+  BotReport& report_;
+  RoleReport& role_;
+  bool player_;
+  std::uint32_t index_;
+  math::Rng rng_;
+  std::deque<std::string> outbox_;
+  std::deque<codec::InputFrame> window_;
+  std::uint32_t sequence_ = 0;
+  std::uint32_t acked_ = 0;
+  double turn_ = 0, throttle_ = 1;
+  Clock::time_point last_snapshot_;
+  bool have_last_ = false;
+  bool closed_ = false, closing_ = false, stopped_ = false;
+};
+
+}  // namespace
+
+double RoleReport::median_ms() const { return percentile(inter_arrival_ms, 0.5); }
+double RoleReport::p99_ms() const { return percentile(inter_arrival_ms, 0.99); }
+double RoleReport::max_ms() const {
+  return inter_arrival_ms.empty() ? 0 : *std::max_element(inter_arrival_ms.begin(), inter_arrival_ms.end());
+}
+
+std::string BotReport::summary() const {
+  std::ostringstream o;
+  auto role = [&](const char* name, const RoleReport& r) {
+    o << name << ": connected " << r.connected << ", welcomed " << r.welcomed << ", snapshots " << r.snapshots
+      << " (" << r.snapshot_bytes << " B), events " << r.events << ", captures seen " << r.captures_seen
+      << ", inputs sent " << r.inputs_sent << ", inter-arrival ms median " << r.median_ms() << " p99 " << r.p99_ms()
+      << " max " << r.max_ms() << "\n";
+  };
+  role("players", player);
+  role("spectators", spectator);
+  o << "errors " << errors << ", max agents in a snapshot " << max_agents_seen << ", server close codes:";
+  for (const auto& [code, n] : close_codes) o << " " << code << "x" << n;
+  o << "\n";
+  return o.str();
+}
+
+BotReport run_bots(const BotConfig& cfg) {
+  BotReport report;
+  asio::io_context ioc;
+  tcp::resolver resolver(ioc);
+  const auto endpoints = resolver.resolve(cfg.host, std::to_string(cfg.port));
+  std::vector<std::shared_ptr<BotConn>> conns;
+  conns.reserve(cfg.connections);
+  for (std::uint32_t i = 0; i < cfg.connections; ++i) {
+    conns.push_back(std::make_shared<BotConn>(ioc, cfg, report, i < cfg.players, i));
+    conns.back()->start(endpoints);
+  }
+  asio::steady_timer end(ioc);
+  end.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)));
+  end.async_wait([&](beast::error_code) {
+    for (auto& c : conns) c->stop();
+  });
+  // Give the close handshakes a moment after the run, then stop whatever is left.
+  ioc.run_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)) +
+                std::chrono::seconds(2));
+  return report;
+}
+
+}  // namespace flockstep::bot
