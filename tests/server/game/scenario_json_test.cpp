@@ -31,8 +31,12 @@ TEST(ScenarioJson, ShippedArenaLoadsWithEveryKindOfAgent) {
   EXPECT_TRUE(kinds[static_cast<int>(sim::AgentKind::kWanderer)]);
   // Names resolve to indices.
   for (const sim::GroupSpec& g : s.groups) {
-    if (g.technique == sim::Technique::kPathFollow) EXPECT_EQ(g.path, 0);
-    if (g.technique == sim::Technique::kOffsetPursuit) EXPECT_GE(g.leader_group, 0);
+    if (g.technique == sim::Technique::kPathFollow) {
+      EXPECT_EQ(g.path, 0);
+    }
+    if (g.technique == sim::Technique::kOffsetPursuit) {
+      EXPECT_GE(g.leader_group, 0);
+    }
   }
   EXPECT_EQ(sim::validate(s), "");
 }
