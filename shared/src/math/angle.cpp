@@ -97,7 +97,7 @@ SinCos sin_cos(real x) {
 }
 
 real arctan2(real y, real x) {
-  if (y == 0) return x < 0 ? kPi : 0.0;  // keeps the result in (-pi, pi] and atan2(0,0) = 0
+  if (y == 0) return x < 0 ? kPi : 0.0;  // keeps the result in (-pi, pi]; the origin maps to 0
   if (x == 0) return y > 0 ? kHalfPi : -kHalfPi;
   const real ay = y < 0 ? -y : y;
   const real ax = x < 0 ? -x : x;

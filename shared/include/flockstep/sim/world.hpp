@@ -301,7 +301,7 @@ class World {
   std::vector<Command> commands_;
   std::vector<Event> events_;
   std::vector<Event> events_pending_;       // produced between steps (add_player), emitted by the next step
-  std::vector<real> fov_cos_half_;          // per group: cos(fov/2), precomputed (-1 = all round)
+  std::vector<real> fov_cos_half_;          // per group: cosine of half the field of view, precomputed (-1 = all round)
   // Static obstacle index over the grid's cells (CSR): the obstacles that can matter to an agent
   // in a cell (within the largest detection-box reach). Built once: obstacles never move.
   std::vector<std::int32_t> obstacle_cell_start_;
