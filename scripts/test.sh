@@ -2,6 +2,7 @@
 # THE test command (README, .ci/run): installs what is missing, builds, and runs every test.
 #
 #   scripts/test.sh                 setup + native (ci preset: release, -Werror) + wasm (under node)
+#                                   + browser end-to-end (headless Chromium; needs both builds)
 #   scripts/test.sh native [ARGS]   setup + native only; ARGS go to ctest (e.g. -R Arrive)
 #   scripts/test.sh wasm [ARGS]     setup + wasm only
 #   scripts/test.sh dev [ARGS]      setup + Debug with ASan/UBSan (not part of the default run)
@@ -66,11 +67,13 @@ run_step() {
   return 1
 }
 
-# run_ctest NAME PRESET: runs ctest with its output shown, and adds its counts to the totals.
+# run_ctest NAME PRESET [EXTRA...]: runs ctest with its output shown, and adds its counts to the
+# totals.
 run_ctest() {
-  local name="$1" preset="$2" log="$LOGS/$2-ctest.log" t=$SECONDS rc line failed total
-  say "$name: ctest --preset $preset ..."
-  ctest --preset "$preset" -j"$JOBS" "${CTEST_ARGS[@]}" 2>&1 | tee "$log"
+  local name="$1" preset="$2" log="$LOGS/$1-ctest.log" t=$SECONDS rc line failed total
+  shift 2
+  say "$name: ctest --preset $preset $* ..."
+  ctest --preset "$preset" -j"$JOBS" "$@" "${CTEST_ARGS[@]}" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   line="$(grep -E '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)"
   if [[ -n "$line" ]]; then
@@ -91,9 +94,10 @@ run_ctest() {
   say "$name tests: ok ($((SECONDS - t)) s)"
 }
 
-# stage NAME PRESET: configure + build + ctest one preset.
+# stage NAME PRESET [EXTRA...]: configure + build + ctest one preset.
 stage() {
   local name="$1" preset="$2"
+  shift 2
   if ! run_step "$name: configure (preset $preset)" "$LOGS/$preset-configure.log" \
          cmake --preset "$preset" \
      || ! run_step "$name: build (preset $preset, -j$JOBS)" "$LOGS/$preset-build.log" \
@@ -101,7 +105,7 @@ stage() {
     FAILED=$((FAILED + 1))
     return 1
   fi
-  run_ctest "$name" "$preset"
+  run_ctest "$name" "$preset" "$@"
 }
 
 if [[ "${FLOCKSTEP_SKIP_SETUP:-0}" == 1 ]]; then
@@ -120,11 +124,22 @@ command -v ccache >/dev/null && ccache -z >/dev/null 2>&1
 
 for s in "${STAGES[@]}"; do
   case "$s" in
-    native) stage native ci ;;
+    native) stage native ci -LE e2e ;;
     wasm) stage wasm wasm ;;
-    dev) stage dev dev ;;
+    dev) stage dev dev -LE e2e ;;
   esac
 done
+
+# The browser tests need the native server and the wasm viewer, so they run once both are built.
+if [[ " ${STAGES[*]} " == *" native "* && " ${STAGES[*]} " == *" wasm "* ]]; then
+  if [[ -f build/wasm/client/web/viewer.wasm && -x build/release/server/flockstep-server ]]; then
+    run_ctest e2e ci -L e2e
+  else
+    say "FAILED: e2e: the server or the viewer did not build, so the browser tests cannot run"
+    FAILED=$((FAILED + 1))
+    FAILED_STEPS+=("e2e")
+  fi
+fi
 
 if command -v ccache >/dev/null && [[ " ${STAGES[*]} " != " wasm " ]]; then
   say "ccache: $(ccache -s 2>/dev/null | grep -iE '^ *hits:|^cache hit \(rate\)' | head -1 | tr -s ' ')"

@@ -22,6 +22,7 @@
 #pragma clang diagnostic ignored "-Wdollar-in-identifier-extension"
 
 #include "codec/server_codec.hpp"
+#include "flockstep/behavior/avoid.hpp"
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/rng.hpp"
 #include "flockstep/sim/canonical.hpp"
@@ -127,6 +128,7 @@ class Viewer {
   void leave();
   void set_option(const std::string& name, double value);
   void step_once() { if (paused_) paused_tick_ += 1; }
+  void feed_paused(bool all);
   void follow(std::uint32_t id) { follow_id_ = id; }
   void cycle_player(int dir);
   void touch(double turn, double throttle, bool active) { input_.touch(turn, throttle, active); }
@@ -212,6 +214,8 @@ class Viewer {
   std::uint32_t captures_ = 0;
   std::uint64_t spawn_tick_ = 0;
 
+  bool antialias_ = true;
+
   // Offline benchmark (no server): synthetic agents, or a local sim::World
   std::int32_t bench_n_ = 0;
   std::unique_ptr<sim::World> bench_world_;
@@ -222,7 +226,8 @@ class Viewer {
 
   // Others
   std::vector<DrawAgent> agents_;
-  std::unordered_map<std::uint32_t, std::int32_t> agent_index_;
+  mutable std::unordered_map<std::uint32_t, std::int32_t> agent_index_;  // id -> agents_ index
+  mutable bool agent_index_valid_ = false;
   bool extrapolate_ = false;
   double buffer_beyond_ticks_ = 0;
 
@@ -235,6 +240,9 @@ class Viewer {
   bool minimap_ = true;
   bool paused_ = false;
   double paused_tick_ = 0;
+  static constexpr std::size_t kPausedAgentViews = 400000;  // ~40 MB of queued snapshots at most
+  std::deque<std::pair<std::uint64_t, std::vector<sim::AgentView>>> paused_queue_;
+  std::size_t paused_agents_ = 0;
   bool dragging_ = false, drag_moved_ = false;
   double drag_x_ = 0, drag_y_ = 0;
   std::deque<Vec2> trail_own_, trail_follow_;
@@ -264,10 +272,30 @@ Viewer g_viewer;
 // ---------------------------------------------------------------------------------------------
 
 bool Viewer::init() {
-  if (!gl_.init(kCanvas)) {
+  // Multisampling: on, except on software GL (SwiftShader, llvmpipe: headless browsers, VMs),
+  // which pays dearly for it; ?aa=1 / ?aa=0 forces it. The probe uses a throwaway canvas because
+  // context attributes cannot change once the real context exists.
+  const bool antialias = EM_ASM_INT({
+    var v = new URLSearchParams(location.search).get('aa');
+    if (v !== null) return v === '0' ? 0 : 1;
+    try {
+      var gl = document.createElement('canvas').getContext('webgl2');
+      if (!gl) return 1;
+      var ext = gl.getExtension('WEBGL_debug_renderer_info');
+      var name = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      var lose = gl.getExtension('WEBGL_lose_context');
+      if (lose) lose.loseContext();
+      return /SwiftShader|llvmpipe|Software/i.test(name) ? 0 : 1;
+    } catch (e) { return 1; }
+  }) != 0;
+  antialias_ = antialias;
+  if (!gl_.init(kCanvas, antialias)) {
     EM_ASM({ if (window.flockstepUi) window.flockstepUi.fatal('This browser has no WebGL2.'); });
     return false;
   }
+  // ?instanced=1 / 0 forces instanced or CPU-expanded shapes (default: expanded only on software GL).
+  const int instanced = EM_ASM_INT({ var v = new URLSearchParams(location.search).get('instanced'); return v === null ? -1 : Number(v); });
+  if (instanced >= 0) gl_.set_expanded(instanced == 0);
   // Default server: the page's own host, /ws (the server serves the viewer and the socket on
   // one port). ?server=ws://host:port/ws overrides it.
   char url[512] = {0};
@@ -344,6 +372,9 @@ void Viewer::on_welcome(const v1::Welcome& w, bool resumed) {
   predictor_.reset_keep_sequence();
   remote_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
   remote_.reset();
+  paused_queue_.clear();
+  paused_agents_ = 0;
+  paused_tick_ = 0;
   have_world_ = true;
   have_offset_ = false;
   have_server_state_ = false;
@@ -476,8 +507,29 @@ void Viewer::on_snapshot(const v1::Snapshot& s, std::uint32_t bytes) {
       break;
     }
   }
+  if (paused_) {
+    // The view is frozen: keep what arrives (bounded) so single steps can move through it.
+    paused_agents_ += views.size();
+    paused_queue_.push_back({tick, std::move(views)});
+    while (paused_agents_ > kPausedAgentViews && paused_queue_.size() > 1) {
+      paused_agents_ -= paused_queue_.front().second.size();
+      paused_queue_.pop_front();
+    }
+    return;
+  }
   remote_.push(tick, std::move(views));
-  if (paused_ && paused_tick_ == 0) paused_tick_ = static_cast<double>(tick);
+}
+
+void Viewer::feed_paused(bool all) {
+  // Hand queued snapshots to the buffer up to the first one after the paused view's tick (the
+  // interpolation needs a snapshot on each side), or all of them when the pause ends.
+  while (!paused_queue_.empty()) {
+    auto& [tick, views] = paused_queue_.front();
+    if (!all && remote_.ready() && static_cast<double>(remote_.newest_tick()) > paused_tick_) break;
+    paused_agents_ -= views.size();
+    remote_.push(tick, std::move(views));
+    paused_queue_.pop_front();
+  }
 }
 
 void Viewer::on_events(const v1::Events& e) {
@@ -579,6 +631,18 @@ behavior::CraftState Viewer::own_pose() const {
 // ---------------------------------------------------------------------------------------------
 
 const DrawAgent* Viewer::drawn(std::uint32_t id) const {
+  if (!annotations_) {
+    // A few lookups per frame (followed agent): a scan beats building a 10k-entry map.
+    for (const DrawAgent& a : agents_)
+      if (a.id == id) return &a;
+    return nullptr;
+  }
+  if (!agent_index_valid_) {
+    agent_index_.clear();
+    agent_index_.reserve(agents_.size());
+    for (std::size_t i = 0; i < agents_.size(); ++i) agent_index_[agents_[i].id] = static_cast<std::int32_t>(i);
+    agent_index_valid_ = true;
+  }
   const auto it = agent_index_.find(id);
   return it == agent_index_.end() ? nullptr : &agents_[static_cast<std::size_t>(it->second)];
 }
@@ -598,6 +662,7 @@ void Viewer::frame(double now) {
     double t = server_tick_now(now);
     if (paused_) {
       if (paused_tick_ == 0) paused_tick_ = t - kInterpolationDelayMs / dt_ms_;
+      feed_paused(false);
       t = paused_tick_;
       remote_.sample_interpolated(t, agents_);
     } else if (extrapolate_) {
@@ -609,9 +674,7 @@ void Viewer::frame(double now) {
   } else {
     agents_.clear();
   }
-  agent_index_.clear();
-  agent_index_.reserve(agents_.size());
-  for (std::size_t i = 0; i < agents_.size(); ++i) agent_index_[agents_[i].id] = static_cast<std::int32_t>(i);
+  agent_index_valid_ = false;  // rebuilt on the first lookup of this frame (annotations need it)
 
   // Correction smoothing: fade the visual offset with a 100 ms time constant.
   smooth_offset_ = smooth_offset_ * std::exp(-frame_ms / 100.0);
@@ -734,14 +797,14 @@ void Viewer::build_instances(const Camera& cam, bool minimap) {
     ++visible;
     const Rgba c = color_of(a);
     inst_[static_cast<int>(shape_of(a))].push_back(
-        {static_cast<float>(a.position.x), static_cast<float>(a.position.y), static_cast<float>(a.orientation), scale_of(a), c});
+        make_instance(a.position, a.orientation, scale_of(a), c));
   }
   if (!minimap) visible_ = visible;
   // Highlight of the followed agent.
   if (!minimap && follow_id_ != 0) {
     if (const DrawAgent* f = drawn(follow_id_))
       inst_[static_cast<int>(Shape::kRing)].push_back(
-          {static_cast<float>(f->position.x), static_cast<float>(f->position.y), 0, scale_of(*f) * 2.2f, {255, 255, 255, 200}});
+          make_instance(f->position, 0, scale_of(*f) * 2.2f, {255, 255, 255, 200}));
   }
   // Own craft, predicted (drawn last so it is on top).
   if (screen_ == Screen::kPlay && predictor_.has_state()) {
@@ -752,7 +815,7 @@ void Viewer::build_instances(const Camera& cam, bool minimap) {
     if (protected_now && (static_cast<int>(emscripten_get_now() / 150) & 1)) c = with_alpha(c, 90);
     const float s = static_cast<float>(scenario_.player_craft.length * (minimap ? 2.0 : 0.9));
     inst_[static_cast<int>(Shape::kDart)].push_back(
-        {static_cast<float>(p.position.x), static_cast<float>(p.position.y), static_cast<float>(p.orientation), s, c});
+        make_instance(p.position, p.orientation, s, c));
     ++visible_;
   }
 }
@@ -791,8 +854,8 @@ void Viewer::render_world(const Camera& cam, bool minimap) {
   discs.clear();
   rings.clear();
   for (const behavior::Circle& c : scenario_.obstacles) {
-    discs.push_back({static_cast<float>(c.center.x), static_cast<float>(c.center.y), 0, static_cast<float>(c.radius), kObstacleFill});
-    rings.push_back({static_cast<float>(c.center.x), static_cast<float>(c.center.y), 0, static_cast<float>(c.radius), kObstacleEdge});
+    discs.push_back(make_instance(c.center, 0, static_cast<float>(c.radius), kObstacleFill));
+    rings.push_back(make_instance(c.center, 0, static_cast<float>(c.radius), kObstacleEdge));
   }
   gl_.draw(Shape::kDisc, discs);
   gl_.draw(Shape::kRing, rings);
@@ -812,6 +875,22 @@ void Viewer::render_world(const Camera& cam, bool minimap) {
     gl_.draw_lines(lines_);
   }
 
+  if (minimap) {
+    // The minimap shows where things are, not their shapes: one point per agent, one draw.
+    lines_.clear();
+    for (const DrawAgent& a : agents_) {
+      if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;
+      lines_.push_back({static_cast<float>(a.position.x), static_cast<float>(a.position.y), color_of(a)});
+    }
+    gl_.draw_points(lines_, 2.0f);
+    if (screen_ == Screen::kPlay && predictor_.has_state()) {
+      lines_.clear();
+      const Vec2 p = own_pose().position;
+      lines_.push_back({static_cast<float>(p.x), static_cast<float>(p.y), kOwnCraft});
+      gl_.draw_points(lines_, 6.0f);
+    }
+    return;
+  }
   // Agents: one instanced draw per shape.
   build_instances(cam, minimap);
   for (int s = 0; s < static_cast<int>(Shape::kCount); ++s) {
@@ -881,6 +960,23 @@ void Viewer::annotate(const Camera& cam) {
         }
         if (g.technique == sim::Technique::kWander)
           circle(f->position + math::as_vector(f->orientation) * g.wander.distance, g.wander.radius, {208, 139, 255, 140});
+        const bool craft = g.technique == sim::Technique::kLosChase || g.technique == sim::Technique::kIntercept ||
+                           g.technique == sim::Technique::kPattern;
+        if (!craft) {
+          // The vehicle's avoidance sensors, computed with the same shared functions: wall
+          // feelers (T75) and the obstacle detection box (T73), which grows with speed.
+          const Vec2 h = math::as_vector(f->orientation);
+          const behavior::Body b{f->position, f->velocity, h, g.mass, g.max_force, g.max_speed, g.radius};
+          if (g.layers.walls > 0)
+            for (const Vec2& tip : behavior::feeler_tips(b, g.feelers)) line(f->position, tip, {170, 185, 215, 150});
+          if (g.layers.obstacles > 0) {
+            const double len = behavior::detection_box_length(b, g.detection);
+            const double half = (g.detection.box_width > 0 ? g.detection.box_width : 2 * g.radius) * 0.5;
+            const Vec2 l = math::perp_left(h) * half, fwd = h * len;
+            const Vec2 c[4] = {f->position + l, f->position + l + fwd, f->position - l + fwd, f->position - l};
+            for (int k = 0; k < 4; ++k) line(c[k], c[(k + 1) % 4], {255, 200, 120, 140});
+          }
+        }
       }
     }
   }
@@ -963,6 +1059,9 @@ void Viewer::publish(double now) {
   jnum(j, "drawn", static_cast<double>(agents_.size()));
   jnum(j, "visible", visible_);
   jnum(j, "draw_calls", gl_.draw_calls());
+  jstr(j, "gl_renderer", gl_.renderer_name());
+  jbool(j, "instanced", !gl_.expanded());
+  jbool(j, "antialias", antialias_);
   jnum(j, "corrections", static_cast<double>(corrections_));
   jnum(j, "corrections_per_min", corrections_window_.sum(now));
   jnum(j, "respawn_corrections", static_cast<double>(teleports_));
@@ -1161,7 +1260,7 @@ void Viewer::bench_step(double frame_ms, double now) {
         v.aim = v.position + v.velocity;
       }
     }
-    if (bench_tick_ % 3 == 0) {  // 20 Hz snapshots
+    if (bench_tick_ % 3 == 0 && !paused_) {  // 20 Hz snapshots
       std::vector<sim::AgentView> views;
       if (bench_world_) {
         views.reserve(static_cast<std::size_t>(bench_world_->size()));
@@ -1193,6 +1292,7 @@ void Viewer::set_option(const std::string& name, double value) {
   else if (name == "paused") {
     paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
     paused_tick_ = 0;
+    if (!paused_) feed_paused(true);
   } else if (name == "zoom" && value > 0) cam_.zoom = value;
   else if (name == "fit") fit_world();
 }

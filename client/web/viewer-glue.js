@@ -16,12 +16,17 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   let toastTimer = 0;
 
   // ---- C++ -> JS -------------------------------------------------------------------------
+  let lastRefresh = 0;
   window.__flockstepUpdate = function (json) {
     const s = JSON.parse(json);
     s.ready = true;
     s.loaded = true;
     window.__flockstep = s;
+    // The overlays follow the state at 10 Hz (and at once when the link changes).
+    const now = performance.now();
+    if (now - lastRefresh > 100 || s.link !== lastLink) { lastRefresh = now; lastLink = s.link; refresh(); }
   };
+  let lastLink = '';
 
   window.flockstepUi = {
     ready() {
@@ -185,7 +190,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
 
     if (s.screen === 'start') return;
     const others = s.mode === 'extrapolate'
-      ? `extrapolate  err ${s.extrap_error.toFixed(2)} m (dead reckoning ${s.dead_reckoning_error.toFixed(2)} m)`
+      ? `extrapolate  err ${(100 * s.extrap_error).toFixed(1)} cm (dead reckoning ${(100 * s.dead_reckoning_error).toFixed(1)} cm)`
       : `interpolate  ${f0(s.interp_delay_ms)} ms behind`;
     const lines = [
       `fps       ${f0(s.fps)}  (${s.frame_ms.toFixed(2)} ms cpu)`,
@@ -220,7 +225,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   function escapeHtml(t) {
     return String(t).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
   }
-  setInterval(refresh, 250);
+  setInterval(refresh, 500);  // also while no frames run (hidden tab)
 
   // ---- deep links: ?play=NAME or ?spectate=1 skip the start screen ------------------------------
   if (params.has('bench')) {

@@ -87,8 +87,9 @@ export async function startServer(extraArgs = [], { timeoutMs = 20000 } = {}) {
  */
 export async function startProxy(targetPort) {
   const pairs = new Set();
+  let target = targetPort;
   const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, '127.0.0.1');
+    const upstream = net.connect(target, '127.0.0.1');
     const pair = { client, upstream };
     pairs.add(pair);
     client.setNoDelay(true);
@@ -109,6 +110,8 @@ export async function startProxy(targetPort) {
   return {
     port: server.address().port,
     connections: () => pairs.size,
+    /** New connections go to another port (a restarted server); open ones are left alone. */
+    retarget(port) { target = port; },
     dropAll() {
       const n = pairs.size;
       for (const { client, upstream } of [...pairs]) {

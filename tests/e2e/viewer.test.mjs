@@ -140,6 +140,22 @@ describe('viewer end-to-end', { skip: false, timeout: 180000 }, () => {
     await page.waitForTimeout(300);
     await screenshot(page, 'e2e-spectate-extrapolate.png');
 
+    // Pause freezes the local view; N steps it one tick at a time.
+    await page.keyboard.press('e');  // back to interpolation
+    await page.keyboard.press('p');
+    const frozen = await waitState(page, (s) => s.paused && s.sample.length > 0, { what: 'paused' });
+    await page.waitForTimeout(400);
+    const still = await state(page);
+    const probe = frozen.sample[0];
+    const same = still.sample.find((x) => x.id === probe.id);
+    assert.ok(same && same.x === probe.x && same.y === probe.y, 'a paused view does not move');
+    for (let i = 0; i < 6; ++i) await page.keyboard.press('n');
+    await page.waitForTimeout(100);
+    const stepped = (await state(page)).sample.find((x) => x.id === probe.id);
+    assert.ok(stepped && (stepped.x !== probe.x || stepped.y !== probe.y), 'single steps move the view');
+    await page.keyboard.press('p');
+    await waitState(page, (s) => !s.paused, { what: 'unpaused' });
+
     // Drag pans (and stops following), the wheel zooms.
     const before = await state(page);
     await page.mouse.move(320, 200);
@@ -179,6 +195,27 @@ describe('viewer end-to-end', { skip: false, timeout: 180000 }, () => {
     await page.keyboard.up('ArrowUp');
     assert.ok(s2.compared > s1.compared);
     assert.equal(s2.pred_error_max, 0, `prediction error after resume ${s2.pred_error_max} m`);
+    await page.close();
+  });
+
+  test('server restart: the resume token is refused and the viewer joins again as a new player', async () => {
+    const page = await newPage(browser);
+    await page.goto(base);
+    await page.waitForFunction(() => window.__flockstep && window.__flockstep.loaded, null, { timeout: 20000 });
+    await page.fill('#name', 'e2e-restart');
+    await page.click('#play');
+    const s0 = await waitState(page, (s) => s.connected && s.predicted && s.compared > 2, { what: 'live player', timeoutMs: 20000 });
+    // A new server process: it knows nothing of the old craft or its token.
+    const old = server;
+    server = await startServer(['--bots', '2']);
+    proxy.retarget(server.port);
+    await old.stop();
+    proxy.dropAll();
+    const s1 = await waitState(page, (s) => s.connected && s.reconnects >= 1 && s.predicted && s.compared > 2,
+      { what: 'joined again on the new server', timeoutMs: 20000 });
+    assert.equal(s1.resumes, s0.resumes, 'no resume on a server that never saw the token');
+    assert.ok(s1.entity_id > 0);
+    assert.equal(s1.pred_error_max, 0);
     await page.close();
   });
 });

@@ -107,6 +107,7 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
       had_welcome_ = true;
       attempt_ = 0;
       next_ping_ms_ = now;
+      pongs_this_connection_ = 0;
       last_close_.clear();
       if (handlers_.on_welcome) handlers_.on_welcome(welcome_, resumed);
       break;
@@ -124,7 +125,9 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
     case v1::ServerMessage::kPong: {
       const std::uint64_t t = now_us();
       const std::uint64_t echo = msg_.pong().echo_time_us();
-      if (echo <= t) {
+      // The first answers of a connection come while the page is still busy starting up (first
+      // frames, the world arriving): they measure the page, not the network. Skip two.
+      if (echo <= t && ++pongs_this_connection_ > 2) {
         last_rtt_ms_ = static_cast<double>(t - echo) / 1000.0;
         // Median of the last 8: one slow answer (page start-up, a GC pause) does not linger.
         rtt_samples_[rtt_count_++ % rtt_samples_.size()] = last_rtt_ms_;
@@ -193,7 +196,8 @@ void Session::update(double now_ms) {
         break;
       }
       if (now_ms >= next_ping_ms_) {
-        next_ping_ms_ = now_ms + kPingIntervalMs;
+        // Quick pings at first so the round-trip time is known within a second, then 1 Hz.
+        next_ping_ms_ = now_ms + (pongs_this_connection_ < 4 ? kPingIntervalMs / 4 : kPingIntervalMs);
         out_.clear();
         if (codec::encode_ping(now_us(), out_)) send(out_);
       }

@@ -112,6 +112,7 @@ class Session {
   double rtt_ms_ = 0;
   std::array<double, 8> rtt_samples_{};
   std::size_t rtt_count_ = 0;
+  std::uint32_t pongs_this_connection_ = 0;
   double snapshot_parse_ms_ = 0;
   double last_rtt_ms_ = 0;
   std::int32_t attempt_ = 0;

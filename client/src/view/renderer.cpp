@@ -2,9 +2,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include <emscripten/emscripten.h>
 #include <emscripten/html5.h>
+
+// EM_ASM blocks are JavaScript: their $0, $1 arguments are not C++ identifiers (-Wpedantic).
+#pragma clang diagnostic ignored "-Wdollar-in-identifier-extension"
 
 namespace flockstep::client {
 
@@ -14,16 +19,17 @@ namespace {
 // u_min_scale keeps tiny agents visible when zoomed out (and on the minimap).
 const char* kShapeVs = R"(#version 300 es
 layout(location = 0) in vec2 a_local;
-layout(location = 1) in vec4 a_inst;   // x, y (m), angle (rad), scale (m)
+layout(location = 1) in vec4 a_inst;   // x, y (m), size * (cos, sin) of the heading (m)
 layout(location = 2) in vec4 a_color;
 uniform vec2 u_center;
 uniform vec2 u_scale;                  // clip units per metre
 uniform float u_min_scale;             // m
 out vec4 v_color;
 void main() {
-  float c = cos(a_inst.z), s = sin(a_inst.z);
-  float k = max(a_inst.w, u_min_scale);
-  vec2 p = vec2(c * a_local.x - s * a_local.y, s * a_local.x + c * a_local.y) * k;
+  vec2 u = a_inst.zw;
+  float len = length(u);
+  u = len > 0.0 ? u * (max(len, u_min_scale) / len) : vec2(u_min_scale, 0.0);
+  vec2 p = vec2(u.x * a_local.x - u.y * a_local.y, u.y * a_local.x + u.x * a_local.y);
   gl_Position = vec4((a_inst.xy - u_center + p) * u_scale, 0.0, 1.0);
   v_color = a_color;
 })";
@@ -33,9 +39,11 @@ layout(location = 0) in vec2 a_pos;
 layout(location = 1) in vec4 a_color;
 uniform vec2 u_center;
 uniform vec2 u_scale;
+uniform float u_point_size;            // px, for GL_POINTS
 out vec4 v_color;
 void main() {
   gl_Position = vec4((a_pos - u_center) * u_scale, 0.0, 1.0);
+  gl_PointSize = u_point_size;
   v_color = a_color;
 })";
 
@@ -61,6 +69,12 @@ void fan(Tri& m, float cx, float cy, float r, int n) {
 }
 
 }  // namespace
+
+Instance make_instance(math::Vec2 p, double angle, float scale, Rgba color) {
+  const double c = std::cos(angle), s = std::sin(angle);  // display only: libm is fine here
+  const double k = static_cast<double>(scale);
+  return {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(c * k), static_cast<float>(s * k), color};
+}
 
 GLuint Renderer::compile(GLenum type, const char* src) {
   const GLuint s = glCreateShader(type);
@@ -94,13 +108,13 @@ GLuint Renderer::link(const char* vs, const char* fs) {
   return p;
 }
 
-bool Renderer::init(const char* canvas_selector) {
+bool Renderer::init(const char* canvas_selector, bool antialias) {
   EmscriptenWebGLContextAttributes attrs;
   emscripten_webgl_init_context_attributes(&attrs);
   attrs.majorVersion = 2;
   attrs.minorVersion = 0;
   attrs.alpha = EM_FALSE;
-  attrs.antialias = EM_TRUE;
+  attrs.antialias = antialias ? EM_TRUE : EM_FALSE;
   attrs.depth = EM_FALSE;
   attrs.stencil = EM_FALSE;
   attrs.preserveDrawingBuffer = EM_FALSE;  // page screenshots capture the composited canvas anyway
@@ -117,6 +131,7 @@ bool Renderer::init(const char* canvas_selector) {
   u_shape_min_ = glGetUniformLocation(shape_program_, "u_min_scale");
   u_color_center_ = glGetUniformLocation(color_program_, "u_center");
   u_color_scale_ = glGetUniformLocation(color_program_, "u_scale");
+  u_point_size_ = glGetUniformLocation(color_program_, "u_point_size");
 
   // Every mesh in one static buffer, as triangle lists of unit size pointing along +x.
   Tri all;
@@ -190,6 +205,18 @@ bool Renderer::init(const char* canvas_selector) {
 
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+
+  mesh_data_ = all;
+  // Which rasteriser? WEBGL_debug_renderer_info gives the real name where the browser allows.
+  EM_ASM({
+    var gl = GL.currentContext.GLctx;
+    var ext = gl.getExtension('WEBGL_debug_renderer_info');
+    var name = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER) || "");
+    stringToUTF8(name, $0, $1);
+  }, renderer_name_, static_cast<int>(sizeof renderer_name_));
+  const std::string name = renderer_name_;
+  expand_ = name.find("SwiftShader") != std::string::npos || name.find("llvmpipe") != std::string::npos ||
+            name.find("Software") != std::string::npos;
   return true;
 }
 
@@ -222,25 +249,44 @@ void Renderer::set_camera(const Camera& cam, float min_px) {
   glUseProgram(shape_program_);
   glUniform2f(u_shape_center_, static_cast<float>(cam.cx), static_cast<float>(cam.cy));
   glUniform2f(u_shape_scale_, sx, sy);
-  glUniform1f(u_shape_min_, static_cast<float>(static_cast<double>(min_px) / cam.zoom));
+  min_scale_ = static_cast<float>(static_cast<double>(min_px) / cam.zoom);
+  glUniform1f(u_shape_min_, min_scale_);
   glUseProgram(color_program_);
   glUniform2f(u_color_center_, static_cast<float>(cam.cx), static_cast<float>(cam.cy));
   glUniform2f(u_color_scale_, sx, sy);
 }
 
 void Renderer::stream(GLuint buffer, const void* data, GLsizeiptr bytes, GLsizeiptr& capacity) {
+  // One glBufferData with the data: a fresh store each draw (no wait on the GPU reading the old
+  // one) without WebGL zero-filling a larger empty store first.
   glBindBuffer(GL_ARRAY_BUFFER, buffer);
-  if (bytes > capacity) {
-    capacity = bytes * 2;
-    glBufferData(GL_ARRAY_BUFFER, capacity, nullptr, GL_STREAM_DRAW);
-  } else {
-    glBufferData(GL_ARRAY_BUFFER, capacity, nullptr, GL_STREAM_DRAW);  // orphan: no wait on the GPU
-  }
-  glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, data);
+  glBufferData(GL_ARRAY_BUFFER, bytes, data, GL_STREAM_DRAW);
+  capacity = bytes;
 }
 
 void Renderer::draw(Shape shape, std::span<const Instance> instances) {
   if (instances.empty()) return;
+  if (expand_) {
+    // Same transform as the vertex shader, on the CPU, into one triangle list.
+    const Mesh& m = meshes_[static_cast<int>(shape)];
+    expanded_.resize(instances.size() * static_cast<std::size_t>(m.count));
+    ColorVertex* out = expanded_.data();
+    const float* local = mesh_data_.data() + 2 * m.first;
+    for (const Instance& in : instances) {
+      float ux = in.ux, uy = in.uy;
+      const float len = std::sqrt(ux * ux + uy * uy);
+      if (len < min_scale_) {
+        if (len > 0) { ux *= min_scale_ / len; uy *= min_scale_ / len; }
+        else { ux = min_scale_; uy = 0; }
+      }
+      for (GLsizei k = 0; k < m.count; ++k) {
+        const float lx = local[2 * k], ly = local[2 * k + 1];
+        *out++ = {in.x + ux * lx - uy * ly, in.y + uy * lx + ux * ly, in.color};
+      }
+    }
+    draw_triangles(expanded_);
+    return;
+  }
   glUseProgram(shape_program_);
   glBindVertexArray(shape_vao_);
   stream(instance_vbo_, instances.data(), static_cast<GLsizeiptr>(instances.size_bytes()), instance_capacity_);
@@ -255,6 +301,16 @@ void Renderer::draw_lines(std::span<const ColorVertex> vertices) {
   glBindVertexArray(color_vao_);
   stream(color_vbo_, vertices.data(), static_cast<GLsizeiptr>(vertices.size_bytes()), color_capacity_);
   glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices.size() & ~std::size_t{1}));
+  ++draw_calls_;
+}
+
+void Renderer::draw_points(std::span<const ColorVertex> vertices, float size_px) {
+  if (vertices.empty()) return;
+  glUseProgram(color_program_);
+  glUniform1f(u_point_size_, size_px);
+  glBindVertexArray(color_vao_);
+  stream(color_vbo_, vertices.data(), static_cast<GLsizeiptr>(vertices.size_bytes()), color_capacity_);
+  glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(vertices.size()));
   ++draw_calls_;
 }
 

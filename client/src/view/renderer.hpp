@@ -6,6 +6,7 @@
 /// to the canvas. Instance and vertex buffers are streamed every frame (orphaned, no stalls).
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <GLES3/gl3.h>
 
@@ -37,12 +38,16 @@ struct Rgba {
   std::uint8_t r = 255, g = 255, b = 255, a = 255;
 };
 
-/// One drawn shape: position (m), orientation (rad), scale (m per shape unit), colour.
+/// One drawn shape: position (m), its +x axis (the unit direction scaled by the size, m per
+/// shape unit: the rotation is done on the CPU, so the vertex shader needs no sin/cos), colour.
 struct Instance {
-  float x, y, angle, scale;
+  float x, y, ux, uy;
   Rgba color;
 };
 static_assert(sizeof(Instance) == 20);
+
+/// Instance of a shape at `p` (m) turned to `angle` (rad, CCW from +x) with size `scale` (m).
+Instance make_instance(math::Vec2 p, double angle, float scale, Rgba color);
 
 /// One vertex of a line or triangle list.
 struct ColorVertex {
@@ -66,8 +71,9 @@ enum class Shape : std::uint8_t {
 /// See file comment.
 class Renderer {
  public:
-  /// Create the WebGL2 context on the canvas (CSS selector, e.g. "#canvas"). False if WebGL2 is missing.
-  bool init(const char* canvas_selector);
+  /// Create the WebGL2 context on the canvas (CSS selector, e.g. "#canvas"). False if WebGL2 is
+  /// missing. `antialias`: multisampling (smooth edges; costly with software GL).
+  bool init(const char* canvas_selector, bool antialias = true);
   /// Start a frame on the whole canvas of w x h device px with a background colour.
   void begin_frame(int w, int h, Rgba clear);
   /// Restrict drawing to a rectangle (origin bottom-left, px) with its own background; used
@@ -80,10 +86,19 @@ class Renderer {
   void draw(Shape shape, std::span<const Instance> instances);
   /// Pairs of vertices as GL_LINES (1 px wide: WebGL ignores line width).
   void draw_lines(std::span<const ColorVertex> vertices);
+  /// One square point of size_px pixels per vertex (the minimap's agents).
+  void draw_points(std::span<const ColorVertex> vertices, float size_px);
   /// Triples of vertices as triangles.
   void draw_triangles(std::span<const ColorVertex> vertices);
   /// Draw calls issued since begin_frame (for the HUD).
   int draw_calls() const { return draw_calls_; }
+  /// True when shapes are expanded on the CPU instead of instanced: software rasterisers
+  /// (SwiftShader, llvmpipe) pay a large fixed cost per instance, real GPUs do not.
+  bool expanded() const { return expand_; }
+  /// Force instancing on or off (default: off only for software rasterisers).
+  void set_expanded(bool on) { expand_ = on; }
+  /// The GL renderer string (unmasked where the browser allows).
+  const char* renderer_name() const { return renderer_name_; }
 
  private:
   struct Mesh {
@@ -97,11 +112,16 @@ class Renderer {
   int context_ = 0;
   GLuint shape_program_ = 0, color_program_ = 0;
   GLint u_shape_center_ = -1, u_shape_scale_ = -1, u_shape_min_ = -1;
-  GLint u_color_center_ = -1, u_color_scale_ = -1;
+  GLint u_color_center_ = -1, u_color_scale_ = -1, u_point_size_ = -1;
   GLuint shape_vao_ = 0, color_vao_ = 0;
   GLuint mesh_vbo_ = 0, instance_vbo_ = 0, color_vbo_ = 0;
   GLsizeiptr instance_capacity_ = 0, color_capacity_ = 0;
   Mesh meshes_[static_cast<int>(Shape::kCount)];
+  std::vector<float> mesh_data_;           // every mesh, x y pairs (for the expanded path)
+  std::vector<ColorVertex> expanded_;      // scratch of the expanded path
+  bool expand_ = false;
+  float min_scale_ = 0;
+  char renderer_name_[128] = {0};
   int width_ = 1, height_ = 1;
   int draw_calls_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
 #include "net/http_session.hpp"
@@ -35,7 +36,7 @@ ConnectionGuard::~ConnectionGuard() {
 }
 
 Listener::Listener(asio::io_context& ioc, const tcp::endpoint& endpoint, ServerContext& ctx)
-    : ioc_(ioc), acceptor_(asio::make_strand(ioc)), ctx_(ctx) {
+    : ioc_(ioc), acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(asio::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -48,6 +49,7 @@ void Listener::run() { asio::dispatch(acceptor_.get_executor(), [self = shared_f
 void Listener::stop() {
   asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
     boost::system::error_code ec;
+    self->backoff_.cancel();
     self->acceptor_.close(ec);
   });
 }
@@ -63,9 +65,13 @@ void Listener::do_accept() {
 void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   if (ec) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;  // stopped
-    // EMFILE and friends: log (rate limited) and keep accepting; the connection is lost.
+    // EMFILE and friends: log (rate limited) and retry after a pause, so running out of file
+    // descriptors does not turn the accept loop into a busy loop.
     ctx_.log.warn("accept_failed", {{"error", ec.message()}});
-    do_accept();
+    backoff_.expires_after(std::chrono::milliseconds(50));
+    backoff_.async_wait([self = shared_from_this()](boost::system::error_code e) {
+      if (!e) self->do_accept();
+    });
     return;
   }
   if (ctx_.open_connections.load(std::memory_order_relaxed) >= ctx_.config.max_connections || ctx_.shutting_down) {

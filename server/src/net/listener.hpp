@@ -6,6 +6,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "net/server_context.hpp"
 
@@ -29,6 +30,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
   boost::asio::io_context& ioc_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer backoff_;  // pause after a failed accept (e.g. EMFILE)
   ServerContext& ctx_;
   unsigned short port_ = 0;
 };

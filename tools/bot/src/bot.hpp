@@ -25,7 +25,6 @@ struct BotConfig {
   double throttle = 1;             ///< constant script: throttle [0, 1]
   std::string name = "bot";        ///< display name prefix
   std::uint64_t seed = 1;
-  bool quiet = false;
 };
 
 /// Statistics of one role.
