@@ -37,7 +37,8 @@ PACKAGES=(
   chromium fonts-liberation
   # fuzzing (libFuzzer) and LeakSanitizer runtime
   clang libclang-rt-14-dev
-  python3
+  # python3-yaml: tests/docker/validate_manifests.py parses the Agones and Compose YAML
+  python3 python3-yaml
 )
 
 if [[ $(id -u) -eq 0 ]]; then

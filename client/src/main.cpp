@@ -145,12 +145,13 @@ class Viewer {
  private:
   void start_session(codec::Role role, const std::string& name);
   void on_welcome(const v1::Welcome& w, bool resumed);
-  void on_snapshot(const v1::Snapshot& s, std::uint32_t bytes);
+  void on_snapshot(const SnapshotFrame& s, std::uint32_t bytes);
   void on_events(const v1::Events& e);
   void on_lost(const std::string& reason);
   void input_ticks(double frame_ms);
   void send_inputs();
   void update_camera(double frame_ms);
+  void send_view();
   void fit_world();
   void bench_step(double frame_ms, double now);
   void render();
@@ -314,7 +315,7 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   bench_world_.reset();
   Session::Handlers h;
   h.on_welcome = [this](const v1::Welcome& w, bool resumed) { on_welcome(w, resumed); };
-  h.on_snapshot = [this](const v1::Snapshot& s, std::uint32_t bytes) { on_snapshot(s, bytes); };
+  h.on_snapshot = [this](const SnapshotFrame& s, std::uint32_t bytes) { on_snapshot(s, bytes); };
   h.on_events = [this](const v1::Events& e) { on_events(e); };
   h.on_lost = [this](const std::string& reason) { on_lost(reason); };
   session_.configure(url_, std::move(h));
@@ -409,7 +410,7 @@ double Viewer::server_tick_now(double now) const {
   return (now + offset_ms_) / dt_ms_;
 }
 
-void Viewer::on_snapshot(const v1::Snapshot& s, std::uint32_t bytes) {
+void Viewer::on_snapshot(const SnapshotFrame& s, std::uint32_t bytes) {
   if (!have_world_) return;
   const double now = emscripten_get_now();
   struct Timer {  // CPU time of handling one snapshot (decode, reconcile, buffer), for the HUD
@@ -418,11 +419,10 @@ void Viewer::on_snapshot(const v1::Snapshot& s, std::uint32_t bytes) {
     ~Timer() { out = out * 0.9 + (emscripten_get_now() - start) * 0.1; }
   } timer{now, snapshot_cost_ms_};
   snapshot_window_.add(now);
-  std::vector<sim::AgentView> views;
-  views.reserve(static_cast<std::size_t>(s.agents_size()));
-  if (!codec::decode_snapshot_agents(s, views).usable()) return;
+  // Session decoded the delta against its baseline (own craft exact, the rest dequantised).
+  std::vector<sim::AgentView> views(*s.agents);
   (void)bytes;
-  const std::uint64_t tick = s.server_tick();
+  const std::uint64_t tick = s.server_tick;
   if (tick <= last_snapshot_tick_ && remote_.ready()) return;
   last_snapshot_tick_ = tick;
   last_snapshot_ms_ = now;
@@ -444,7 +444,7 @@ void Viewer::on_snapshot(const v1::Snapshot& s, std::uint32_t bytes) {
     for (const sim::AgentView& v : views) {
       if (v.id.value != entity_) continue;
       const behavior::CraftState server{v.position, v.velocity, v.orientation, v.angular_velocity};
-      const std::uint32_t applied = s.last_input_sequence();
+      const std::uint32_t applied = s.last_input_sequence;
       const behavior::CraftState before = predictor_.state();
       const bool had = predictor_.has_state();
       const ReconcileResult r = predictor_.reconcile(server, applied);
@@ -681,6 +681,7 @@ void Viewer::frame(double now) {
   if (math::length_sq(smooth_offset_) < 1e-8) smooth_offset_ = {};
 
   update_camera(frame_ms);
+  if (screen_ == Screen::kSpectate) send_view();
 
   // Trails: own craft and the followed agent, one point per 50 ms, 4 s long.
   if (trails_ && now - trail_last_ms_ > 50) {
@@ -713,6 +714,28 @@ void Viewer::fit_world() {
   cam_.cx = scenario_.width / 2;
   cam_.cy = scenario_.height / 2;
   cam_.zoom = std::min(w / (scenario_.width * 1.08), h / (scenario_.height * 1.08));
+}
+
+/// Spectators tell the server what their camera sees, so it sends only those agents (issue 5's
+/// area of interest). The rectangle is padded (panning shows already-known agents) and snapped
+/// outward to a kViewSnapM grid, so it changes rarely and spectators looking at the same area ask
+/// for the same rectangle, which lets the server encode their snapshots once.
+void Viewer::send_view() {
+  constexpr double kViewSnapM = 16;    // grid of the rectangle's edges, m
+  constexpr double kViewPadM = 12;     // extra margin beyond the screen, m
+  constexpr double kViewPadFrac = 0.25;  // ... plus this fraction of the visible extent
+  if (cam_.zoom <= 0 || !have_world_) return;
+  const double hw = 0.5 * cam_.width / cam_.zoom, hh = 0.5 * cam_.height / cam_.zoom;
+  const double px = kViewPadM + kViewPadFrac * 2 * hw, py = kViewPadM + kViewPadFrac * 2 * hh;
+  codec::ViewRect v;
+  v.min_x = std::floor((cam_.cx - hw - px) / kViewSnapM) * kViewSnapM;
+  v.min_y = std::floor((cam_.cy - hh - py) / kViewSnapM) * kViewSnapM;
+  v.max_x = std::ceil((cam_.cx + hw + px) / kViewSnapM) * kViewSnapM;
+  v.max_y = std::ceil((cam_.cy + hh + py) / kViewSnapM) * kViewSnapM;
+  // The whole world in view (the usual zoomed-out spectator): one canonical rectangle.
+  if (v.max_x - v.min_x >= scenario_.width && v.max_y - v.min_y >= scenario_.height)
+    v = {0, 0, scenario_.width, scenario_.height};
+  session_.set_view(v);
 }
 
 void Viewer::update_camera(double frame_ms) {

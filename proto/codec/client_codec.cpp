@@ -51,6 +51,7 @@ Result decode_join(const v1::Join& j, const DecodeLimits& limits, JoinRequest& o
   if (!j.resume_token().empty() && j.resume_token().size() != kResumeTokenBytes)
     return fail(Status::kBadToken, "join.resume_token must be empty or " + std::to_string(kResumeTokenBytes) + " bytes");
   out.resume_token = j.resume_token();
+  out.plain_snapshots = j.plain_snapshots();
   return {};
 }
 
@@ -87,6 +88,27 @@ Result decode_input(const v1::Input& in, const DecodeLimits& limits, std::vector
     out.push_back(frame);
   }
   return Result{worst, std::move(detail)};
+}
+
+Result decode_ack(const v1::Ack& in, AckRequest& out) {
+  out.snapshot_tick = in.snapshot_tick();
+  out.has_view = in.has_view();
+  if (!out.has_view) return {};
+  const v1::ViewRect& v = in.view();
+  double c[4] = {v.min().x(), v.min().y(), v.max().x(), v.max().y()};
+  for (double x : c)
+    if (!std::isfinite(x)) return fail(Status::kNotFinite, "ack.view is NaN or infinite");
+  if (c[0] > c[2] || c[1] > c[3]) return fail(Status::kMalformed, "ack.view min must be <= max");
+  // Oversized views are clamped around their centre: legitimate (zoomed out), just bounded.
+  for (int a = 0; a < 2; ++a) {
+    if (c[a + 2] - c[a] > kMaxViewSideM) {
+      const double mid = 0.5 * (c[a] + c[a + 2]);
+      c[a] = mid - 0.5 * kMaxViewSideM;
+      c[a + 2] = mid + 0.5 * kMaxViewSideM;
+    }
+  }
+  out.view = {c[0], c[1], c[2], c[3]};
+  return {};
 }
 
 template <class Message>
@@ -167,6 +189,9 @@ Result decode_client_message(std::span<const std::byte> bytes, const DecodeLimit
       out.type = ClientCommand::Type::kClose;
       out.close_code = static_cast<std::uint32_t>(msg.close().code());
       return {};
+    case v1::ClientMessage::kAck:
+      out.type = ClientCommand::Type::kAck;
+      return decode_ack(msg.ack(), out.ack);
     case v1::ClientMessage::PAYLOAD_NOT_SET:
       break;
   }
@@ -180,6 +205,7 @@ bool encode_join(const JoinRequest& join, std::string& out) {
   j->set_display_name(join.display_name);
   j->set_resume_token(join.resume_token);
   j->set_protocol_version(1);
+  j->set_plain_snapshots(join.plain_snapshots);
   return append_serialized(m, out);
 }
 
@@ -204,6 +230,19 @@ bool encode_ping(std::uint64_t time_us, std::string& out) {
 bool encode_pong(std::uint64_t echo_time_us, std::string& out) {
   v1::ClientMessage m;
   m.mutable_pong()->set_echo_time_us(echo_time_us);
+  return append_serialized(m, out);
+}
+
+bool encode_ack(std::uint64_t snapshot_tick, const ViewRect* view, std::string& out) {
+  v1::ClientMessage m;
+  v1::Ack* a = m.mutable_ack();
+  a->set_snapshot_tick(snapshot_tick);
+  if (view) {
+    a->mutable_view()->mutable_min()->set_x(view->min_x);
+    a->mutable_view()->mutable_min()->set_y(view->min_y);
+    a->mutable_view()->mutable_max()->set_x(view->max_x);
+    a->mutable_view()->mutable_max()->set_y(view->max_y);
+  }
   return append_serialized(m, out);
 }
 

@@ -34,6 +34,7 @@ struct JoinRequest {
   Role role = Role::kSpectator;
   std::string display_name;   ///< valid UTF-8, no control characters, trimmed, 1..max_name_bytes
   std::string resume_token;   ///< empty or exactly kResumeTokenBytes raw bytes
+  bool plain_snapshots = false;  ///< plain Snapshot messages instead of the delta stream (Join field 5)
 };
 
 /// A validated input frame: finite, turn in [-1, 1], throttle in [0, 1], sequence >= 1.
@@ -44,14 +45,32 @@ struct InputFrame {
   friend bool operator==(const InputFrame&, const InputFrame&) = default;
 };
 
+/// Largest side of a view rectangle a client may send, m; larger ones are clamped (not a
+/// violation: a client zoomed out over a huge world is legitimate).
+inline constexpr double kMaxViewSideM = 100000;
+
+/// A validated view rectangle (Ack.view): finite, min <= max, each side <= kMaxViewSideM.
+struct ViewRect {
+  double min_x = 0, min_y = 0, max_x = 0, max_y = 0;  ///< m
+  friend bool operator==(const ViewRect&, const ViewRect&) = default;
+};
+
+/// A validated Ack.
+struct AckRequest {
+  std::uint64_t snapshot_tick = 0;  ///< newest decoded DeltaSnapshot; 0 = "send a full one"
+  bool has_view = false;            ///< `view` was sent (replaces the previous one)
+  ViewRect view;
+};
+
 /// One decoded client message.
 struct ClientCommand {
-  enum class Type : std::uint8_t { kJoin, kInput, kPing, kPong, kClose };
+  enum class Type : std::uint8_t { kJoin, kInput, kPing, kPong, kClose, kAck };
   Type type = Type::kPing;
   JoinRequest join;                 ///< kJoin
   std::vector<InputFrame> inputs;   ///< kInput: strictly increasing sequences, oldest first
   std::uint64_t time_us = 0;        ///< kPing: sender time; kPong: echoed server time
   std::uint32_t close_code = 0;     ///< kClose: the client's Close.code (informational)
+  AckRequest ack;                   ///< kAck
 };
 
 /// Decode and validate one client frame. On a usable() result `out` holds the command (values
@@ -74,5 +93,7 @@ bool encode_input(std::span<const InputFrame> frames, std::string& out);
 bool encode_ping(std::uint64_t time_us, std::string& out);
 /// Encode a client Pong answering a server Ping.
 bool encode_pong(std::uint64_t echo_time_us, std::string& out);
+/// Encode an Ack of snapshot `snapshot_tick`, with a view rectangle when `view` is not null.
+bool encode_ack(std::uint64_t snapshot_tick, const ViewRect* view, std::string& out);
 
 }  // namespace flockstep::codec

@@ -1,5 +1,6 @@
 #include "codec/server_codec.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -286,6 +287,109 @@ Result decode_snapshot_agents(const v1::Snapshot& in, std::vector<sim::AgentView
   for (int i = 0; i < in.agents_size(); ++i) {
     Result r = decode_agent(in.agents(i), out[static_cast<std::size_t>(i)]);
     if (!r.ok()) return r;
+  }
+  return {};
+}
+
+void encode_delta_body(std::uint64_t server_tick, std::uint64_t baseline_tick, std::uint64_t state_hash,
+                       std::string_view agents, std::uint32_t agent_count, std::string& out) {
+  v1::ServerMessage m;
+  v1::DeltaSnapshot* d = m.mutable_delta_snapshot();
+  d->set_server_tick(server_tick);
+  d->set_baseline_tick(baseline_tick);
+  d->set_state_hash(state_hash);
+  d->set_agents(std::string(agents));
+  d->set_agent_count(agent_count);
+  serialize(m, out);
+}
+
+void encode_delta_suffix(std::uint32_t last_input_sequence, const sim::AgentView* own, std::string& out) {
+  v1::ServerMessage m;
+  v1::DeltaSnapshot* d = m.mutable_delta_snapshot();
+  d->set_last_input_sequence(last_input_sequence);
+  if (own) {
+    v1::OwnCraft* o = d->mutable_own();
+    o->set_id(own->id.value);
+    put(own->position, *o->mutable_position());
+    put(own->velocity, *o->mutable_velocity());
+    o->set_heading(own->orientation);
+    o->set_angular_velocity(own->angular_velocity);
+    o->set_spawn_tick(own->spawn_tick);
+  }
+  serialize(m, out);
+}
+
+void SnapshotReceiver::configure(const sim::Scenario& scenario) {
+  geometry_ = WireGeometry::of(scenario);
+  reset();
+}
+
+void SnapshotReceiver::reset() {
+  for (ViewFrame& f : ring_) {
+    f.tick = 0;
+    f.agents.clear();
+  }
+  newest_ = 0;
+  next_slot_ = 0;
+  need_full_ = false;
+  views_.clear();
+}
+
+const ViewFrame* SnapshotReceiver::frame(std::uint64_t tick) const {
+  if (tick == 0) return nullptr;
+  for (const ViewFrame& f : ring_)
+    if (f.tick == tick) return &f;
+  return nullptr;
+}
+
+Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in) {
+  const std::uint64_t tick = in.server_tick();
+  if (tick == 0) return fail(Status::kMalformed, "delta_snapshot.server_tick is 0");
+  if (tick <= newest_ && !need_full_) return {};  // late duplicate: the newer one is already here
+  const ViewFrame* base = nullptr;
+  if (in.baseline_tick() != 0) {
+    base = frame(in.baseline_tick());
+    if (!base) {
+      need_full_ = true;  // ack 0: the server answers with a full snapshot
+      return fail(Status::kEmpty, "baseline " + std::to_string(in.baseline_tick()) + " is not in the history");
+    }
+  }
+  // Decode into the oldest slot (never the baseline: it is newer than anything 32 frames old,
+  // and a slot holding the baseline is skipped).
+  ViewFrame* slot = &ring_[next_slot_];
+  if (slot == base) {
+    next_slot_ = (next_slot_ + 1) % kHistory;
+    slot = &ring_[next_slot_];
+  }
+  ViewFrame decoded;
+  Result r = decode_agents(base, tick, in.agents(), geometry_, decoded);
+  if (!r.ok()) return r;
+  if (in.agent_count() != decoded.agents.size())
+    return fail(Status::kMalformed, "delta_snapshot.agent_count does not match the decoded agents");
+  *slot = std::move(decoded);
+  next_slot_ = (next_slot_ + 1) % kHistory;
+  newest_ = tick;
+  need_full_ = false;
+  frame_views(*slot, geometry_, views_);
+  if (in.has_own()) {
+    const v1::OwnCraft& o = in.own();
+    sim::AgentView own;
+    own.id.value = o.id();
+    if (!get(o.position(), own.position) || !get(o.velocity(), own.velocity) || !finite(o.heading()) ||
+        !finite(o.angular_velocity()))
+      return not_finite("delta_snapshot.own");
+    auto it = std::lower_bound(views_.begin(), views_.end(), own.id.value,
+                               [](const sim::AgentView& a, std::uint32_t id) { return a.id.value < id; });
+    if (it == views_.end() || it->id.value != own.id.value) {
+      own.kind = sim::AgentKind::kPlayer;
+      own.group = -1;
+      it = views_.insert(it, own);
+    }
+    it->position = own.position;
+    it->velocity = own.velocity;
+    it->orientation = o.heading();
+    it->angular_velocity = o.angular_velocity();
+    it->spawn_tick = o.spawn_tick();
   }
   return {};
 }

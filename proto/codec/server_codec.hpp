@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/client_codec.hpp"
+#include "codec/snapshot_codec.hpp"
 #include "codec/status.hpp"
 #include "flockstep/sim/world.hpp"
 #include "flockstep/v1/messages.pb.h"
@@ -53,6 +54,50 @@ void encode_snapshot_suffix(std::uint32_t last_input_sequence, std::string& out)
 
 /// Client side: the agents of a snapshot as AgentViews.
 Result decode_snapshot_agents(const v1::Snapshot& in, std::vector<sim::AgentView>& out);
+
+// ---- quantised delta snapshots (issue 5; layout in snapshot_codec.hpp, docs/protocol.md) ----
+/// Serialized ServerMessage{delta_snapshot{server_tick, baseline_tick, state_hash, agents,
+/// agent_count}}: the part shared by every client that needs the same agent records.
+void encode_delta_body(std::uint64_t server_tick, std::uint64_t baseline_tick, std::uint64_t state_hash,
+                       std::string_view agents, std::uint32_t agent_count, std::string& out);
+/// The per-player bytes appended to a delta body: ServerMessage{delta_snapshot{last_input_sequence,
+/// own}} with the craft's exact state (null = none: spectators need no suffix at all).
+void encode_delta_suffix(std::uint32_t last_input_sequence, const sim::AgentView* own, std::string& out);
+
+/// Receiver side of the delta snapshot stream (viewer, bot, tests): keeps the frames of the last
+/// kHistory decoded snapshots, decodes each DeltaSnapshot against its baseline, and turns the
+/// result into AgentViews with the own craft's exact state.
+class SnapshotReceiver {
+ public:
+  /// Frames kept: as deep as the server's history, so any baseline it may use is here.
+  static constexpr std::size_t kHistory = 32;
+
+  /// World geometry (from Welcome.world) and forget every frame.
+  void configure(const sim::Scenario& scenario);
+  /// Forget every frame (new connection): the next snapshot must be a full one.
+  void reset();
+  /// Decode one snapshot. kOk: agents()/tick() describe it. kEmpty: its baseline is not here
+  /// (nothing changed; acknowledge ack_tick() == 0 to get a full snapshot). Otherwise malformed.
+  /// Snapshots not newer than the newest decoded one are ignored (kOk, tick() unchanged).
+  Result receive(const v1::DeltaSnapshot& in);
+  /// Agents of the newest decoded snapshot at its tick, sorted by id; the own craft exact.
+  const std::vector<sim::AgentView>& agents() const { return views_; }
+  /// Tick of the newest decoded snapshot (0 = none).
+  std::uint64_t tick() const { return newest_; }
+  /// What to acknowledge: the newest decoded tick, or 0 after a baseline was missing.
+  std::uint64_t ack_tick() const { return need_full_ ? 0 : newest_; }
+  /// Frame of a decoded tick still in the history, or null.
+  const ViewFrame* frame(std::uint64_t tick) const;
+  const WireGeometry& geometry() const { return geometry_; }
+
+ private:
+  WireGeometry geometry_;
+  std::vector<ViewFrame> ring_ = std::vector<ViewFrame>(kHistory);  // found by tick (linear search of 32)
+  std::uint64_t newest_ = 0;
+  std::size_t next_slot_ = 0;
+  bool need_full_ = false;
+  std::vector<sim::AgentView> views_;
+};
 
 // ---- the other server messages ----
 /// Per-connection data of a Welcome.

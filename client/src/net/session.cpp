@@ -94,7 +94,7 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
     ++bad_messages_;
     return;
   }
-  if (msg_.payload_case() == v1::ServerMessage::kSnapshot)
+  if (msg_.payload_case() == v1::ServerMessage::kDeltaSnapshot)
     snapshot_parse_ms_ = snapshot_parse_ms_ * 0.9 + (emscripten_get_now() - now) * 0.1;
   switch (msg_.payload_case()) {
     case v1::ServerMessage::kWelcome: {
@@ -109,12 +109,39 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
       next_ping_ms_ = now;
       pongs_this_connection_ = 0;
       last_close_.clear();
+      {
+        // Delta baselines belong to one connection: a new one starts with a full snapshot.
+        sim::Scenario scenario;
+        if (codec::decode_world_spec(welcome_.world(), scenario).ok()) receiver_.configure(scenario);
+        else receiver_.reset();
+      }
+      if (role_ == codec::Role::kSpectator) view_dirty_ = view_dirty_ || view_.max_x > view_.min_x;
       if (handlers_.on_welcome) handlers_.on_welcome(welcome_, resumed);
       break;
     }
-    case v1::ServerMessage::kSnapshot:
-      if (state_ == LinkState::kLive && handlers_.on_snapshot) handlers_.on_snapshot(msg_.snapshot(), size);
+    case v1::ServerMessage::kDeltaSnapshot: {
+      if (state_ != LinkState::kLive) break;
+      const v1::DeltaSnapshot& d = msg_.delta_snapshot();
+      const codec::Result r = receiver_.receive(d);
+      if (r.status == codec::Status::kEmpty) ++baseline_misses_;
+      else if (!r.ok()) ++bad_messages_;
+      // Acknowledge what was decoded (0 after a missing baseline: the server sends a full one).
+      out_.clear();
+      if (codec::encode_ack(receiver_.ack_tick(), view_dirty_ ? &view_ : nullptr, out_)) {
+        send(out_);
+        view_dirty_ = false;
+      }
+      if (r.ok() && receiver_.tick() == d.server_tick() && handlers_.on_snapshot) {
+        SnapshotFrame f;
+        f.server_tick = d.server_tick();
+        f.last_input_sequence = d.last_input_sequence();
+        f.state_hash = d.state_hash();
+        f.baseline_tick = d.baseline_tick();
+        f.agents = &receiver_.agents();
+        handlers_.on_snapshot(f, size);
+      }
       break;
+    }
     case v1::ServerMessage::kEvents:
       if (state_ == LinkState::kLive && handlers_.on_events) handlers_.on_events(msg_.events());
       break;
@@ -212,6 +239,12 @@ bool Session::send_inputs(std::span<const codec::InputFrame> frames) {
   out_.clear();
   if (!codec::encode_input(frames, out_)) return false;
   return conn_.send(out_);
+}
+
+void Session::set_view(const codec::ViewRect& view) {
+  if (role_ != codec::Role::kSpectator || view == view_) return;
+  view_ = view;
+  view_dirty_ = true;
 }
 
 void Session::drop(double now_ms) {

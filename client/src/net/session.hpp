@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codec/client_codec.hpp"
+#include "codec/server_codec.hpp"
 #include "flockstep/v1/messages.pb.h"
 #include "net/connection.hpp"
 
@@ -30,13 +31,24 @@ enum class LinkState : std::uint8_t {
 /// Short name of a link state ("live", "reconnecting", ...), as shown by the viewer.
 const char* to_string(LinkState s);
 
+/// One decoded snapshot, as handed to the viewer (valid only during the callback).
+struct SnapshotFrame {
+  std::uint64_t server_tick = 0;
+  std::uint32_t last_input_sequence = 0;  ///< players: newest input the server applied
+  std::uint64_t state_hash = 0;
+  std::uint64_t baseline_tick = 0;        ///< 0 = it was a full snapshot
+  /// Every agent in this client's area of interest at server_tick, sorted by id; the own craft's
+  /// motion is the server's exact state (DeltaSnapshot.own), everything else dequantised.
+  const std::vector<sim::AgentView>* agents = nullptr;
+};
+
 /// See file comment.
 class Session {
  public:
   /// Callbacks into the viewer. Messages are valid only during the call.
   struct Handlers {
     std::function<void(const v1::Welcome& w, bool resumed)> on_welcome;
-    std::function<void(const v1::Snapshot& s, std::uint32_t bytes)> on_snapshot;
+    std::function<void(const SnapshotFrame& s, std::uint32_t bytes)> on_snapshot;
     std::function<void(const v1::Events& e)> on_events;
     /// The link went down (a retry follows unless the user stopped).
     std::function<void(const std::string& reason)> on_lost;
@@ -82,6 +94,10 @@ class Session {
   double snapshot_parse_ms() const { return snapshot_parse_ms_; }
   /// Messages the codec rejected (not counting the connection's end).
   std::uint32_t bad_messages() const { return bad_messages_; }
+  /// Delta snapshots whose baseline was gone (a full one was requested) since start().
+  std::uint32_t baseline_misses() const { return baseline_misses_; }
+  /// Set the view rectangle (area of interest) sent with the next Ack; spectators only.
+  void set_view(const codec::ViewRect& view);
 
  private:
   void connect(double now_ms);
@@ -103,6 +119,10 @@ class Session {
   bool had_welcome_ = false;
   v1::Welcome welcome_;
   v1::ServerMessage msg_;  // reused for decoding
+  codec::SnapshotReceiver receiver_;  // frames of the last 32 snapshots (delta baselines)
+  codec::ViewRect view_{};
+  bool view_dirty_ = false;
+  std::uint32_t baseline_misses_ = 0;
   std::string out_;        // reused for encoding
   double now_ms_ = 0;
   double attempt_started_ms_ = 0;

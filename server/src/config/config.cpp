@@ -51,18 +51,28 @@ const std::vector<Key>& keys() {
       {"send_queue_snapshots", UintKey{&Config::send_queue_snapshots, 1, 8}, "snapshots queued per client; a newer one replaces the oldest unsent"},
       {"send_queue_messages", UintKey{&Config::send_queue_messages, 8, 4096}, "other messages (events, pongs) queued per client before it is dropped"},
       {"max_send_lag_ms", UintKey{&Config::max_send_lag_ms, 100, 60000}, "a client whose oldest unsent message is older than this is dropped, ms"},
+      {"socket_send_buffer_bytes", UintKey{&Config::socket_send_buffer_bytes, 0, 16777216}, "kernel send buffer per connection (SO_SNDBUF), bytes; bounds the kernel memory a client that stops reading can pin and how soon max_send_lag_ms notices it; 0 = kernel autotuning (up to net.ipv4.tcp_wmem, often 4 MiB)"},
       {"shutdown_timeout_ms", UintKey{&Config::shutdown_timeout_ms, 100, 60000}, "on SIGTERM/SIGINT the process exits at the latest after this, ms"},
+      {"allowed_origins", StringKey{&Config::allowed_origins, {}}, "comma-separated Origins (https://host[:port]) a browser page must come from to open a WebSocket; others get 403; empty or * allows any"},
+      {"admin_token", StringKey{&Config::admin_token, {}}, "bearer token required by /api/admin/* (compared in constant time); empty disables the admin API; prefer the environment variable (flags show in ps); never printed"},
+      {"echo_endpoint", StringKey{&Config::echo_endpoint, {"off", "on"}}, "diagnostics: a WebSocket echo on /echo for conformance tools such as Autobahn; keep off in production"},
       {"scenario", StringKey{&Config::scenario, {}}, "scenario JSON file"},
       {"tick_rate_hz", UintKey{&Config::tick_rate_hz, 1, 240}, "simulation ticks per second (overrides the scenario's)"},
       {"snapshot_rate_hz", UintKey{&Config::snapshot_rate_hz, 1, 240}, "snapshots per second (at most tick_rate_hz)"},
       {"max_catchup_ticks", UintKey{&Config::max_catchup_ticks, 1, 600}, "ticks run back to back after a stall; older missed ticks are skipped"},
+      {"sim_threads", UintKey{&Config::sim_threads, 1, 64}, "threads stepping the simulation, the game thread included (capped at the CPU count); 1 = serial; results are identical for any value"},
       {"max_players", UintKey{&Config::max_players, 0, 10000}, "player crafts, clients and bots together (overrides the scenario's)"},
       {"bots", UintKey{&Config::bots, 0, 10000}, "server-side bot players (at most max_players)"},
       {"max_name_bytes", UintKey{&Config::max_name_bytes, 1, 256}, "display name length, bytes of UTF-8"},
       {"resume_window_ms", UintKey{&Config::resume_window_ms, 0, 600000}, "a disconnected player's craft waits this long for a resume, ms"},
+      {"snapshot_budget_kbps", UintKey{&Config::snapshot_budget_kbps, 0, 1000000}, "per-client bandwidth budget of snapshot agent records, kbit/s; when exceeded, nearer and faster-changing agents go first and the rest follow in later snapshots; 0 = unlimited"},
+      {"aoi_radius_m", UintKey{&Config::aoi_radius_m, 0, 1000000}, "area of interest: players receive agents within this distance of their craft, m (spectators: the view rectangle they send); 0 = whole world"},
+      {"aoi_hysteresis_m", UintKey{&Config::aoi_hysteresis_m, 0, 10000}, "an agent in a client's view leaves it only this far outside the area, m (no flicker at the edge)"},
       {"log_format", StringKey{&Config::log_format, {"text", "json"}}, "log line format"},
       {"log_level", StringKey{&Config::log_level, {"debug", "info", "warn", "error"}}, "lowest level logged"},
       {"log_rate_per_s", UintKey{&Config::log_rate_per_s, 1, 100000}, "log lines per second per event name; the rest are counted and summarised"},
+      {"agones_health_period_ms", UintKey{&Config::agones_health_period_ms, 100, 60000}, "Agones only (AGONES_SDK_HTTP_PORT set): Health ping period to the SDK sidecar, ms; keep it below the GameServer's health periodSeconds"},
+      {"agones_empty_shutdown_ms", UintKey{&Config::agones_empty_shutdown_ms, 0, 86400000}, "Agones only: ask the sidecar to Shutdown once the room, after it had clients or was Allocated, has been empty this long, ms; 0 = never"},
   };
   return k;
 }
@@ -174,6 +184,10 @@ LoadResult load(const std::vector<std::string>& args, const EnvLookup& env) {
       r.help = true;
       return r;
     }
+    if (a == "--healthcheck") {  // a mode, not a key: the rest of the command line still applies
+      r.healthcheck = true;
+      continue;
+    }
     if (a.rfind("--", 0) != 0) throw ConfigError("unexpected argument '" + a + "' (flags look like --name=value; see --help)");
     std::string name = a;
     std::string value;
@@ -225,7 +239,12 @@ std::string help_text() {
        "Usage: flockstep-server [--flag=value | --flag value]...\n\n"
        "Precedence: flags > environment variables > JSON config file > defaults.\n"
        "  --config=PATH   JSON object with any of the keys below (env FLOCKSTEP_CONFIG)\n"
-       "  --help          this text\n\n";
+       "  --help          this text\n"
+       "  --healthcheck   probe http://127.0.0.1:<port>/healthz (port from the flags, environment\n"
+       "                  and file as usual) and exit 0 if it answers 200, else 1 (container\n"
+       "                  HEALTHCHECK: slim images have no curl)\n"
+       "Agones: when AGONES_SDK_HTTP_PORT is set the server reports Ready, Health, player counts\n"
+       "  and Shutdown to the Agones SDK sidecar on that port (agones_* keys below).\n\n";
   for (const Key& k : keys()) {
     o << "  " << flag_of(k.name) << "  (env " << env_of(k.name) << ", key " << k.name << ")\n"
       << "      " << k.help << "\n"
@@ -241,7 +260,10 @@ std::string describe(const LoadResult& r) {
   o << "effective configuration" << (r.config.config_file.empty() ? "" : " (file " + r.config.config_file + ")") << ":\n";
   for (std::size_t i = 0; i < keys().size(); ++i) {
     const Key& k = keys()[i];
-    o << "  " << k.name << " = " << value_text(k, r.config) << "  (" << r.sources[i] << ")\n";
+    // The admin token is a secret: the dump goes to logs, so only say whether it is set.
+    const bool secret = std::string(k.name) == "admin_token";
+    const std::string shown = secret ? (r.config.admin_token.empty() ? "" : "(set)") : value_text(k, r.config);
+    o << "  " << k.name << " = " << shown << "  (" << r.sources[i] << ")\n";
   }
   return o.str();
 }

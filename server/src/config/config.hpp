@@ -34,20 +34,31 @@ struct Config {
   std::uint32_t send_queue_snapshots = 2;  ///< snapshots queued per client; newer replaces older. [1..8]
   std::uint32_t send_queue_messages = 64;  ///< other messages (events, pongs) queued per client. [8..4096]
   std::uint32_t max_send_lag_ms = 3000;    ///< a client whose oldest unsent message is older is dropped. [100..60000]
+  std::uint32_t socket_send_buffer_bytes = 0;  ///< SO_SNDBUF per connection; 0 = kernel autotuning (up to tcp_wmem max). [0..16777216]
   std::uint32_t shutdown_timeout_ms = 5000;  ///< SIGTERM: hard exit after this. [100..60000]
+  std::string allowed_origins;             ///< comma-separated browser Origins allowed to upgrade; empty = any
+  std::string admin_token;                 ///< bearer token for /api/admin/*; empty = admin API off (never logged)
+  std::string echo_endpoint = "off";       ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
   // Game
   std::string scenario = "scenarios/arena.json";  ///< scenario JSON file
   std::uint32_t tick_rate_hz = 60;         ///< simulation ticks per second (overrides the scenario). [1..240]
   std::uint32_t snapshot_rate_hz = 20;     ///< snapshots per second. [1..tick_rate_hz]
   std::uint32_t max_catchup_ticks = 5;     ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
+  std::uint32_t sim_threads = 2;           ///< threads stepping the simulation, game thread included; capped at the cores; 1 = serial. [1..64]
   std::uint32_t max_players = 64;          ///< player crafts (clients + bots). [0..10000]
   std::uint32_t bots = 0;                  ///< server-side bot players. [0..max_players]
   std::uint32_t max_name_bytes = 32;       ///< display name length, bytes of UTF-8. [1..256]
   std::uint32_t resume_window_ms = 10000;  ///< a disconnected player's craft waits this long for a resume. [0..600000]
+  std::uint32_t snapshot_budget_kbps = 512;  ///< per-client budget of snapshot agent records, kbit/s; 0 = unlimited. [0..1000000]
+  std::uint32_t aoi_radius_m = 100;        ///< players receive agents within this distance of their craft, m; 0 = whole world. [0..1000000]
+  std::uint32_t aoi_hysteresis_m = 10;     ///< an agent in view leaves only this far outside the area, m. [0..10000]
   // Ops
   std::string log_format = "text";         ///< text | json
   std::string log_level = "info";          ///< debug | info | warn | error
   std::uint32_t log_rate_per_s = 20;       ///< log lines per second per event name. [1..100000]
+  // Agones (used only when AGONES_SDK_HTTP_PORT is set: ops/agones.hpp)
+  std::uint32_t agones_health_period_ms = 2000;     ///< Health ping period to the Agones sidecar. [100..60000]
+  std::uint32_t agones_empty_shutdown_ms = 300000;  ///< Shutdown after the room was empty this long; 0 = never. [0..86400000]
 
   std::string config_file;                 ///< the JSON file that was read, if any
 };
@@ -65,6 +76,7 @@ using EnvLookup = std::function<const char*(const char*)>;
 struct LoadResult {
   Config config;
   bool help = false;                 ///< --help given: print help_text() and exit 0
+  bool healthcheck = false;          ///< --healthcheck given: probe /healthz on the configured port, exit 0/1
   std::vector<std::string> sources;  ///< per key in table order: "default", "file", "env", "flag"
 };
 

@@ -10,11 +10,16 @@ namespace flockstep::server::game {
 
 Game::Game(const RoomConfig& config, sim::Scenario scenario, std::uint32_t max_catchup_ticks,
            ops::ServerMetrics* metrics, ops::Logger* log)
-    : room_(config, std::move(scenario), metrics, log),
+    : pool_(ThreadPool::capped_threads(config.sim_threads)),
+      room_(config, std::move(scenario), metrics, log),
       tick_rate_hz_(config.tick_rate_hz),
       max_catchup_ticks_(max_catchup_ticks),
       metrics_(metrics),
-      log_(log) {}
+      log_(log) {
+  // The per-agent phases of every tick run on the pool's workers and this game thread; the
+  // world's fixed partition keeps the results identical to a serial tick.
+  room_.set_task_runner(pool_.runner());
+}
 
 Game::~Game() { stop(); }
 
@@ -49,6 +54,10 @@ void Game::post_inputs(ConnectionId conn, std::vector<codec::InputFrame> frames)
 
 void Game::post_leave(ConnectionId conn) { push(Command{Command::Type::kLeave, conn, nullptr, {}, {}}); }
 
+void Game::post_ack(ConnectionId conn, codec::AckRequest ack) {
+  push(Command{Command::Type::kAck, conn, nullptr, {}, {}, ack});
+}
+
 void Game::drain() {
   {
     std::lock_guard lock(mutex_);
@@ -59,6 +68,7 @@ void Game::drain() {
       case Command::Type::kJoin: room_.join(c.conn, c.sink, c.join); break;
       case Command::Type::kInputs: room_.inputs(c.conn, c.frames); break;
       case Command::Type::kLeave: room_.leave(c.conn); break;
+      case Command::Type::kAck: room_.ack(c.conn, c.ack); break;
     }
   }
   work_.clear();

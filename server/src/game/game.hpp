@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "game/room.hpp"
+#include "game/thread_pool.hpp"
 
 namespace flockstep::server::game {
 
@@ -37,22 +38,26 @@ class Game {
   void post_join(ConnectionId conn, std::shared_ptr<ClientSink> sink, codec::JoinRequest request);
   void post_inputs(ConnectionId conn, std::vector<codec::InputFrame> frames);
   void post_leave(ConnectionId conn);
+  /// A client acknowledged a snapshot (and maybe sent its view): Room::ack at the next tick.
+  void post_ack(ConnectionId conn, codec::AckRequest ack);
 
   /// Tick of the world (relaxed; for pongs and logs).
   std::uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
 
  private:
   struct Command {
-    enum class Type : std::uint8_t { kJoin, kInputs, kLeave } type;
+    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck } type;
     ConnectionId conn = 0;
     std::shared_ptr<ClientSink> sink;
     codec::JoinRequest join;
     std::vector<codec::InputFrame> frames;
+    codec::AckRequest ack = {};  // kAck
   };
   void push(Command c);
   void run();
   void drain();
 
+  ThreadPool pool_;  // RoomConfig::sim_threads (capped); lent to the world; outlives room_
   Room room_;
   std::uint32_t tick_rate_hz_;
   std::uint32_t max_catchup_ticks_;

@@ -36,6 +36,15 @@ sim::Scenario adjust(sim::Scenario s, const RoomConfig& c) {
   return s;
 }
 
+StreamConfig stream_config(const RoomConfig& c) {
+  StreamConfig s;
+  // kbit/s -> bytes of agent records per snapshot.
+  s.budget_bytes = static_cast<std::uint32_t>(std::uint64_t{c.snapshot_budget_kbps} * 1000 / 8 / std::max(1u, c.snapshot_rate_hz));
+  s.interest.player_radius_m = c.aoi_radius_m;
+  s.interest.hysteresis_m = c.aoi_hysteresis_m;
+  return s;
+}
+
 std::uint64_t random_seed() {
   std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
@@ -49,6 +58,7 @@ Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics*
       world_(scenario_),
       metrics_(metrics),
       log_(log),
+      streams_(scenario_, stream_config(config)),
       resume_window_ticks_(static_cast<std::uint64_t>(config.resume_window_ms) * config.tick_rate_hz / 1000),
       token_rng_(math::Rng::seeded(config.token_seed ? config.token_seed : random_seed(), random_seed() | 1)) {
   for (std::uint32_t i = 0; i < config_.bots; ++i) add_bot(i);
@@ -129,9 +139,10 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
     return;
   }
   if (request.role == codec::Role::kSpectator) {
-    Spectator s{next_player_id_++, sink, request.display_name};
+    Spectator s{next_player_id_++, sink, request.display_name, request.plain_snapshots};
     info.player_id = s.player_id;
     spectators_.emplace(conn, std::move(s));
+    streams_.add(conn);
     if (metrics_) metrics_->clients_spectator.set(static_cast<std::int64_t>(spectators_.size()));
   } else {
     Player* p = nullptr;
@@ -168,6 +179,8 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
       p = np.get();
       players_.push_back(std::move(np));
     }
+    streams_.add(conn);  // join or resume: a new connection starts with a full snapshot
+    p->plain = request.plain_snapshots;
     info.player_id = p->player_id;
     info.entity = p->entity;
     info.resume_token = p->token;
@@ -204,7 +217,12 @@ void Room::inputs(ConnectionId conn, std::span<const codec::InputFrame> frames) 
   }
 }
 
+void Room::ack(ConnectionId conn, const codec::AckRequest& ack) {
+  streams_.ack(conn, ack.snapshot_tick, ack.has_view ? &ack.view : nullptr);
+}
+
 void Room::leave(ConnectionId conn) {
+  streams_.remove(conn);
   if (auto it = spectators_.find(conn); it != spectators_.end()) {
     spectators_.erase(it);
     if (metrics_) metrics_->clients_spectator.set(static_cast<std::int64_t>(spectators_.size()));
@@ -265,22 +283,62 @@ void Room::send_scores() {
 }
 
 void Room::send_snapshot() {
-  // One encode per snapshot tick, shared by every client; players get a few extra bytes.
-  auto body = std::make_shared<const std::string>(encoder_.encode_body(world_));
+  // The world is quantised once; each client gets the agents of its area delta-coded against the
+  // snapshot it acknowledged. Clients needing the same bytes share one body (SnapshotStreams).
+  streams_.begin(world_);
   ++snapshots_encoded_;
-  if (metrics_) {
-    metrics_->snapshots_encoded.inc();
-    metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
-  }
+  const std::uint64_t encodes_before = streams_.stats().encodes;
+  // Clients that asked for plain snapshots (Join.plain_snapshots) share one body of the whole
+  // world, encoded only when one of them is present.
+  std::shared_ptr<const std::string> plain;
+  auto plain_body = [&] {
+    if (!plain) plain = std::make_shared<const std::string>(plain_encoder_.encode_body(world_));
+    return plain;
+  };
   for (auto& p : players_) {
     auto s = p->sink.lock();
     if (!s) continue;
+    if (p->plain) {
+      std::string suffix;
+      codec::encode_snapshot_suffix(p->last_applied, suffix);
+      s->send_snapshot(plain_body(), std::move(suffix));
+      continue;
+    }
+    const std::int32_t idx = world_.index_of(p->entity);
+    Area area;
+    sim::AgentView own;
+    if (idx >= 0) {
+      own = world_.view(idx);
+      area.always_id = p->entity.value;
+      if (config_.aoi_radius_m > 0) {
+        area.kind = Area::Kind::kCircle;
+        area.cx = own.position.x;
+        area.cy = own.position.y;
+        area.radius = config_.aoi_radius_m;
+      }
+    }
+    auto body = streams_.encode_for(p->conn, &area);
+    if (!body) continue;
+    if (metrics_) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
     std::string suffix;
-    codec::encode_snapshot_suffix(p->last_applied, suffix);
-    s->send_snapshot(body, std::move(suffix));
+    codec::encode_delta_suffix(p->last_applied, idx >= 0 ? &own : nullptr, suffix);
+    s->send_snapshot(std::move(body), std::move(suffix));
   }
-  for (auto& [conn, sp] : spectators_)
-    if (auto s = sp.sink.lock()) s->send_snapshot(body, {});
+  for (auto& [conn, sp] : spectators_) {
+    auto s = sp.sink.lock();
+    if (!s) continue;
+    if (sp.plain) {
+      s->send_snapshot(plain_body(), {});
+      continue;
+    }
+    const std::uint64_t before = streams_.stats().encodes;
+    auto body = streams_.encode_for(conn, nullptr);
+    if (!body) continue;
+    if (metrics_ && streams_.stats().encodes != before) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
+    s->send_snapshot(std::move(body), {});
+  }
+  streams_.end();
+  if (metrics_) metrics_->snapshots_encoded.inc(streams_.stats().encodes - encodes_before);
 }
 
 void Room::update_agent_metrics() {

@@ -17,6 +17,7 @@
 #include "flockstep/math/rng.hpp"
 #include "flockstep/sim/world.hpp"
 #include "game/client_sink.hpp"
+#include "game/snapshot_streams.hpp"
 
 namespace flockstep::server::ops {
 struct ServerMetrics;
@@ -35,6 +36,10 @@ struct RoomConfig {
   std::uint32_t input_buffer_ticks = 8;   ///< pending input frames per player
   std::uint32_t max_input_frames = 64;    ///< advertised in Welcome
   std::uint64_t token_seed = 0;           ///< 0 = seed resume tokens from std::random_device
+  std::uint32_t snapshot_budget_kbps = 512; ///< agent records per client, kbit/s; 0 = unlimited
+  double aoi_radius_m = 100;              ///< players receive agents this close to their craft; 0 = all
+  double aoi_hysteresis_m = 10;           ///< agents in view leave only this far outside the area, m
+  std::uint32_t sim_threads = 1;          ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
 };
 
 /// See file comment.
@@ -51,12 +56,18 @@ class Room {
   void inputs(ConnectionId conn, std::span<const codec::InputFrame> frames);
   /// The connection is gone. A player's craft waits resume_window_ms for a resume.
   void leave(ConnectionId conn);
+  /// A client acknowledged a snapshot (and maybe sent its view rectangle): later snapshots are
+  /// delta-coded against it. Ignored for unknown connections.
+  void ack(ConnectionId conn, const codec::AckRequest& ack);
 
   /// One simulation tick: apply one queued input per player, step the world, turn its events
   /// into messages, expire resume windows, and send a snapshot when one is due.
   void tick();
 
   const sim::World& world() const { return world_; }
+  /// Lend the world threads for its per-agent phases (results do not depend on them); the
+  /// runner's context must outlive the room's ticks.
+  void set_task_runner(const sim::TaskRunner& runner) { world_.set_task_runner(runner); }
   /// The scenario as sent to clients (without the border walls the World adds).
   const sim::Scenario& scenario() const { return scenario_; }
   std::uint64_t current_tick() const { return world_.tick(); }
@@ -66,8 +77,10 @@ class Room {
   std::uint32_t last_applied_of(ConnectionId conn) const;
   std::size_t player_count() const { return players_.size(); }
   std::size_t spectator_count() const { return spectators_.size(); }
-  /// Snapshot bodies encoded so far (one per snapshot tick, however many clients).
+  /// Snapshot ticks so far (each encodes one body per distinct area and baseline, see streams()).
   std::uint64_t snapshots_encoded() const { return snapshots_encoded_; }
+  /// The per-client delta streams (history, baselines, sharing counters).
+  const SnapshotStreams& streams() const { return streams_; }
 
  private:
   struct Player {
@@ -86,11 +99,13 @@ class Room {
     sim::PlayerInput bot_input;
     std::uint64_t best_ticks = 0;
     std::uint32_t captures = 0;
+    bool plain = false;                  // plain Snapshot messages (Join.plain_snapshots)
   };
   struct Spectator {
     std::uint32_t player_id = 0;
     std::weak_ptr<ClientSink> sink;
     std::string name;
+    bool plain = false;                  // plain Snapshot messages (Join.plain_snapshots)
   };
 
   Player* find_by_conn(ConnectionId conn);
@@ -110,7 +125,7 @@ class Room {
   sim::World world_;
   ops::ServerMetrics* metrics_;
   ops::Logger* log_;
-  codec::SnapshotEncoder encoder_;
+  SnapshotStreams streams_;
   std::vector<std::unique_ptr<Player>> players_;
   std::unordered_map<ConnectionId, Spectator> spectators_;
   std::uint32_t next_player_id_ = 1;
@@ -118,6 +133,7 @@ class Room {
   math::Rng token_rng_;
   std::uint64_t snapshots_encoded_ = 0;
   std::string scratch_;
+  codec::SnapshotEncoder plain_encoder_;  // for clients that asked for plain snapshots
 };
 
 }  // namespace flockstep::server::game

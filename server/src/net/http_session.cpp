@@ -1,5 +1,6 @@
 #include "net/http_session.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <optional>
 
@@ -8,6 +9,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include "net/access.hpp"
 #include "net/static_files.hpp"
 #include "net/ws_session.hpp"
 #include "ops/log.hpp"
@@ -24,6 +28,8 @@ namespace {
 
 /// Requests carry no body (GET/HEAD); anything bigger than this is refused by the parser.
 constexpr std::uint64_t kBodyLimit = 1024;
+/// Deadline for writing one response.
+constexpr std::chrono::seconds kWriteTimeout{60};
 
 template <class Body>
 void common_headers(http::response<Body>& res) {
@@ -47,9 +53,88 @@ http::message_generator text_response(const http::request<http::string_body>& re
   return res;
 }
 
+std::string_view view_of(beast::string_view s) { return {s.data(), s.size()}; }
+
+/// The value of query parameter `name` in `target` ("" when absent).
+std::string_view query_param(std::string_view target, std::string_view name) {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return {};
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string_view item = rest.substr(0, amp);
+    if (item.size() > name.size() && item.substr(0, name.size()) == name && item[name.size()] == '=')
+      return item.substr(name.size() + 1);
+    if (amp == std::string_view::npos) break;
+    rest.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
+http::message_generator json_response(const http::request<http::string_body>& req, http::status status,
+                                      const nlohmann::json& j) {
+  // Names are validated UTF-8 already; `replace` keeps a bad byte from ever throwing here.
+  return text_response(req, status, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                       "application/json");
+}
+
+/// The admin API (/api/admin/...): every route goes through check_admin() first, so an
+/// unauthenticated caller learns nothing, not even which routes exist.
+///   GET  /api/admin/clients         live WebSocket sessions: conn, remote, role, name
+///   POST /api/admin/kick?conn=ID    close that session (ServerMessage.close + close 1000)
+http::message_generator handle_admin(const http::request<http::string_body>& req, std::string_view path,
+                                     std::string_view target, ServerContext& ctx) {
+  switch (check_admin(view_of(req[http::field::authorization]), ctx.config.admin_token)) {
+    case AdminAuth::kAllowed: break;
+    case AdminAuth::kDisabled:
+      ctx.metrics.http_not_found.inc();
+      return text_response(req, http::status::not_found, "not found\n");
+    case AdminAuth::kDenied: {
+      ctx.log.warn("admin_denied", {{"path", path.substr(0, 100)}});
+      http::response<http::string_body> res{http::status::unauthorized, req.version()};
+      common_headers(res);
+      res.set(http::field::www_authenticate, "Bearer realm=\"flockstep-admin\"");
+      res.set(http::field::content_type, "text/plain; charset=utf-8");
+      res.set(http::field::cache_control, "no-store");
+      res.keep_alive(req.keep_alive());
+      res.body() = "admin token required\n";
+      res.prepare_payload();
+      return res;
+    }
+  }
+  if (path == "/api/admin/clients") {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return text_response(req, http::status::method_not_allowed, "use GET\n");
+    nlohmann::json clients = nlohmann::json::array();
+    for (const auto& [id, info] : ctx.sessions.list())
+      clients.push_back({{"conn", id}, {"remote", info.remote}, {"role", info.role}, {"name", info.name}});
+    return json_response(req, http::status::ok,
+                         {{"connections", ctx.open_connections.load()}, {"clients", std::move(clients)}});
+  }
+  if (path == "/api/admin/kick") {
+    if (req.method() != http::verb::post) return text_response(req, http::status::method_not_allowed, "use POST\n");
+    const std::string_view text = query_param(target, "conn");
+    game::ConnectionId id = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+      return text_response(req, http::status::bad_request, "need ?conn=<connection id> (see /api/admin/clients)\n");
+    if (!ctx.sessions.close_one(id, game::CloseReason::kNormal, "kicked by an administrator"))
+      return json_response(req, http::status::not_found, {{"error", "no such connection"}, {"conn", id}});
+    ctx.log.info("admin_kick", {{"conn", id}});
+    return json_response(req, http::status::ok, {{"kicked", id}});
+  }
+  ctx.metrics.http_not_found.inc();
+  return text_response(req, http::status::not_found, "no such admin route\n");
+}
+
 /// Build the response to one plain HTTP request (never an upgrade).
 http::message_generator handle_request(const http::request<http::string_body>& req, ServerContext& ctx) {
   ctx.metrics.http_requests.inc();
+  {
+    const std::string_view t(req.target().data(), req.target().size());
+    const std::string_view p = t.substr(0, t.find('?'));
+    if (p.substr(0, 11) == "/api/admin/") return handle_admin(req, p, t, ctx);
+  }
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
     auto res = text_response(req, http::status::method_not_allowed, "only GET and HEAD\n");
     return res;
@@ -135,9 +220,20 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     auto& req = parser_->get();
     if (beast::websocket::is_upgrade(req)) {
       const std::string_view target(req.target().data(), req.target().size());
-      if (target.substr(0, target.find('?')) == "/ws" && !ctx_.shutting_down) {
+      const std::string_view path = target.substr(0, target.find('?'));
+      const bool echo = path == "/echo" && ctx_.config.echo_endpoint == "on";
+      if ((path == "/ws" || echo) && !ctx_.shutting_down) {
+        // A browser page from a foreign site must not drive a player (cross-site WebSocket
+        // hijacking): refused before the upgrade.
+        const std::string_view origin = view_of(req[http::field::origin]);
+        if (!origin_allowed(origin, ctx_.config.allowed_origins)) {
+          ctx_.metrics.http_forbidden.inc();
+          ctx_.log.warn("origin_refused", {{"origin", origin.substr(0, 200)}});
+          return send(text_response(req, http::status::forbidden, "origin not allowed\n"));
+        }
         stream_.expires_never();  // the WebSocket session sets its own timeouts
-        start_ws_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
+        if (echo) start_echo_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
+        else start_ws_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
         return;
       }
       ctx_.metrics.http_not_found.inc();
@@ -149,6 +245,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void send(http::message_generator msg) {
     const bool keep_alive = msg.keep_alive();
+    // Writing may take longer than reading a request (a multi-megabyte .wasm to a slow client):
+    // its own, generous deadline.
+    stream_.expires_after(kWriteTimeout);
     beast::async_write(stream_, std::move(msg),
                        [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t n) {
                          self->on_write(keep_alive, ec, n);

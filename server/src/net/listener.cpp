@@ -91,6 +91,8 @@ void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   } else {
     boost::system::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);  // Nagle + delayed ACK would pair up snapshots
+    if (ctx_.config.socket_send_buffer_bytes > 0)  // bounded kernel memory per slow reader
+      socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(ctx_.config.socket_send_buffer_bytes)), ignored);
     start_http_session(std::move(socket), ctx_, ConnectionGuard(&ctx_));
   }
   do_accept();

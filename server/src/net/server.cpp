@@ -39,6 +39,10 @@ game::RoomConfig room_config(const config::Config& c) {
   r.resume_window_ms = c.resume_window_ms;
   r.input_buffer_ticks = c.input_buffer_ticks;
   r.max_input_frames = c.max_input_frames;
+  r.snapshot_budget_kbps = c.snapshot_budget_kbps;
+  r.aoi_radius_m = c.aoi_radius_m;
+  r.aoi_hysteresis_m = c.aoi_hysteresis_m;
+  r.sim_threads = c.sim_threads;
   return r;
 }
 

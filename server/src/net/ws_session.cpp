@@ -130,7 +130,9 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   // on_accept: register, start the Join deadline and the RTT pings, start reading.
   void on_accept(beast::error_code ec) {
     if (ec) return fail(ec, "ws_accept");
-    ctx_.sessions.add(id_, weak_from_this());
+    beast::error_code ignored;
+    const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ignored);
+    ctx_.sessions.add(id_, weak_from_this(), peer.address().to_string() + ":" + std::to_string(peer.port()));
     if (ctx_.shutting_down) return start_close(CloseReason::kShutdown, "server shutting down");
     join_timer_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
     join_timer_.async_wait(beast::bind_front_handler(&WsSession::on_join_timer, shared_from_this()));
@@ -224,6 +226,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
         join_sent_ = true;
         role_ = cmd.join.role;
         join_timer_.cancel();
+        ctx_.sessions.set_joined(id_, role_ == codec::Role::kPlayer ? "player" : "spectator", cmd.join.display_name);
         ctx_.game.post_join(id_, shared_from_this(), std::move(cmd.join));
         return;
       case codec::ClientCommand::Type::kInput:
@@ -246,6 +249,11 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       }
       case codec::ClientCommand::Type::kClose:
         return start_close(CloseReason::kNormal, "client closed");
+      case codec::ClientCommand::Type::kAck:
+        // Snapshot acknowledgement (+ view rectangle): the room deltas against it (issue 5).
+        if (!join_sent_) return start_close(CloseReason::kProtocol, "Ack before Join");
+        ctx_.game.post_ack(id_, cmd.ack);
+        return;
     }
   }
 
@@ -412,7 +420,64 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   std::string close_detail_;
 };
 
+/// The diagnostics echo (echo_endpoint=on): no game, no protocol, just WebSocket. Same
+/// timeouts as /ws; messages up to kEchoMaxMessageBytes; one message in flight at a time, so
+/// memory per connection is bounded by that limit.
+class EchoSession : public std::enable_shared_from_this<EchoSession> {
+ public:
+  EchoSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard)
+      : ws_(std::move(socket)), ctx_(ctx), guard_(std::move(guard)) {}
+
+  // run: limits and timeouts as for /ws, then accept the upgrade.
+  void run(http::request<http::string_body> req) {
+    beast::get_lowest_layer(ws_).expires_never();
+    websocket::stream_base::timeout t{};
+    t.handshake_timeout = std::chrono::milliseconds(ctx_.config.handshake_timeout_ms);
+    t.idle_timeout = std::chrono::milliseconds(ctx_.config.idle_timeout_ms);
+    t.keep_alive_pings = true;
+    ws_.set_option(t);
+    ws_.read_message_max(kEchoMaxMessageBytes);
+    ws_.async_accept(req, beast::bind_front_handler(&EchoSession::on_accept, shared_from_this()));
+  }
+
+ private:
+  // on_accept: start the read/echo loop.
+  void on_accept(beast::error_code ec) {
+    if (ec) return fail(ec, "echo_accept");
+    ctx_.log.info("echo_open", {});
+    do_read();
+  }
+  // do_read: the next whole message.
+  void do_read() { ws_.async_read(buffer_, beast::bind_front_handler(&EchoSession::on_read, shared_from_this())); }
+  // on_read: send it back with the same type.
+  void on_read(beast::error_code ec, std::size_t) {
+    if (ec) return fail(ec, "echo_read");
+    ws_.text(ws_.got_text());
+    ws_.async_write(buffer_.data(), beast::bind_front_handler(&EchoSession::on_write, shared_from_this()));
+  }
+  // on_write: drop the echoed message, read on.
+  void on_write(beast::error_code ec, std::size_t) {
+    if (ec) return fail(ec, "echo_write");
+    buffer_.consume(buffer_.size());
+    do_read();
+  }
+  void fail(beast::error_code ec, const char* what) {
+    if (ec == asio::error::operation_aborted || ec == websocket::error::closed) return;
+    ctx_.log.debug("echo_error", {{"op", what}, {"error", ec.message()}});
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buffer_;
+  ServerContext& ctx_;
+  ConnectionGuard guard_;
+};
+
 }  // namespace
+
+void start_echo_session(tcp::socket&& socket, http::request<http::string_body>&& request, ServerContext& ctx,
+                        ConnectionGuard guard) {
+  std::make_shared<EchoSession>(std::move(socket), ctx, std::move(guard))->run(std::move(request));
+}
 
 void start_ws_session(tcp::socket&& socket, http::request<http::string_body>&& request, ServerContext& ctx,
                       ConnectionGuard guard) {

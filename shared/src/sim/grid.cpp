@@ -54,6 +54,7 @@ std::int32_t Grid::neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t 
 void Grid::rebuild(std::span<const Vec2> positions) {
   const auto n = static_cast<std::int32_t>(positions.size());
   FLOCKSTEP_ASSERT(n <= static_cast<std::int32_t>(items_.size()));
+  count_ = n;
   std::fill(cell_start_.begin(), cell_start_.end(), 0);
   for (std::int32_t i = 0; i < n; ++i) {
     const std::int32_t c = cell_of(positions[i]);

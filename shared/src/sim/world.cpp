@@ -123,6 +123,13 @@ World::World(const Scenario& scenario)
   target_.resize(cap);
   aim_.resize(cap);
   state_.resize(cap);
+  slot_position_.resize(cap);
+  slot_velocity_.resize(cap);
+  slot_heading_.resize(cap);
+  slot_group_.resize(cap);
+  slot_id_.resize(cap);
+  slot_wander_.resize(cap);
+  slot_rng_.resize(cap);
   commands_.reserve(256);
   events_.reserve(256);
   players_.reserve(static_cast<std::size_t>(scenario.max_players));
@@ -381,44 +388,90 @@ void World::step() {
     if (g >= 0 && (leader_index_[g] < 0 || id_[i].value < id_[leader_index_[g]].value)) leader_index_[g] = i;
   }
   grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)));
+  run_phase(Phase::kGather);
   // Phase 3: steering for everyone, reading state only.
-  compute_steering(0, count_);
-  // Phase 4: integrate everyone.
-  integrate(0, count_);
-  // Phase 5: rules.
-  apply_rules();
+  run_phase(Phase::kSteer);
+  // Phase 4: integrate everyone, then the per-agent rules (obstacle projection, wrap/borders).
+  run_phase(Phase::kIntegrate);
+  // Phase 5: rules between agents (captures), serial and in dense order.
+  apply_captures();
   ++tick_;
 }
 
-void World::compute_steering(std::int32_t begin, std::int32_t end) {
-  for (std::int32_t i = begin; i < end; ++i) {
-    if (motion_[i] == Motion::kCraft) steer_craft(i);
-    else steer_vehicle(i);
+void World::run_phase(Phase phase) {
+  PhaseTask task{this, phase};
+  const std::int32_t tasks = (count_ + kAgentsPerTask - 1) / kAgentsPerTask;
+  runner_.run_batch(tasks, &World::run_phase_task, &task);
+}
+
+void World::run_phase_task(void* arg, std::int32_t task_index) {
+  const auto* task = static_cast<const PhaseTask*>(arg);
+  World& w = *task->world;
+  const std::int32_t begin = task_index * kAgentsPerTask;
+  const std::int32_t end = std::min(begin + kAgentsPerTask, w.count_);
+  // Every phase writes only the state of the agents (or slots) in [begin, end) and reads what
+  // no task of the same phase writes, so tasks may run concurrently and in any order.
+  switch (task->phase) {
+    case Phase::kGather: w.gather_slots(begin, end); break;
+    case Phase::kSteer: w.compute_steering(begin, end); break;
+    case Phase::kIntegrate: w.integrate(begin, end); break;
   }
 }
 
-void World::steer_vehicle(std::int32_t i) {
-  const GroupSpec& g = scenario_.groups[group_[i]];
-  const behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
+void World::gather_slots(std::int32_t begin, std::int32_t end) {
+  const std::span<const std::int32_t> slots = grid_.slots();
+  for (std::int32_t k = begin; k < end; ++k) {
+    const std::int32_t i = slots[static_cast<std::size_t>(k)];
+    slot_position_[k] = position_[i];
+    slot_velocity_[k] = velocity_[i];
+    slot_heading_[k] = heading_[i];
+    slot_group_[k] = group_[i];
+    slot_id_[k] = id_[i].value;
+    slot_wander_[k] = wander_[i];
+    slot_rng_[k] = rng_[i];
+  }
+}
+
+void World::compute_steering(std::int32_t begin, std::int32_t end) {
+  // Walk agents in slot (cell) order: consecutive agents share most of their neighbour cells.
+  const std::span<const std::int32_t> slots = grid_.slots();
+  // Flocking scratch, once per task rather than per agent (Neighbour zero-fills on construction).
+  behavior::Neighbour nb[kMaxNeighbours];
+  for (std::int32_t k = begin; k < end; ++k) {
+    const std::int32_t i = slots[static_cast<std::size_t>(k)];
+    if (motion_[i] == Motion::kCraft) steer_craft(i);
+    else steer_vehicle(i, k, nb);
+  }
+}
+
+void World::steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour* nb) {
+  // Own state comes from the slot copies (the same values, gathered this tick): the agents are
+  // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
+  const Vec2 pos = slot_position_[slot];
+  const Vec2 vel = slot_velocity_[slot];
+  const Vec2 head = slot_heading_[slot];
+  const std::int32_t own_group = slot_group_[slot];
+  const GroupSpec& g = scenario_.groups[own_group];
+  const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
   behavior::TruncatedRunningSum sum{g.max_force};
   BehaviorState st = BehaviorState::kNone;
   AgentId target{};
-  Vec2 aim = position_[i];
+  Vec2 aim = pos;
   // Priority 1-2: walls (incl. solid borders) and obstacles (T75, T73).
   if (g.layers.walls > 0 && !scenario_.walls.empty()) {
     const Vec2 f = behavior::wall_avoidance_force(b, scenario_.walls, g.feelers);
     if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
     sum.add(g.layers.walls, f);
   }
-  const std::span<const Circle> near = obstacles_near(position_[i]);
+  const std::span<const Circle> near = obstacles_near(pos);
   if (!sum.full() && g.layers.obstacles > 0 && !near.empty()) {
     const Vec2 f = behavior::obstacle_avoidance_force(b, near, g.detection);
     if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
     sum.add(g.layers.obstacles, f);
   }
   real player_dist = math::kInfinity;
-  const std::int32_t pj = nearest_player(position_[i], &player_dist);
-  const Vec2 player_pos = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : Vec2{};
+  const std::int32_t pj = nearest_player(pos, &player_dist);
+  const Vec2 player_pos = pj >= 0 ? pos + delta(pos, position_[pj]) : Vec2{};
   const behavior::Mover player{player_pos, pj >= 0 ? velocity_[pj] : Vec2{}};
   // Priority 3: prey keeps away from players inside its panic range.
   const bool prey = g.kind == AgentKind::kFlock || g.kind == AgentKind::kWanderer;
@@ -432,43 +485,53 @@ void World::steer_vehicle(std::int32_t i) {
     Vec2 f;
     switch (g.technique) {
       case Technique::kFlock: {
-        behavior::Neighbour nb[kMaxCandidates];
-        real nd2[kMaxCandidates];
-        std::int32_t nidx[kMaxCandidates];
+        // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
+        // measured as a visible share of the tick). Only the kept ones become Neighbours.
+        // One spare entry: the branch-free visitor writes before it knows whether it keeps.
+        real cdx[kMaxCandidates + 1], cdy[kMaxCandidates + 1], cd2[kMaxCandidates + 1];
+        std::int32_t cslot[kMaxCandidates + 1];
         std::int32_t n = 0;
-        const real cos_half = fov_cos_half_[group_[i]];
-        const Vec2 h = heading_[i];
-        grid_.query(position_[i], g.flock.neighbour_radius, i,
-                    std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)),
-                    [&](std::int32_t j, Vec2 d, real d2) {
-                      if (group_[j] != group_[i] || n >= kMaxCandidates) return;
-                      // Field of view: keep j if the angle between heading and d is within fov/2.
-                      if (cos_half > -1 && d2 > 0 && math::dot(h, d) < cos_half * math::sqrt(d2)) return;
-                      nb[n] = {position_[i] + d, velocity_[j], heading_[j]};
-                      nd2[n] = d2;
-                      nidx[n] = j;
-                      ++n;
-                    });
+        const real cos_half = fov_cos_half_[own_group];
+        const bool check_fov = cos_half > -1;
+        const Vec2 h = head;
+        const std::int32_t* groups = slot_group_.data();
+        grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(),
+                          [&](std::int32_t k, Vec2 d, real d2) {
+                            // Field of view: keep k if the angle between heading and d is within
+                            // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without
+                            // branches (ahead or behind is a coin flip for the branch predictor):
+                            // the candidate is always written and n advances only if it is kept.
+                            const bool outside = check_fov & (d2 > 0) & (math::dot(h, d) < cos_half * math::sqrt(d2));
+                            const bool keep = (groups[k] == own_group) & (n < kMaxCandidates) & !outside;
+                            cdx[n] = d.x;
+                            cdy[n] = d.y;
+                            cd2[n] = d2;
+                            cslot[n] = k;
+                            n += static_cast<std::int32_t>(keep);
+                          });
+        // Which candidates to keep, in the order their forces are summed: all of them in visiting
+        // order, or beyond kMaxNeighbours the nearest, ordered by (distance, id) for determinism.
+        std::int32_t order[kMaxCandidates];
+        for (std::int32_t c = 0; c < n; ++c) order[c] = c;
         if (n > kMaxNeighbours) {
-          // Keep the nearest kMaxNeighbours, ordered by (distance, id) for determinism.
-          std::int32_t order[kMaxCandidates];
-          for (std::int32_t k = 0; k < n; ++k) order[k] = k;
           std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
-            return nd2[a] < nd2[c] || (nd2[a] == nd2[c] && id_[nidx[a]].value < id_[nidx[c]].value);
+            return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && slot_id_[cslot[a]] < slot_id_[cslot[c]]);
           });
-          behavior::Neighbour kept[kMaxNeighbours];
-          for (std::int32_t k = 0; k < kMaxNeighbours; ++k) kept[k] = nb[order[k]];
-          for (std::int32_t k = 0; k < kMaxNeighbours; ++k) nb[k] = kept[k];
           n = kMaxNeighbours;
+        }
+        for (std::int32_t c = 0; c < n; ++c) {
+          const std::int32_t o = order[c];
+          const std::int32_t k = cslot[o];
+          nb[c] = {pos + Vec2{cdx[o], cdy[o]}, slot_velocity_[k], slot_heading_[k]};
         }
         const behavior::FlockForces ff =
             behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
         f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
             ff.cohesion * g.flock.w_cohesion +
-            (heading_[i] * (g.max_speed * g.flock.cruise_fraction) - velocity_[i]) * g.flock.w_cruise;
+            (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
         if (g.flock.w_wander > 0) {
-          behavior::WanderState ws = wander_[i];
-          math::Rng r = rng_[i];
+          behavior::WanderState ws = slot_wander_[slot];
+          math::Rng r = slot_rng_[slot];
           f += behavior::wander_force(b, g.wander, ws, r, dt_) * g.flock.w_wander;
           wander_[i] = ws;  // own state only: no other agent reads it this phase
           rng_[i] = r;
@@ -488,7 +551,7 @@ void World::steer_vehicle(std::int32_t i) {
           else {
             behavior::HideDebug dbg{};
             f = behavior::hide_force(b, player, scenario_.obstacles, g.hide, &dbg);
-            aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : position_[i];
+            aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : pos;
             st = BehaviorState::kHiding;
           }
         } else {
@@ -499,7 +562,7 @@ void World::steer_vehicle(std::int32_t i) {
         const std::int32_t li = leader_index_[g.leader_group];
         if (li >= 0) {
           const GroupSpec& lg = scenario_.groups[group_[li]];
-          const behavior::Body leader{position_[i] + delta(position_[i], position_[li]), velocity_[li], heading_[li],
+          const behavior::Body leader{pos + delta(pos, position_[li]), velocity_[li], heading_[li],
                                       lg.mass, lg.max_force, lg.max_speed, lg.radius};
           f = behavior::offset_pursuit_force(b, leader, g.offset, behavior::OffsetFrame::kLeaderLocal, g.arrive_deceleration);
           target = id_[li];
@@ -509,12 +572,12 @@ void World::steer_vehicle(std::int32_t i) {
         break;
       }
       case Technique::kWander: {
-        behavior::WanderState ws = wander_[i];
-        math::Rng r = rng_[i];
+        behavior::WanderState ws = slot_wander_[slot];
+        math::Rng r = slot_rng_[slot];
         f = behavior::wander_force(b, g.wander, ws, r, dt_);
         wander_[i] = ws;
         rng_[i] = r;
-        aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, position_[i], heading_[i]);
+        aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, pos, head);
         break;
       }
       case Technique::kPathFollow: {
@@ -623,6 +686,7 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
       heading_[i] = b.heading;
       orientation_[i] = math::orientation_of(b.heading);
     }
+    confine(i);
     FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
   }
 }
@@ -643,36 +707,38 @@ real World::radius_of(std::int32_t i) const {
   return group_[i] >= 0 ? scenario_.groups[group_[i]].radius : scenario_.player_craft.length * 0.5;
 }
 
-void World::apply_rules() {
+void World::confine(std::int32_t i) {
+  // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real w = scenario_.width, h = scenario_.height;
-  for (std::int32_t i = 0; i < count_; ++i) {
-    const real r = radius_of(i);
-    // No body ever ends a tick inside an obstacle: project it onto the surface and drop the
-    // inward part of its velocity. Steering avoids obstacles; this rule guarantees it.
-    for (const Circle& c : obstacles_near(position_[i])) {
-      const Vec2 d = position_[i] - c.center;
-      const real min_d = c.radius + r;
-      const real d2 = math::length_sq(d);
-      if (d2 >= min_d * min_d) continue;
-      const real len = math::sqrt(d2);
-      // Exactly at the centre: push out along +x (deterministic, never NaN).
-      const Vec2 n = len > 0 ? d / len : Vec2{1, 0};
-      position_[i] = c.center + n * min_d;
-      const real vn = math::dot(velocity_[i], n);
-      if (vn < 0) velocity_[i] -= n * vn;
-    }
-    if (scenario_.wrap) {
-      position_[i] = math::wrap_torus(position_[i], w, h);  // T14
-    } else {
-      // Solid borders: clamp inside and cancel the outward velocity component.
-      Vec2& p = position_[i];
-      Vec2& v = velocity_[i];
-      if (p.x < r) { p.x = r; if (v.x < 0) v.x = 0; }
-      if (p.x > w - r) { p.x = w - r; if (v.x > 0) v.x = 0; }
-      if (p.y < r) { p.y = r; if (v.y < 0) v.y = 0; }
-      if (p.y > h - r) { p.y = h - r; if (v.y > 0) v.y = 0; }
-    }
+  const real r = radius_of(i);
+  // No body ever ends a tick inside an obstacle: project it onto the surface and drop the
+  // inward part of its velocity. Steering avoids obstacles; this rule guarantees it.
+  for (const Circle& c : obstacles_near(position_[i])) {
+    const Vec2 d = position_[i] - c.center;
+    const real min_d = c.radius + r;
+    const real d2 = math::length_sq(d);
+    if (d2 >= min_d * min_d) continue;
+    const real len = math::sqrt(d2);
+    // Exactly at the centre: push out along +x (deterministic, never NaN).
+    const Vec2 n = len > 0 ? d / len : Vec2{1, 0};
+    position_[i] = c.center + n * min_d;
+    const real vn = math::dot(velocity_[i], n);
+    if (vn < 0) velocity_[i] -= n * vn;
   }
+  if (scenario_.wrap) {
+    position_[i] = math::wrap_torus(position_[i], w, h);  // T14
+  } else {
+    // Solid borders: clamp inside and cancel the outward velocity component.
+    Vec2& p = position_[i];
+    Vec2& v = velocity_[i];
+    if (p.x < r) { p.x = r; if (v.x < 0) v.x = 0; }
+    if (p.x > w - r) { p.x = w - r; if (v.x > 0) v.x = 0; }
+    if (p.y < r) { p.y = r; if (v.y < 0) v.y = 0; }
+    if (p.y > h - r) { p.y = h - r; if (v.y > 0) v.y = 0; }
+  }
+}
+
+void World::apply_captures() {
   // Captures: a pursuer touching an unprotected player. Dense order, one capture per player per tick.
   const auto protect_ticks = static_cast<std::uint64_t>(scenario_.respawn_protection_s * scenario_.tick_rate_hz);
   for (const std::int32_t pj : players_) {

@@ -254,5 +254,35 @@ TEST(ClientCodec, StatusNamesAreStable) {
   EXPECT_STREQ(to_string(Status::kClamped), "clamped");
 }
 
+TEST(ClientCodec, AckCarriesTheTickAndAValidatedViewRectangle) {
+  ClientCommand c;
+  std::string bytes;
+  ASSERT_TRUE(encode_ack(1234, nullptr, bytes));
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_EQ(c.type, ClientCommand::Type::kAck);
+  EXPECT_EQ(c.ack.snapshot_tick, 1234u);
+  EXPECT_FALSE(c.ack.has_view);
+  const ViewRect view{-5, 10, 95.5, 60};
+  bytes.clear();
+  ASSERT_TRUE(encode_ack(0, &view, bytes));
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_EQ(c.ack.snapshot_tick, 0u);
+  ASSERT_TRUE(c.ack.has_view);
+  EXPECT_EQ(c.ack.view, view);
+  // NaN and inverted rectangles are refused; a huge one is clamped around its centre.
+  const ViewRect nan{0, std::nan(""), 1, 1}, inverted{10, 0, 0, 10}, huge{-1e9, 0, 1e9, 10};
+  bytes.clear();
+  ASSERT_TRUE(encode_ack(1, &nan, bytes));
+  EXPECT_EQ(decode(bytes, c).status, Status::kNotFinite);
+  bytes.clear();
+  ASSERT_TRUE(encode_ack(1, &inverted, bytes));
+  EXPECT_EQ(decode(bytes, c).status, Status::kMalformed);
+  bytes.clear();
+  ASSERT_TRUE(encode_ack(1, &huge, bytes));
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_DOUBLE_EQ(c.ack.view.max_x - c.ack.view.min_x, kMaxViewSideM);
+  EXPECT_DOUBLE_EQ(c.ack.view.min_x + c.ack.view.max_x, 0);
+}
+
 }  // namespace
 }  // namespace flockstep::codec

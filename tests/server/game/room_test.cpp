@@ -1,5 +1,7 @@
 // The room without sockets: joins, welcome, snapshot cadence and sharing, input ordering,
 // movement, capture -> respawn, obstacles, resume, limits. Driven tick by tick (no clock).
+// Snapshots are quantised deltas (issue 5): FakeSink decodes them like a client and presents
+// each as a plain v1::Snapshot (dequantised agents, the own craft exact) for the assertions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,7 +24,30 @@ class FakeSink : public ClientSink {
     v1::ServerMessage m;
     const std::string all = *body + suffix;
     EXPECT_TRUE(m.ParseFromString(all));
-    snapshots.push_back(m.snapshot());
+    EXPECT_TRUE(m.has_delta_snapshot());
+    const v1::DeltaSnapshot& d = m.delta_snapshot();
+    if (!configured) {
+      sim::Scenario sc;
+      ASSERT_NE(welcome(), nullptr);
+      ASSERT_TRUE(codec::decode_world_spec(welcome()->world(), sc).ok());
+      receiver.configure(sc);
+      configured = true;
+    }
+    const codec::Result r = receiver.receive(d);
+    EXPECT_TRUE(r.ok()) << r.detail;
+    baselines.push_back(d.baseline_tick());
+    v1::Snapshot plain;
+    plain.set_server_tick(d.server_tick());
+    plain.set_last_input_sequence(d.last_input_sequence());
+    plain.set_state_hash(d.state_hash());
+    for (const sim::AgentView& a : receiver.agents()) codec::encode_agent(a, *plain.add_agents());
+    snapshots.push_back(plain);
+    pending_ack = receiver.ack_tick();
+  }
+  /// Acknowledge the newest decoded snapshot, as a client does (after the tick, never inside it).
+  void ack(Room& room, ConnectionId conn) {
+    if (pending_ack != 0) room.ack(conn, codec::AckRequest{pending_ack, false, {}});
+    pending_ack = 0;
   }
   void send_message(std::shared_ptr<const std::string> message) override {
     v1::ServerMessage m;
@@ -54,6 +79,10 @@ class FakeSink : public ClientSink {
 
   std::vector<std::shared_ptr<const std::string>> bodies;
   std::vector<v1::Snapshot> snapshots;
+  std::vector<std::uint64_t> baselines;  // DeltaSnapshot.baseline_tick of each (0 = full)
+  codec::SnapshotReceiver receiver;
+  bool configured = false;
+  std::uint64_t pending_ack = 0;
   std::vector<v1::ServerMessage> messages;
   bool closed = false;
   CloseReason close_reason = CloseReason::kNormal;
@@ -126,27 +155,38 @@ TEST(Room, SpectatorHasNoBody) {
   EXPECT_EQ(room.world().count_kind(sim::AgentKind::kPlayer), 0);
 }
 
-TEST(Room, SnapshotsFollowTheConfiguredRateAndAreEncodedOncePerTick) {
+TEST(Room, SnapshotsFollowTheConfiguredRateAndIdenticalSpectatorsShareOneBuffer) {
   RoomConfig c = config();
   c.tick_rate_hz = 60;
   c.snapshot_rate_hz = 20;
   ops::Registry reg;
   ops::ServerMetrics metrics(reg);
   Room room(c, calm_world(), &metrics, nullptr);
-  auto a = std::make_shared<FakeSink>(), b = std::make_shared<FakeSink>(), s = std::make_shared<FakeSink>();
+  auto a = std::make_shared<FakeSink>(), s1 = std::make_shared<FakeSink>(), s2 = std::make_shared<FakeSink>();
   room.join(1, a, player("a"));
-  room.join(2, b, player("b"));
-  room.join(3, s, spectator());
-  for (int i = 0; i < 60; ++i) room.tick();
+  room.join(2, s1, spectator());
+  room.join(3, s2, spectator());
+  for (int i = 0; i < 60; ++i) {
+    room.tick();
+    a->ack(room, 1);
+    s1->ack(room, 2);
+    s2->ack(room, 3);
+  }
   ASSERT_EQ(a->snapshots.size(), 20u);
-  EXPECT_EQ(b->snapshots.size(), 20u);
-  EXPECT_EQ(s->snapshots.size(), 20u);
-  EXPECT_EQ(room.snapshots_encoded(), 20u);  // once per snapshot tick, not once per client
-  EXPECT_EQ(metrics.snapshots_encoded.value(), 20u);
+  EXPECT_EQ(s1->snapshots.size(), 20u);
+  EXPECT_EQ(s2->snapshots.size(), 20u);
+  EXPECT_EQ(room.snapshots_encoded(), 20u);  // snapshot ticks
+  // One body per tick for both spectators (same view, same baseline) and one for the player.
+  EXPECT_EQ(metrics.snapshots_encoded.value(), 40u);
+  EXPECT_EQ(room.streams().stats().shared, 20u);
   for (std::size_t i = 0; i < 20; ++i) {
-    EXPECT_EQ(a->bodies[i].get(), s->bodies[i].get());  // the very same buffer
+    EXPECT_EQ(s1->bodies[i].get(), s2->bodies[i].get());  // the very same buffer
     EXPECT_EQ(a->snapshots[i].server_tick(), 3 * (i + 1));  // every 60/20 = 3 ticks
   }
+  // Full on join, then deltas against the acknowledged previous snapshot.
+  EXPECT_EQ(s1->baselines[0], 0u);
+  EXPECT_EQ(s1->baselines[1], 3u);
+  EXPECT_EQ(a->baselines.back(), a->snapshots[18].server_tick());
   EXPECT_EQ(a->snapshots.back().agents_size(), room.world().size());
   // Other rates, including ones that do not divide the tick rate: exactly floor(t*s/r) snapshots.
   for (std::uint32_t rate : {1u, 7u, 30u, 60u}) {
@@ -158,6 +198,105 @@ TEST(Room, SnapshotsFollowTheConfiguredRateAndAreEncodedOncePerTick) {
     for (int i = 0; i < 120; ++i) r2.tick();
     EXPECT_EQ(sk->snapshots.size(), 2u * rate) << rate;
   }
+}
+
+TEST(Room, DecodedSnapshotsMatchTheWorldAndTheOwnCraftIsExact) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto p = std::make_shared<FakeSink>();
+  room.join(1, p, player("exact"));
+  const std::uint32_t id = p->welcome()->entity_id();
+  std::uint32_t seq = 0;
+  for (int t = 0; t < 90; ++t) {
+    const codec::InputFrame f{++seq, t < 40 ? 0.5 : -0.3, 1.0};
+    room.inputs(1, std::span<const codec::InputFrame>(&f, 1));
+    room.tick();
+    p->ack(room, 1);
+    if (room.current_tick() % 3 != 0) continue;
+    const v1::Snapshot& s = p->snapshots.back();
+    ASSERT_EQ(s.agents_size(), room.world().size());
+    for (std::int32_t i = 0; i < room.world().size(); ++i) {
+      const sim::AgentView w = room.world().view(i);
+      const v1::Agent* a = find_agent(s, w.id.value);
+      ASSERT_NE(a, nullptr);
+      if (w.id.value == id) {  // bit-exact: the client predicts it
+        EXPECT_EQ(a->position().x(), w.position.x);
+        EXPECT_EQ(a->position().y(), w.position.y);
+        EXPECT_EQ(a->velocity().x(), w.velocity.x);
+        EXPECT_EQ(a->heading(), w.orientation);
+        EXPECT_EQ(a->angular_velocity(), w.angular_velocity);
+      } else {  // quantised: within half a position unit (wrap-aware)
+        double dx = std::fabs(a->position().x() - w.position.x), dy = std::fabs(a->position().y() - w.position.y);
+        dx = std::min(dx, 100 - dx);
+        dy = std::min(dy, 100 - dy);
+        EXPECT_LE(std::max(dx, dy), 0.5 / codec::kPositionUnitsPerM + 1e-9);
+      }
+    }
+  }
+  EXPECT_GT(p->baselines.back(), 0u);  // it was a delta
+}
+
+/// A client that knows only the .proto files: it asked for plain snapshots and parses them with
+/// the generated classes alone (no codec, no acks).
+class PlainSink : public ClientSink {
+ public:
+  void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
+    bodies.push_back(body);
+    v1::ServerMessage m;
+    ASSERT_TRUE(m.ParseFromString(*body + suffix));
+    ASSERT_TRUE(m.has_snapshot());
+    snapshots.push_back(m.snapshot());
+  }
+  void send_message(std::shared_ptr<const std::string> message) override {
+    v1::ServerMessage m;
+    ASSERT_TRUE(m.ParseFromString(*message));
+    if (m.has_welcome()) entity = m.welcome().entity_id();
+  }
+  void close(CloseReason, std::string) override { closed = true; }
+  std::vector<std::shared_ptr<const std::string>> bodies;
+  std::vector<v1::Snapshot> snapshots;
+  std::uint32_t entity = 0;
+  bool closed = false;
+};
+
+TEST(Room, PlainSnapshotClientsGetEveryAgentExactlyWithoutAcksAndShareOneBody) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto p = std::make_shared<PlainSink>();
+  auto s = std::make_shared<PlainSink>();
+  auto d = std::make_shared<FakeSink>();  // a delta client alongside is unaffected
+  codec::JoinRequest pj = player("plain");
+  pj.plain_snapshots = true;
+  codec::JoinRequest sj = spectator();
+  sj.plain_snapshots = true;
+  room.join(1, p, pj);
+  room.join(2, s, sj);
+  room.join(3, d, player("delta"));
+  ASSERT_NE(p->entity, 0u);
+  std::uint32_t seq = 0;
+  for (int t = 0; t < 60; ++t) {
+    const codec::InputFrame f{++seq, 0.4, 1.0};
+    room.inputs(1, std::span<const codec::InputFrame>(&f, 1));
+    room.tick();
+    d->ack(room, 3);  // the plain clients never ack
+  }
+  ASSERT_EQ(p->snapshots.size(), 20u);
+  ASSERT_EQ(s->snapshots.size(), 20u);
+  EXPECT_EQ(d->snapshots.size(), 20u);
+  EXPECT_GT(d->baselines.back(), 0u);
+  // The same body object for both plain clients; only the player's suffix differs.
+  EXPECT_EQ(p->bodies.back().get(), s->bodies.back().get());
+  const v1::Snapshot& last = p->snapshots.back();
+  EXPECT_EQ(last.server_tick(), room.current_tick());
+  EXPECT_EQ(last.last_input_sequence(), seq);
+  ASSERT_EQ(last.agents_size(), room.world().size());
+  for (std::int32_t i = 0; i < room.world().size(); ++i) {
+    const sim::AgentView w = room.world().view(i);
+    const v1::Agent* a = find_agent(last, w.id.value);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->position().x(), w.position.x);  // doubles: exact
+    EXPECT_EQ(a->position().y(), w.position.y);
+    EXPECT_EQ(a->heading(), w.orientation);
+  }
+  EXPECT_FALSE(p->closed || s->closed);
 }
 
 TEST(Room, InputsApplyOncePerTickInSequenceOrderAndResendsAreIgnored) {

@@ -14,8 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.hpp"
 #include "codec/client_codec.hpp"
 #include "codec/server_codec.hpp"
+#include "bot.hpp"
+#include "raw_ws.hpp"
 #include "ws_client.hpp"
 
 namespace flockstep::server {
@@ -24,83 +27,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-/// A child process with its stderr (and stdout) captured through a pipe.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args) {
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(fds[1], STDERR_FILENO);
-      dup2(fds[1], STDOUT_FILENO);
-      close(fds[0]);
-      close(fds[1]);
-      std::vector<char*> argv;
-      std::string bin = FLOCKSTEP_SERVER_BINARY;
-      argv.push_back(bin.data());
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(bin.c_str(), argv.data());
-      _exit(127);
-    }
-    close(fds[1]);
-    fd_ = fds[0];
-  }
-  ~Child() {
-    if (pid_ > 0 && !status_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (fd_ >= 0) close(fd_);
-  }
-  /// Read output until `pattern` matches (returns the match's first group) or the timeout.
-  std::optional<std::string> wait_for(const std::regex& pattern, std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      std::smatch m;
-      if (std::regex_search(output_, m, pattern)) return m.size() > 1 ? m[1].str() : m[0].str();
-      if (!read_some(deadline)) break;
-    }
-    std::smatch m;
-    if (std::regex_search(output_, m, pattern)) return m.size() > 1 ? m[1].str() : m[0].str();
-    return std::nullopt;
-  }
-  /// Wait for exit; the exit code, or nullopt on timeout / abnormal end.
-  std::optional<int> wait_exit(std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        status_ = st;
-        while (read_some(Clock::now() + 100ms)) {
-        }
-        return WIFEXITED(st) ? std::optional<int>(WEXITSTATUS(st)) : std::nullopt;
-      }
-      read_some(Clock::now() + 20ms);
-    }
-    return std::nullopt;
-  }
-  void signal(int sig) { kill(pid_, sig); }
-  const std::string& output() const { return output_; }
-
- private:
-  bool read_some(Clock::time_point deadline) {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::max<long long>(ms, 0))) <= 0) return false;
-    char buf[4096];
-    const ssize_t n = read(fd_, buf, sizeof buf);
-    if (n <= 0) return false;
-    output_.append(buf, static_cast<std::size_t>(n));
-    return true;
-  }
-
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  std::string output_;
-  std::optional<int> status_;
-};
+using testing::Child;
 
 std::string scenario_path() { return std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"; }
 
@@ -134,6 +61,85 @@ TEST(ServerProcess, SigtermFlipsReadinessClosesClientsWith1001AndExitsZeroWithin
   EXPECT_NE(server.output().find("signal signal=SIGTERM"), std::string::npos);
   EXPECT_NE(server.output().find("shutdown_complete"), std::string::npos) << server.output();
   EXPECT_NE(server.output().find("effective configuration"), std::string::npos);
+}
+
+TEST(ServerProcess, SigtermUnderLoadFlipsReadinessAtOnceClosesEveryClientWith1001AndExitsZeroWithin5s) {
+  Child server({"--port=0", "--host=127.0.0.1", "--bots=4", "--scenario=" + scenario_path()});
+  const auto port_text = server.wait_for(std::regex("listening .*port=([0-9]+)"), 10s);
+  ASSERT_TRUE(port_text) << server.output();
+  const auto port = static_cast<std::uint16_t>(std::stoi(*port_text));
+  // A connection accepted while ready, to ask /readyz after the signal.
+  net::raw::Fd probe(net::raw::connect_tcp(port));
+  ASSERT_EQ(net::raw::http_exchange(probe.get(), "GET /readyz HTTP/1.1\r\nHost: t\r\n\r\n"), 200);
+  // 100 clients (20 players sending inputs) keep the server busy.
+  bot::BotConfig cfg;
+  cfg.port = port;
+  cfg.connections = 100;
+  cfg.players = 20;
+  cfg.duration_s = 5;  // longer than the 2 s before SIGTERM: the server ends every connection
+  bot::BotReport report;
+  std::thread bots([&] { report = bot::run_bots(cfg); });
+  std::this_thread::sleep_for(2s);  // load running
+  const auto sent = Clock::now();
+  server.signal(SIGTERM);
+  // Readiness flips as soon as the signal is handled (delivery itself is asynchronous): 503, or
+  // no answer at all once the drain has already finished (it takes tens of ms).
+  // Server.ReadinessFlipsAtOnceWhenShutdownStarts checks the exact 503 in process.
+  int ready = 200;
+  while (ready == 200 && Clock::now() - sent < 1s) ready = net::raw::http_exchange(probe.get(), "GET /readyz HTTP/1.1\r\nHost: t\r\n\r\n");
+  EXPECT_NE(ready, 200);
+  EXPECT_LT(Clock::now() - sent, 1s);
+  const auto code = server.wait_exit(5s);
+  const auto took = Clock::now() - sent;
+  bots.join();
+  ASSERT_TRUE(code) << "did not exit within 5 s\n" << server.output();
+  EXPECT_EQ(*code, 0) << server.output();
+  EXPECT_LT(took, 5s);
+  EXPECT_EQ(report.player.welcomed + report.spectator.welcomed, 100u) << report.summary();
+  EXPECT_EQ(report.close_codes[1001], 100u) << report.summary();
+  EXPECT_NE(server.output().find("shutdown_complete sessions_left=0"), std::string::npos) << server.output();
+  std::printf("[ shutdown ] 100 clients: exit after %lld ms\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
+}
+
+TEST(ServerProcess, RunningOutOfFileDescriptorsIsSurvivedAndLogged) {
+  // 64 descriptors for the whole server process; max_connections far above that, so accept()
+  // itself fails with EMFILE.
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizer runtimes need descriptors of their own: at EMFILE, UBSan's vptr check cannot
+  // probe memory (it uses pipe()) and reports a plain read of a Boost.System category object as
+  // "invalid vptr", fatally. A property of the dev preset's runtime, not of the server; the ci
+  // preset runs this test.
+  GTEST_SKIP() << "needs a build without sanitizer runtimes (ci preset)";
+#endif
+  Child server({"--port=0", "--host=127.0.0.1", "--max-connections=1000", "--scenario=" + scenario_path()}, 64);
+  const auto port_text = server.wait_for(std::regex("listening .*port=([0-9]+)"), 10s);
+  ASSERT_TRUE(port_text) << server.output();
+  const auto port = static_cast<std::uint16_t>(std::stoi(*port_text));
+  std::vector<net::raw::Fd> flood;
+  for (int i = 0; i < 100; ++i) flood.emplace_back(net::raw::connect_tcp(port));  // the kernel queues them
+  ASSERT_TRUE(server.wait_for(std::regex("accept_failed.*(Too many open files|EMFILE)"), 5s)) << server.output();
+  flood.clear();
+  // Descriptors free again: the server serves as before.
+  int status = 0;
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    status = bot::http_get("127.0.0.1", port, "/healthz", 1s).status;
+    if (status != 200) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(status, 200) << server.output();
+  bot::WsClient c;
+  ASSERT_TRUE(c.connect("127.0.0.1", port)) << c.error();
+  std::string join;
+  codec::encode_join(codec::JoinRequest{codec::Role::kSpectator, "after", {}}, join);
+  ASSERT_TRUE(c.send(join));
+  std::string msg;
+  EXPECT_EQ(c.receive(msg, 3s), bot::Receive::kMessage);
+  // The accept loop backed off instead of spinning: rate-limited lines, not thousands.
+  std::size_t lines = 0;
+  for (auto p = server.output().find("accept_failed"); p != std::string::npos; p = server.output().find("accept_failed", p + 1)) ++lines;
+  EXPECT_LT(lines, 200u);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(5s), 0) << server.output();
 }
 
 TEST(ServerProcess, ConfigErrorsExitWith2AndNameTheFlagOrKey) {

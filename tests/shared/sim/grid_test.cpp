@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -80,6 +82,37 @@ TEST(Grid, PositionsOutsideTheWorldAreClampedNotOutOfRange) {
   g.query({0, 0}, 10, -1, pts, [&](std::int32_t, Vec2, real) { ++n; });
   EXPECT_EQ(n, 1);  // only (-5,-5) is within 10 m of the origin
 }
+
+// The tick walks cell-ordered copies (query_slots): it must see exactly the agents query() sees,
+// in the same order and with the same bits, or the flocking sums (and the golden hashes) change.
+void check_slot_query_matches_query(real w, real h, real cell, bool wrap, std::int32_t n, std::uint64_t seed) {
+  const auto pts = random_points(n, w, h, seed);
+  Grid g;
+  g.init(w, h, cell, wrap, n);
+  g.rebuild(pts);
+  const std::span<const std::int32_t> slots = g.slots();
+  ASSERT_EQ(slots.size(), static_cast<std::size_t>(n));
+  std::vector<Vec2> slot_pts(static_cast<std::size_t>(n));
+  std::vector<std::int32_t> slot_of(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    slot_pts[k] = pts[static_cast<std::size_t>(slots[k])];
+    slot_of[static_cast<std::size_t>(slots[k])] = static_cast<std::int32_t>(k);
+  }
+  std::int64_t visits = 0;
+  for (std::int32_t i = 0; i < n; ++i) {
+    std::vector<std::tuple<std::int32_t, real, real, real>> want, got;
+    g.query(pts[i], cell, i, pts, [&](std::int32_t j, Vec2 d, real d2) { want.emplace_back(j, d.x, d.y, d2); });
+    g.query_slots(pts[i], cell, slot_of[static_cast<std::size_t>(i)], slot_pts.data(),
+                  [&](std::int32_t k, Vec2 d, real d2) { got.emplace_back(slots[static_cast<std::size_t>(k)], d.x, d.y, d2); });
+    ASSERT_EQ(got, want) << "agent " << i;
+    visits += static_cast<std::int64_t>(got.size());
+  }
+  EXPECT_GT(visits, n);  // dense enough that the comparison is not vacuous
+}
+
+TEST(Grid, SlotQueryVisitsWhatQueryVisitsInTheSameOrder) { check_slot_query_matches_query(100, 60, 7, false, 800, 5); }
+TEST(Grid, T14_WrappedSlotQueryVisitsWhatQueryVisitsAcrossEdges) { check_slot_query_matches_query(100, 60, 7, true, 800, 9); }
+TEST(Grid, SlotQueryOnTinyWrappedWorldMatchesQuery) { check_slot_query_matches_query(14, 7, 7, true, 60, 13); }
 
 }  // namespace
 }  // namespace flockstep::sim

@@ -25,6 +25,10 @@ struct BotConfig {
   double throttle = 1;             ///< constant script: throttle [0, 1]
   std::string name = "bot";        ///< display name prefix
   std::uint64_t seed = 1;
+  bool decode = true;              ///< decode every delta snapshot (as a viewer does) before acknowledging it
+  bool have_view = false;          ///< spectators send `view` with their first Ack (area of interest)
+  double view[4] = {0, 0, 0, 0};   ///< min x, min y, max x, max y, m
+  bool report = false;             ///< scrape the server's /metrics before and after the run
 };
 
 /// Statistics of one role.
@@ -37,6 +41,10 @@ struct RoleReport {
   std::uint64_t captures_seen = 0;
   std::uint64_t inputs_sent = 0;
   std::vector<double> inter_arrival_ms;  ///< all gaps between consecutive snapshots
+  std::vector<double> client_p99_ms;     ///< per connection: p99 of its own inter-arrival gaps
+  std::uint64_t full_snapshots = 0;      ///< snapshots without a baseline (join, or baseline lost)
+  std::uint64_t agents_received = 0;     ///< agents in decoded snapshots, summed
+  std::uint32_t unexpected_closes = 0;   ///< connections the server closed (or that broke) before the end
   double median_ms() const;
   double p99_ms() const;
   double max_ms() const;
@@ -49,6 +57,13 @@ struct BotReport {
   std::map<std::uint16_t, std::uint32_t> close_codes;  ///< server close code -> connections
   std::uint32_t errors = 0;
   std::uint32_t max_agents_seen = 0;
+  std::uint64_t decode_errors = 0;  ///< snapshots the codec rejected (or whose baseline was missing)
+  double duration_s = 0;            ///< measured run time, s
+  /// From /metrics (BotConfig::report): the run's tick time quantiles (bucket upper bounds),
+  /// overruns and skipped ticks, snapshots replaced for slow clients, clients the server dropped.
+  bool have_metrics = false;
+  double tick_p50_ms = 0, tick_p99_ms = 0;
+  double tick_overruns = 0, ticks_skipped = 0, ticks = 0, snapshots_dropped = 0, clients_dropped = 0;
   std::string summary() const;  ///< human-readable multi-line report
 };
 

@@ -1,7 +1,9 @@
 // The one translation unit of the bot library that instantiates Beast's WebSocket and HTTP
 // client code (WsClient, http_request, run_bots).
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
+#include <map>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -267,6 +269,12 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
         index_(index),
         rng_(math::Rng::seeded(cfg.seed, index + 1)) {}
 
+  /// Per-connection figures into the role report (call once, after the run).
+  void finish() {
+    if (!gaps_.empty()) role_.client_p99_ms.push_back(percentile(gaps_, 0.99));
+    if (closed_ && !stopped_) ++role_.unexpected_closes;
+  }
+
   void start(const tcp::resolver::results_type& endpoints) {
     beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(10));
     beast::get_lowest_layer(ws_).async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
@@ -326,10 +334,49 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
 
   void handle(const v1::ServerMessage& msg, std::size_t size) {
     switch (msg.payload_case()) {
-      case v1::ServerMessage::kWelcome:
+      case v1::ServerMessage::kWelcome: {
         ++role_.welcomed;
+        sim::Scenario scenario;
+        if (codec::decode_world_spec(msg.welcome().world(), scenario).ok()) receiver_.configure(scenario);
         if (player_ && cfg_.script != "idle") schedule_input();
         break;
+      }
+      case v1::ServerMessage::kDeltaSnapshot: {
+        const v1::DeltaSnapshot& d = msg.delta_snapshot();
+        const auto now = Clock::now();
+        if (have_last_) {
+          const double gap = std::chrono::duration<double, std::milli>(now - last_snapshot_).count();
+          role_.inter_arrival_ms.push_back(gap);
+          gaps_.push_back(gap);
+        }
+        last_snapshot_ = now;
+        have_last_ = true;
+        ++role_.snapshots;
+        role_.snapshot_bytes += size;
+        role_.full_snapshots += d.baseline_tick() == 0 ? 1 : 0;
+        acked_ = std::max(acked_, d.last_input_sequence());
+        std::uint64_t ack = d.server_tick();
+        if (cfg_.decode) {
+          // As the viewer does: decode against the baseline, acknowledge what was decoded.
+          if (receiver_.receive(d).ok()) {
+            role_.agents_received += receiver_.agents().size();
+            report_.max_agents_seen =
+                std::max<std::uint32_t>(report_.max_agents_seen, static_cast<std::uint32_t>(receiver_.agents().size()));
+          } else {
+            ++report_.decode_errors;
+          }
+          ack = receiver_.ack_tick();
+        } else {
+          report_.max_agents_seen = std::max(report_.max_agents_seen, d.agent_count());
+        }
+        std::string bytes;
+        const bool send_view = !player_ && cfg_.have_view && !view_sent_;
+        codec::ViewRect view{cfg_.view[0], cfg_.view[1], cfg_.view[2], cfg_.view[3]};
+        codec::encode_ack(ack, send_view ? &view : nullptr, bytes);
+        view_sent_ = view_sent_ || send_view;
+        write(std::move(bytes));
+        break;
+      }
       case v1::ServerMessage::kSnapshot: {
         const auto now = Clock::now();
         if (have_last_)
@@ -425,6 +472,9 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   double turn_ = 0, throttle_ = 1;
   Clock::time_point last_snapshot_;
   bool have_last_ = false;
+  bool view_sent_ = false;
+  codec::SnapshotReceiver receiver_;
+  std::vector<double> gaps_;
   bool closed_ = false, closing_ = false, stopped_ = false;
 };
 
@@ -446,14 +496,75 @@ std::string BotReport::summary() const {
   };
   role("players", player);
   role("spectators", spectator);
-  o << "errors " << errors << ", max agents in a snapshot " << max_agents_seen << ", server close codes:";
+  o << "errors " << errors << ", max agents in a snapshot " << max_agents_seen << ", decode errors " << decode_errors
+    << ", server close codes:";
   for (const auto& [code, n] : close_codes) o << " " << code << "x" << n;
   o << "\n";
+  auto per_client = [&](const char* name, const RoleReport& r) {
+    if (r.snapshots == 0) return;
+    const double secs = duration_s > 0 ? duration_s : 1;
+    const auto clients = std::max<std::size_t>(1, r.client_p99_ms.size());
+    o << name << ": per client " << static_cast<double>(r.snapshot_bytes) * 8 / 1000 / secs / static_cast<double>(clients)
+      << " kbit/s, " << static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.snapshots) << " B/snapshot, "
+      << static_cast<double>(r.agents_received) / static_cast<double>(r.snapshots) << " agents/snapshot, full snapshots "
+      << r.full_snapshots << ", inter-arrival p99 per client: median " << percentile(r.client_p99_ms, 0.5) << " ms, worst "
+      << (r.client_p99_ms.empty() ? 0 : *std::max_element(r.client_p99_ms.begin(), r.client_p99_ms.end()))
+      << " ms, unexpected disconnects " << r.unexpected_closes << "\n";
+  };
+  per_client("players", player);
+  per_client("spectators", spectator);
+  if (have_metrics)
+    o << "server (/metrics over the run): tick p50 <= " << tick_p50_ms << " ms, p99 <= " << tick_p99_ms << " ms, ticks "
+      << ticks << ", overruns " << tick_overruns << ", skipped " << ticks_skipped << ", snapshots replaced (slow clients) "
+      << snapshots_dropped << ", clients dropped " << clients_dropped << "\n";
   return o.str();
+}
+
+/// The numbers of a Prometheus text page we need: sums of a counter over its labels, and the
+/// cumulative buckets of a histogram.
+struct Scrape {
+  std::map<std::string, double> counters;        // name -> sum over label sets
+  std::vector<std::pair<double, double>> tick_buckets;  // (le seconds, cumulative count)
+};
+
+Scrape scrape(const BotConfig& cfg) {
+  Scrape s;
+  const HttpResponse r = http_request(cfg.host, cfg.port, "GET", "/metrics", std::chrono::seconds(5));
+  std::istringstream in(r.body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto sp = line.rfind(' ');
+    if (sp == std::string::npos) continue;
+    const double value = std::strtod(line.c_str() + sp + 1, nullptr);
+    const std::string key = line.substr(0, sp);
+    const std::string name = key.substr(0, key.find('{'));
+    if (name == "flockstep_tick_duration_seconds_bucket") {
+      const auto le = key.find("le=\"");
+      if (le == std::string::npos) continue;
+      const std::string bound = key.substr(le + 4, key.find('"', le + 4) - le - 4);
+      s.tick_buckets.emplace_back(bound == "+Inf" ? 1e9 : std::strtod(bound.c_str(), nullptr), value);
+    } else {
+      s.counters[name] += value;
+    }
+  }
+  return s;
+}
+
+/// Upper bound (ms) of the bucket holding quantile q of the run (difference of two scrapes).
+double bucket_quantile_ms(const Scrape& a, const Scrape& b, double q) {
+  if (a.tick_buckets.size() != b.tick_buckets.size() || b.tick_buckets.empty()) return 0;
+  const double total = b.tick_buckets.back().second - a.tick_buckets.back().second;
+  for (std::size_t i = 0; i < b.tick_buckets.size(); ++i)
+    if (b.tick_buckets[i].second - a.tick_buckets[i].second >= q * total) return b.tick_buckets[i].first * 1000;
+  return 0;
 }
 
 BotReport run_bots(const BotConfig& cfg) {
   BotReport report;
+  Scrape before;
+  if (cfg.report) before = scrape(cfg);
+  const auto started = Clock::now();
   asio::io_context ioc;
   tcp::resolver resolver(ioc);
   const auto endpoints = resolver.resolve(cfg.host, std::to_string(cfg.port));
@@ -471,6 +582,20 @@ BotReport run_bots(const BotConfig& cfg) {
   // Give the close handshakes a moment after the run, then stop whatever is left.
   ioc.run_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)) +
                 std::chrono::seconds(2));
+  report.duration_s = cfg.duration_s > 0 ? cfg.duration_s : std::chrono::duration<double>(Clock::now() - started).count();
+  for (auto& c : conns) c->finish();
+  if (cfg.report) {
+    const Scrape after = scrape(cfg);
+    auto delta = [&](const char* name) { return after.counters.count(name) ? after.counters.at(name) - before.counters[name] : 0.0; };
+    report.have_metrics = !after.tick_buckets.empty();
+    report.tick_p50_ms = bucket_quantile_ms(before, after, 0.5);
+    report.tick_p99_ms = bucket_quantile_ms(before, after, 0.99);
+    report.ticks = after.tick_buckets.empty() ? 0 : after.tick_buckets.back().second - (before.tick_buckets.empty() ? 0 : before.tick_buckets.back().second);
+    report.tick_overruns = delta("flockstep_tick_overruns_total");
+    report.ticks_skipped = delta("flockstep_ticks_skipped_total");
+    report.snapshots_dropped = delta("flockstep_snapshots_dropped_total");
+    report.clients_dropped = delta("flockstep_clients_dropped_total");
+  }
   return report;
 }
 

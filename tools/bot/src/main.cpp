@@ -21,7 +21,11 @@ const char* kHelp =
     "  --script=S        random | constant | idle (default random)\n"
     "  --turn=X --throttle=Y   control state of the constant script\n"
     "  --name=PREFIX     display name prefix (default bot)\n"
-    "  --seed=N          random seed (default 1)\n";
+    "  --seed=N          random seed (default 1)\n"
+    "  --decode=0|1      decode each delta snapshot before acknowledging it, like a viewer (default 1)\n"
+    "  --view=X0,Y0,X1,Y1  spectators' view rectangle in m (area of interest; default whole world)\n"
+    "  --report          scrape the server's /metrics before and after: tick p50/p99, overruns,\n"
+    "                    snapshots replaced and clients dropped during the run\n";
 
 bool number(const std::string& v, double lo, double hi, double& out) {
   char* end = nullptr;
@@ -38,6 +42,10 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::cout << kHelp;
       return 0;
+    }
+    if (a == "--report") {
+      cfg.report = true;
+      continue;
     }
     const auto eq = a.find('=');
     const std::string key = a.substr(0, eq);
@@ -57,6 +65,22 @@ int main(int argc, char** argv) {
     else if (key == "--turn" && (ok = number(val, -1, 1, d))) cfg.turn = d;
     else if (key == "--throttle" && (ok = number(val, 0, 1, d))) cfg.throttle = d;
     else if (key == "--seed" && (ok = number(val, 0, 1e18, d))) cfg.seed = static_cast<std::uint64_t>(d);
+    else if (key == "--decode" && (ok = number(val, 0, 1, d))) cfg.decode = d != 0;
+    else if (key == "--view") {
+      double v[4];
+      std::size_t start = 0;
+      for (int k = 0; k < 4 && ok; ++k) {
+        const auto comma = val.find(',', start);
+        ok = number(val.substr(start, comma == std::string::npos ? std::string::npos : comma - start), -1e6, 1e6, v[k]) &&
+             (k == 3) == (comma == std::string::npos);
+        start = comma + 1;
+      }
+      ok = ok && v[0] <= v[2] && v[1] <= v[3];
+      if (ok) {
+        cfg.have_view = true;
+        for (int k = 0; k < 4; ++k) cfg.view[k] = v[k];
+      }
+    }
     else ok = false;
     if (!ok) {
       std::cerr << "flockstep-bot: bad or unknown flag '" << a << "' (see --help)\n";

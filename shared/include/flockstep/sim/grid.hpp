@@ -32,6 +32,20 @@ class Grid {
   template <class Visitor>
   std::int32_t query(Vec2 p, real radius, std::int32_t self, std::span<const Vec2> positions, Visitor&& visit) const;
 
+  /// Visit the same agents as query(), in the same order, but over positions stored in slot
+  /// order (`slot_positions[k]` is the position of agent `slots()[k]`), so the many queries of
+  /// one neighbourhood read memory sequentially instead of jumping through agent indices. The
+  /// visitor receives (slot, delta = other - p, squared distance); `self_slot` is skipped.
+  /// Adjacent cells of a row are adjacent in slot order, so each row is one contiguous scan.
+  template <class Visitor>
+  void query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions, Visitor&& visit) const;
+
+  /// Agent index of every slot after the last rebuild: slots are ordered by cell (row-major) and,
+  /// within a cell, by ascending agent index (the order query() visits them in).
+  std::span<const std::int32_t> slots() const {
+    return std::span<const std::int32_t>(items_.data(), static_cast<std::size_t>(count_));
+  }
+
   std::int32_t columns() const { return cols_; }
   std::int32_t rows() const { return rows_; }
   real cell_size() const { return cell_; }
@@ -42,12 +56,16 @@ class Grid {
   /// in visiting order. Returns how many were written to out.
   std::int32_t neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3]) const;
 
+  /// Slots query_slots() measures before visiting the hits (a stack buffer of ~1 KB).
+  static constexpr std::int32_t kQueryBlock = 32;
+
   real width_ = 0, height_ = 0, cell_ = 1, inv_cell_ = 1, inv_cell_x_ = 1, inv_cell_y_ = 1;
   bool wrap_ = false;
   std::int32_t cols_ = 1, rows_ = 1;
   std::vector<std::int32_t> cell_start_;  // size cols*rows + 1
   std::vector<std::int32_t> items_;       // agent indices sorted by cell
   std::vector<std::int32_t> agent_cell_;  // cell of each agent in the last rebuild
+  std::int32_t count_ = 0;                // agents in the last rebuild
 };
 
 template <class Visitor>
@@ -76,6 +94,48 @@ std::int32_t Grid::query(Vec2 p, real radius, std::int32_t self, std::span<const
     }
   }
   return examined;
+}
+
+template <class Visitor>
+void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions,
+                       Visitor&& visit) const {
+  const real r2 = radius * radius;
+  const auto cx = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
+  const auto cy = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));
+  std::int32_t xs[3], ys[3];
+  const std::int32_t nx = neighbour_cells(cx, cols_, xs);
+  const std::int32_t ny = neighbour_cells(cy, rows_, ys);
+  for (std::int32_t b = 0; b < ny; ++b) {
+    const std::int32_t row = ys[b] * cols_;
+    // Merge runs of consecutive columns (the usual case away from a wrap seam) into one slot
+    // range: the visiting order is unchanged because consecutive cells are consecutive in slots.
+    for (std::int32_t a = 0; a < nx;) {
+      std::int32_t last = a;
+      while (last + 1 < nx && xs[last + 1] == xs[last] + 1) ++last;
+      const std::int32_t begin = cell_start_[row + xs[a]];
+      const std::int32_t end = cell_start_[row + xs[last] + 1];
+      a = last + 1;
+      // Two passes per block: distances for every slot with the hits compacted branch-free into
+      // a small buffer (whether a slot is inside the radius is a coin flip the branch predictor
+      // loses), then the visitor over the hits, in slot order as before.
+      for (std::int32_t block = begin; block < end; block += kQueryBlock) {
+        const std::int32_t stop = block + kQueryBlock < end ? block + kQueryBlock : end;
+        std::int32_t hit_slot[kQueryBlock];
+        real hit_x[kQueryBlock], hit_y[kQueryBlock], hit_d2[kQueryBlock];
+        std::int32_t hits = 0;
+        for (std::int32_t k = block; k < stop; ++k) {
+          const Vec2 d = wrap_ ? math::torus_delta(p, slot_positions[k], width_, height_) : slot_positions[k] - p;
+          const real d2 = math::length_sq(d);
+          hit_slot[hits] = k;
+          hit_x[hits] = d.x;
+          hit_y[hits] = d.y;
+          hit_d2[hits] = d2;
+          hits += static_cast<std::int32_t>((d2 <= r2) & (k != self_slot));
+        }
+        for (std::int32_t h = 0; h < hits; ++h) visit(hit_slot[h], Vec2{hit_x[h], hit_y[h]}, hit_d2[h]);
+      }
+    }
+  }
 }
 
 }  // namespace flockstep::sim

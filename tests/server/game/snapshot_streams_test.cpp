@@ -1,0 +1,225 @@
+// Area of interest (hysteresis, budget weights) and the per-client delta streams (history,
+// acknowledgements, full snapshots when the baseline is gone, shared buffers).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec/server_codec.hpp"
+#include "flockstep/sim/canonical.hpp"
+#include "game/interest.hpp"
+#include "game/snapshot_streams.hpp"
+
+namespace flockstep::server::game {
+namespace {
+
+/// A world sample of agents on the x axis at the given positions (ids 1..n), all at 2 m/s.
+WorldSample line_of(const std::vector<double>& xs) {
+  WorldSample w;
+  w.width = w.height = 1000;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    codec::QAgent q;
+    q.id = static_cast<std::uint32_t>(i + 1);
+    q.x = static_cast<std::int32_t>(xs[i] * codec::kPositionUnitsPerM);
+    q.y = static_cast<std::int32_t>(500 * codec::kPositionUnitsPerM);
+    w.agents.push_back(q);
+    w.x.push_back(xs[i]);
+    w.y.push_back(500);
+    w.speed.push_back(2);
+  }
+  return w;
+}
+
+codec::ViewFrame frame_of(const std::vector<codec::QAgent>& agents) {
+  codec::ViewFrame f;
+  for (const codec::QAgent& q : agents) f.agents.push_back({q, 0, 0, 0});
+  return f;
+}
+
+TEST(Interest, AgentOscillatingAcrossTheEdgeDoesNotFlicker) {
+  InterestConfig cfg;
+  cfg.hysteresis_m = 5;
+  Area area;
+  area.kind = Area::Kind::kCircle;
+  area.cx = 500;
+  area.cy = 500;
+  area.radius = 50;
+  std::vector<codec::QAgent> visible;
+  std::vector<float> weight;
+  // Starts inside, then wobbles 3 m either side of the 50 m edge: stays in view throughout.
+  codec::ViewFrame prev;
+  for (int step = 0; step < 20; ++step) {
+    const double x = step == 0 ? 540 : (step % 2 ? 553 : 547);
+    select_visible(line_of({x}), area, step ? &prev : nullptr, cfg, visible, weight);
+    ASSERT_EQ(visible.size(), 1u) << "step " << step;
+    prev = frame_of(visible);
+  }
+  // Beyond radius + hysteresis it leaves; outside the radius it does not come back...
+  select_visible(line_of({556}), area, &prev, cfg, visible, weight);
+  EXPECT_TRUE(visible.empty());
+  prev = frame_of(visible);
+  select_visible(line_of({553}), area, &prev, cfg, visible, weight);
+  EXPECT_TRUE(visible.empty());
+  // ...until it is inside again.
+  select_visible(line_of({549}), area, &prev, cfg, visible, weight);
+  EXPECT_EQ(visible.size(), 1u);
+}
+
+TEST(Interest, RectangleViewAndNearerAgentsWeighMore) {
+  InterestConfig cfg;
+  Area area;
+  area.kind = Area::Kind::kRect;
+  area.rect = {400, 450, 600, 550};
+  std::vector<codec::QAgent> visible;
+  std::vector<float> weight;
+  select_visible(line_of({100, 410, 500, 590, 900}), area, nullptr, cfg, visible, weight);
+  ASSERT_EQ(visible.size(), 3u);
+  EXPECT_EQ(visible[0].id, 2u);
+  EXPECT_EQ(visible[1].id, 3u);
+  EXPECT_GT(weight[1], weight[0]);  // the centre one matters more
+  // The own craft is always in view, whatever the area.
+  area.always_id = 5;
+  select_visible(line_of({100, 410, 500, 590, 900}), area, nullptr, cfg, visible, weight);
+  EXPECT_EQ(visible.back().id, 5u);
+}
+
+TEST(Interest, SpectatorRectangleKeepsEveryPlayerCraftInView) {
+  // Spectators cycle through players and follow them, so player crafts stay in their stream
+  // wherever the camera is; other kinds still obey the rectangle.
+  InterestConfig cfg;
+  Area area;
+  area.kind = Area::Kind::kRect;
+  area.rect = {400, 450, 600, 550};
+  WorldSample w = line_of({100, 500, 900});
+  w.agents[0].kind = static_cast<std::uint8_t>(sim::AgentKind::kPlayer);
+  w.agents[2].kind = static_cast<std::uint8_t>(sim::AgentKind::kFlock);
+  std::vector<codec::QAgent> visible;
+  std::vector<float> weight;
+  select_visible(w, area, nullptr, cfg, visible, weight);
+  ASSERT_EQ(visible.size(), 1u);  // without the flag: only the agent inside
+  EXPECT_EQ(visible[0].id, 2u);
+  area.players_always = true;
+  select_visible(w, area, nullptr, cfg, visible, weight);
+  ASSERT_EQ(visible.size(), 2u);
+  EXPECT_EQ(visible[0].id, 1u);  // the far player
+  EXPECT_EQ(visible[1].id, 2u);
+}
+
+class Streams : public ::testing::Test {
+ protected:
+  Streams() : world_(sim::canonical::flock(300)), streams_(world_.scenario(), StreamConfig{}) {}
+
+  /// Step one snapshot interval and encode for the given connections.
+  std::vector<std::shared_ptr<const std::string>> snapshot(std::initializer_list<ConnectionId> conns) {
+    for (int k = 0; k < 3; ++k) world_.step();
+    streams_.begin(world_);
+    std::vector<std::shared_ptr<const std::string>> out;
+    for (ConnectionId c : conns) out.push_back(streams_.encode_for(c, nullptr));
+    streams_.end();
+    return out;
+  }
+  static v1::DeltaSnapshot parse(const std::string& body) {
+    v1::ServerMessage m;
+    EXPECT_TRUE(m.ParseFromString(body));
+    return m.delta_snapshot();
+  }
+
+  sim::World world_;
+  SnapshotStreams streams_;
+};
+
+TEST_F(Streams, FullOnJoinDeltaAfterAckAndIdenticalSpectatorsShareTheBuffer) {
+  streams_.add(1);
+  streams_.add(2);
+  auto first = snapshot({1, 2});
+  EXPECT_EQ(first[0].get(), first[1].get());  // same area, no baseline: one buffer
+  EXPECT_EQ(parse(*first[0]).baseline_tick(), 0u);
+  const std::uint64_t t1 = world_.tick();
+  streams_.ack(1, t1, nullptr);
+  streams_.ack(2, t1, nullptr);
+  auto second = snapshot({1, 2});
+  EXPECT_EQ(second[0].get(), second[1].get());
+  EXPECT_EQ(parse(*second[0]).baseline_tick(), t1);
+  EXPECT_LT(second[0]->size(), first[0]->size() / 3);  // deltas are far smaller than the full one
+  // One client acknowledges, the other does not: different baselines, different bytes.
+  streams_.ack(1, world_.tick(), nullptr);
+  auto third = snapshot({1, 2});
+  EXPECT_NE(third[0].get(), third[1].get());
+  EXPECT_EQ(parse(*third[1]).baseline_tick(), t1);
+  EXPECT_EQ(streams_.stats().shared, 2u);
+}
+
+TEST_F(Streams, ReceiverFollowsTheStreamThroughLostAcksAndViewChanges) {
+  streams_.add(7);
+  codec::SnapshotReceiver rx;
+  rx.configure(world_.scenario());
+  for (int s = 0; s < 40; ++s) {
+    auto body = snapshot({7});
+    const v1::DeltaSnapshot d = parse(*body[0]);
+    ASSERT_TRUE(rx.receive(d).ok()) << s;
+    // Every third ack is lost; from snapshot 19 the client watches a corner only.
+    const codec::ViewRect corner{0, 0, 5, 5};  // + 10 m hysteresis: a quarter of the 50 m world
+    if (s % 3 != 2) streams_.ack(7, rx.ack_tick(), s == 19 ? &corner : nullptr);
+    if (s > 21) {
+      EXPECT_LT(rx.agents().size(), 130u);
+    }
+  }
+  EXPECT_GT(rx.agents().size(), 0u);
+  // Memory: frames older than the acknowledged one are released.
+  EXPECT_LE(streams_.history_size(7), 3u);
+}
+
+TEST_F(Streams, BaselineOlderThanTheHistoryGivesAFullSnapshot) {
+  streams_.add(3);
+  snapshot({3});
+  const std::uint64_t t1 = world_.tick();
+  streams_.ack(3, t1, nullptr);
+  EXPECT_EQ(streams_.baseline_of(3), t1);
+  // 32 more snapshots without any acknowledgement: the acknowledged frame is overwritten.
+  for (std::size_t i = 0; i < SnapshotStreams::kHistory; ++i) snapshot({3});
+  EXPECT_EQ(streams_.baseline_of(3), 0u);
+  auto body = snapshot({3});
+  EXPECT_EQ(parse(*body[0]).baseline_tick(), 0u);
+  EXPECT_EQ(streams_.history_size(3), SnapshotStreams::kHistory);
+  // An ack of a tick that was never sent is ignored; 0 asks for a full one.
+  streams_.ack(3, world_.tick() + 1, nullptr);
+  EXPECT_EQ(streams_.baseline_of(3), 0u);
+  streams_.ack(3, world_.tick(), nullptr);
+  EXPECT_EQ(streams_.baseline_of(3), world_.tick());
+  streams_.ack(3, 0, nullptr);
+  EXPECT_EQ(streams_.baseline_of(3), 0u);
+}
+
+TEST_F(Streams, PlayerBudgetSendsNearAgentsFirst) {
+  StreamConfig cfg;
+  cfg.budget_bytes = 200;
+  SnapshotStreams tight(world_.scenario(), cfg);
+  tight.add(9);
+  codec::SnapshotReceiver rx;
+  rx.configure(world_.scenario());
+  Area area;
+  area.kind = Area::Kind::kCircle;
+  area.cx = world_.scenario().width / 2;
+  area.cy = world_.scenario().height / 2;
+  area.radius = 1e6;
+  for (int s = 0; s < 5; ++s) {
+    for (int k = 0; k < 3; ++k) world_.step();
+    tight.begin(world_);
+    auto body = tight.encode_for(9, &area);
+    tight.end();
+    ASSERT_TRUE(rx.receive(parse(*body)).ok());
+    tight.ack(9, rx.ack_tick(), nullptr);
+    EXPECT_GT(tight.stats().last.deferred, 0u);
+  }
+  // After a few snapshots the receiver knows the agents near the centre, not yet the far ones.
+  double near = 0, far = 0;
+  for (const sim::AgentView& a : rx.agents())
+    (math::distance(a.position, {area.cx, area.cy}) < 10 ? near : far) += 1;
+  EXPECT_GT(near, 0);
+  EXPECT_LT(static_cast<double>(rx.agents().size()), 300.0);
+}
+
+}  // namespace
+}  // namespace flockstep::server::game
