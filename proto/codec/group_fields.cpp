@@ -17,6 +17,15 @@ namespace {
         [](sim::GroupSpec& g, double v) { g.PATH = v != 0; }, true                    \
   }
 
+#define FLOCKSTEP_INT_FIELD(NAME, PATH)                                               \
+  GroupField {                                                                        \
+    NAME, [](const sim::GroupSpec& g) -> double { return static_cast<double>(g.PATH); }, \
+        [](sim::GroupSpec& g, double v) {                                              \
+          /* out of range or NaN becomes -1, which every int field's validation rejects */ \
+          g.PATH = v >= -2147483648.0 && v <= 2147483647.0 ? static_cast<std::int32_t>(v) : -1; \
+        }, false                                                                       \
+  }
+
 const GroupField kFields[] = {
     FLOCKSTEP_FIELD("max_speed", max_speed),
     FLOCKSTEP_FIELD("max_force", max_force),
@@ -62,10 +71,27 @@ const GroupField kFields[] = {
     FLOCKSTEP_FIELD("los_tolerance", los_tolerance),
     FLOCKSTEP_FIELD("intercept_max_prediction", intercept_max_prediction),
     FLOCKSTEP_FIELD("waypoint_seek_distance", waypoint_seek_distance),
+    FLOCKSTEP_FIELD("heading_deg", heading_deg),
+    FLOCKSTEP_FIELD("swerve_after_s", swerve_after_s),
+    FLOCKSTEP_FIELD("swerve_deg", swerve_deg),
+    FLOCKSTEP_INT_FIELD("fly.min_burst_ticks", fly.min_burst_ticks),
+    FLOCKSTEP_INT_FIELD("fly.max_burst_ticks", fly.max_burst_ticks),
+    FLOCKSTEP_FIELD("mine.tracking_distance", mine.tracking_distance),
+    FLOCKSTEP_FIELD("mine.near_noise_chance", mine.near_noise_chance),
+    FLOCKSTEP_FIELD("mine.far_noise_chance", mine.far_noise_chance),
+    FLOCKSTEP_FIELD("kinematic_max_rotation", kinematic_max_rotation),
+    FLOCKSTEP_INT_FIELD("rays.config", rays.config),
+    FLOCKSTEP_BOOL_FIELD("rays.corner_remedy", rays.corner_remedy),
+    FLOCKSTEP_FIELD("rays.lookahead", rays.lookahead),
+    FLOCKSTEP_FIELD("rays.whisker_length", rays.whisker_length),
+    FLOCKSTEP_FIELD("rays.side_angle", rays.side_angle),
+    FLOCKSTEP_FIELD("rays.parallel_offset", rays.parallel_offset),
+    FLOCKSTEP_FIELD("rays.avoid_distance", rays.avoid_distance),
 };
 
 #undef FLOCKSTEP_FIELD
 #undef FLOCKSTEP_BOOL_FIELD
+#undef FLOCKSTEP_INT_FIELD
 
 }  // namespace
 

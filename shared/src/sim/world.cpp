@@ -7,6 +7,8 @@
 #include "flockstep/behavior/combine.hpp"
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/kinematic.hpp"
+#include "flockstep/behavior/steering.hpp"
 #include "flockstep/behavior/los_chase.hpp"
 
 namespace flockstep::sim {
@@ -14,7 +16,10 @@ namespace {
 
 constexpr const char* kTechniqueNames[] = {"player",  "flock",          "chase",  "los_chase",
                                            "intercept", "pursue",       "offset_pursuit", "wander",
-                                           "path_follow", "pattern",    "hide",   "evade"};
+                                           "path_follow", "pattern",    "hide",   "evade",
+                                           "straight", "seek", "flee", "arrive", "interpose",
+                                           "fly", "track", "anti_track", "vector_track", "mine",
+                                           "kinematic_seek", "kinematic_wander", "ray_avoid"};
 static_assert(std::size(kTechniqueNames) == static_cast<std::size_t>(Technique::kCount));
 constexpr const char* kKindNames[] = {"player", "flock", "pursuer", "patrol", "wanderer"};
 static_assert(std::size(kKindNames) == static_cast<std::size_t>(AgentKind::kCount));
@@ -25,6 +30,13 @@ static_assert(std::size(kKindNames) == static_cast<std::size_t>(AgentKind::kCoun
 constexpr std::int32_t kMaxNeighbours = 24;
 /// Candidates a single query may collect before truncation to kMaxNeighbours.
 constexpr std::int32_t kMaxCandidates = 128;
+
+/// Techniques that set the velocity (or Millington's acceleration) directly (Motion::kKinematic).
+bool uses_kinematic(Technique t) {
+  return t == Technique::kStraight || t == Technique::kFly || t == Technique::kTrack ||
+         t == Technique::kAntiTrack || t == Technique::kVectorTrack || t == Technique::kMine ||
+         t == Technique::kKinematicSeek || t == Technique::kKinematicWander || t == Technique::kRayAvoid;
+}
 
 bool uses_craft(Technique t) {
   return t == Technique::kPlayer || t == Technique::kLosChase || t == Technique::kIntercept ||
@@ -82,6 +94,28 @@ std::string validate(const Scenario& s) {
         (g.leader_group < 0 || g.leader_group >= static_cast<std::int32_t>(s.groups.size()) ||
          g.leader_group == static_cast<std::int32_t>(gi)))
       return bad(p + ".leader_group", "must name another group");
+    const auto ngroups = static_cast<std::int32_t>(s.groups.size());
+    if (g.technique == Technique::kInterpose &&
+        (g.leader_group < 0 || g.leader_group >= ngroups || g.leader_group == static_cast<std::int32_t>(gi)))
+      return bad(p + ".leader_group", "must name another group");
+    if (g.target_group < -1 || g.target_group >= ngroups || g.target_group == static_cast<std::int32_t>(gi))
+      return bad(p + ".target_group", "must be -1 (nearest player) or name another group");
+    if (!math::is_finite(g.goal)) return bad(p + ".goal", "must be finite");
+    if (!math::is_finite(g.heading_deg)) return bad(p + ".heading_deg", "must be finite");
+    if (!(g.swerve_after_s >= 0)) return bad(p + ".swerve_after_s", "must be >= 0");
+    if (!(g.swerve_deg >= -360 && g.swerve_deg <= 360)) return bad(p + ".swerve_deg", "must be in -360..360");
+    if (g.fly.min_burst_ticks < 1) return bad(p + ".fly.min_burst_ticks", "must be >= 1");
+    if (g.fly.max_burst_ticks < g.fly.min_burst_ticks) return bad(p + ".fly.max_burst_ticks", "must be >= fly.min_burst_ticks");
+    if (!(g.mine.tracking_distance > 0)) return bad(p + ".mine.tracking_distance", "must be > 0");
+    if (!(g.mine.near_noise_chance >= 0 && g.mine.near_noise_chance <= 1)) return bad(p + ".mine.near_noise_chance", "must be in [0, 1]");
+    if (!(g.mine.far_noise_chance >= 0 && g.mine.far_noise_chance <= 1)) return bad(p + ".mine.far_noise_chance", "must be in [0, 1]");
+    if (!(g.kinematic_max_rotation >= 0)) return bad(p + ".kinematic_max_rotation", "must be >= 0");
+    if (g.rays.config < 0 || g.rays.config > 3) return bad(p + ".rays.config", "must be 0 (single), 1 (whiskers), 2 (parallel) or 3 (fan)");
+    if (!(g.rays.lookahead > 0)) return bad(p + ".rays.lookahead", "must be > 0");
+    if (!(g.rays.whisker_length > 0)) return bad(p + ".rays.whisker_length", "must be > 0");
+    if (!(g.rays.side_angle >= 0 && g.rays.side_angle <= math::kPi / 2)) return bad(p + ".rays.side_angle", "must be in 0..pi/2");
+    if (!(g.rays.parallel_offset >= 0)) return bad(p + ".rays.parallel_offset", "must be >= 0");
+    if (!(g.rays.avoid_distance > g.radius)) return bad(p + ".rays.avoid_distance", "must be > radius");
   }
   if (total + s.max_players > s.max_agents) return bad("max_agents", "smaller than the sum of group counts plus max_players");
   for (std::size_t i = 0; i < s.paths.size(); ++i)
@@ -123,6 +157,9 @@ World::World(const Scenario& scenario)
   target_.resize(cap);
   aim_.resize(cap);
   state_.resize(cap);
+  fly_.resize(cap);
+  ray_state_.resize(cap);
+  kin_rotation_.resize(cap);
   slot_position_.resize(cap);
   slot_velocity_.resize(cap);
   slot_heading_.resize(cap);
@@ -134,6 +171,10 @@ World::World(const Scenario& scenario)
   events_.reserve(256);
   players_.reserve(static_cast<std::size_t>(scenario.max_players));
   leader_index_.assign(scenario.groups.size(), -1);
+  targeted_.assign(scenario.groups.size(), 0);
+  members_.resize(scenario.groups.size());
+  for (const GroupSpec& g : scenario.groups)
+    if (g.target_group >= 0) targeted_[static_cast<std::size_t>(g.target_group)] = 1;
   for (const GroupSpec& g : scenario.groups)
     fov_cos_half_.push_back(g.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(g.flock.fov_deg * 0.5 * math::kDegToRad).cos);
   // Solid borders are walls like any other, so the feelers (T75) keep agents inside.
@@ -225,6 +266,9 @@ AgentId World::allocate(std::int32_t group, AgentKind kind, Motion motion) {
   target_[i] = {};
   aim_[i] = {};
   state_[i] = BehaviorState::kNone;
+  fly_[i] = {};
+  ray_state_[i] = {};
+  kin_rotation_[i] = 0;
   return id;
 }
 
@@ -255,6 +299,9 @@ void World::free_index(std::int32_t i) {
     target_[i] = target_[last];
     aim_[i] = aim_[last];
     state_[i] = state_[last];
+    fly_[i] = fly_[last];
+    ray_state_[i] = ray_state_[last];
+    kin_rotation_[i] = kin_rotation_[last];
     slot_dense_[id_[i].slot()] = i;
   }
   --count_;
@@ -290,10 +337,12 @@ Vec2 World::player_spawn_point(math::Rng& rng) const {
   return spawn_point(g, rng);
 }
 
-void World::spawn_group(std::int32_t gi) {
+void World::spawn_group(std::int32_t gi) { spawn_agents(gi, 0, scenario_.groups[gi].count); }
+
+void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_end) {
   const GroupSpec& g = scenario_.groups[gi];
-  const Motion motion = uses_craft(g.technique) ? Motion::kCraft : Motion::kVehicle;
-  for (std::int32_t k = 0; k < g.count; ++k) {
+  const Motion motion = uses_craft(g.technique) ? Motion::kCraft : (uses_kinematic(g.technique) ? Motion::kKinematic : Motion::kVehicle);
+  for (std::int32_t k = k_begin; k < k_end; ++k) {
     const AgentId id = allocate(gi, g.kind, motion);
     if (!id.valid()) return;
     const std::int32_t i = count_ - 1;
@@ -305,6 +354,7 @@ void World::spawn_group(std::int32_t gi) {
     velocity_[i] = heading_[i] * v0;
     wander_[i] = behavior::wander_init(g.wander, rng_[i]);
     if (g.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[i], craft_state_of(i));
+    if (motion == Motion::kKinematic) init_technique_state(i);
   }
 }
 
@@ -376,13 +426,16 @@ void World::step() {
   events_.clear();
   for (const Event& e : events_pending_) events_.push_back(e);
   events_pending_.clear();
-  // Phase 1: commands, in the order they were issued.
+  // Phase 1: live-tuning updates (set_group), then commands, in the order they were issued.
+  if (!pending_groups_.empty()) apply_group_updates();
   apply_commands();
-  // Phase 2: per-tick lookups (players, group leaders) and the spatial grid.
+  // Phase 2: per-tick lookups (players, group leaders, targeted groups) and the spatial grid.
   players_.clear();
+  for (std::vector<std::int32_t>& m : members_) m.clear();
   std::fill(leader_index_.begin(), leader_index_.end(), -1);
   for (std::int32_t i = 0; i < count_; ++i) {
     if (kind_[i] == AgentKind::kPlayer) players_.push_back(i);
+    if (group_[i] >= 0 && targeted_[static_cast<std::size_t>(group_[i])]) members_[static_cast<std::size_t>(group_[i])].push_back(i);
     const std::int32_t g = group_[i];
     // Leader = the group member with the lowest id value: stable under swap-remove reordering.
     if (g >= 0 && (leader_index_[g] < 0 || id_[i].value < id_[leader_index_[g]].value)) leader_index_[g] = i;
@@ -395,6 +448,7 @@ void World::step() {
   run_phase(Phase::kIntegrate);
   // Phase 5: rules between agents (captures), serial and in dense order.
   apply_captures();
+  apply_target_captures();
   ++tick_;
 }
 
@@ -440,6 +494,7 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
     if (motion_[i] == Motion::kCraft) steer_craft(i);
+    else if (motion_[i] == Motion::kKinematic) steer_kinematic(i);
     else steer_vehicle(i, k, nb);
   }
 }
@@ -480,9 +535,18 @@ void World::steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour
     st = BehaviorState::kFleeing;
     target = id_[pj];
   }
-  // Priority 4: the group's technique.
+  // Priority 4: the group's technique, acting on the nearest player or on the nearest agent of
+  // target_group (tj, tpos, tmover).
   if (!sum.full()) {
     Vec2 f;
+    std::int32_t tj = pj;
+    Vec2 tpos = player_pos;
+    behavior::Mover tmover = player;
+    if (g.target_group >= 0) {
+      tj = nearest_target(g, i, pos, nullptr);
+      tpos = tj >= 0 ? pos + delta(pos, position_[tj]) : Vec2{};
+      tmover = {tpos, tj >= 0 ? velocity_[tj] : Vec2{}};
+    }
     switch (g.technique) {
       case Technique::kFlock: {
         // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
@@ -543,14 +607,14 @@ void World::steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour
       case Technique::kPursue:
       case Technique::kEvade:
       case Technique::kHide:
-        if (pj >= 0) {
-          target = id_[pj];
-          if (g.technique == Technique::kChase) { f = behavior::seek_force(b, player_pos); aim = player_pos; st = BehaviorState::kSeeking; }
-          else if (g.technique == Technique::kPursue) { f = behavior::pursue_force(b, player); aim = behavior::pursue_point(b, player); st = BehaviorState::kSeeking; }
-          else if (g.technique == Technique::kEvade) { f = behavior::evade_force(b, player); st = BehaviorState::kFleeing; }
+        if (tj >= 0) {
+          target = id_[tj];
+          if (g.technique == Technique::kChase) { f = behavior::seek_force(b, tpos); aim = tpos; st = BehaviorState::kSeeking; }
+          else if (g.technique == Technique::kPursue) { f = behavior::pursue_force(b, tmover); aim = behavior::pursue_point(b, tmover); st = BehaviorState::kSeeking; }
+          else if (g.technique == Technique::kEvade) { f = behavior::evade_force(b, tmover); st = BehaviorState::kFleeing; }
           else {
             behavior::HideDebug dbg{};
-            f = behavior::hide_force(b, player, scenario_.obstacles, g.hide, &dbg);
+            f = behavior::hide_force(b, tmover, scenario_.obstacles, g.hide, &dbg);
             aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : pos;
             st = BehaviorState::kHiding;
           }
@@ -590,6 +654,39 @@ void World::steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour
         st = BehaviorState::kPatrolling;
         break;
       }
+      case Technique::kSeek:
+      case Technique::kArrive: {
+        const bool has_goal = !math::is_zero(g.goal);
+        if (has_goal || tj >= 0) {
+          aim = has_goal ? pos + delta(pos, g.goal) : tpos;
+          if (!has_goal) target = id_[tj];
+        } else {
+          aim = {scenario_.width / 2, scenario_.height / 2};
+        }
+        f = g.technique == Technique::kSeek ? behavior::seek_force(b, aim)
+                                            : behavior::arrive_force(b, aim, g.arrive_deceleration);
+        st = BehaviorState::kSeeking;
+        break;
+      }
+      case Technique::kFlee:
+        if (tj >= 0) {
+          f = behavior::flee_force(b, tpos, g.panic_range > 0 ? g.panic_range : math::kInfinity);
+          target = id_[tj];
+          aim = tpos;
+          if (!math::is_zero(f)) st = BehaviorState::kFleeing;
+        }
+        break;
+      case Technique::kInterpose: {
+        const std::int32_t li = leader_index_[g.leader_group];
+        if (tj >= 0 && li >= 0) {
+          const behavior::Mover leader{pos + delta(pos, position_[li]), velocity_[li]};
+          f = behavior::interpose_force(b, tmover, leader, g.arrive_deceleration);
+          aim = behavior::interpose_point(b, tmover, leader);
+          target = id_[tj];
+          st = BehaviorState::kSeeking;
+        }
+        break;
+      }
       default:
         break;
     }
@@ -622,7 +719,8 @@ void World::steer_craft(std::int32_t i) {
   } else {
     const GroupSpec& g = scenario_.groups[group_[i]];
     real player_dist = math::kInfinity;
-    const std::int32_t pj = nearest_player(position_[i], &player_dist);
+    // The target: the nearest player, or the nearest agent of target_group.
+    const std::int32_t pj = nearest_target(g, i, position_[i], &player_dist);
     const behavior::LosChaseParams los{g.los_tolerance, 1, true, false};
     const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
     switch (g.technique) {
@@ -666,6 +764,12 @@ void World::steer_craft(std::int32_t i) {
 
 void World::integrate(std::int32_t begin, std::int32_t end) {
   for (std::int32_t i = begin; i < end; ++i) {
+    if (motion_[i] == Motion::kKinematic) {
+      integrate_kinematic(i);
+      confine(i);
+      FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
+      continue;
+    }
     if (motion_[i] == Motion::kCraft) {
       behavior::CraftState cs = craft_state_of(i);
       const behavior::CraftParams& cp =
@@ -770,6 +874,302 @@ std::int32_t World::count_kind(AgentKind k) const {
   std::int32_t n = 0;
   for (std::int32_t i = 0; i < count_; ++i) n += kind_[i] == k ? 1 : 0;
   return n;
+}
+
+}  // namespace flockstep::sim
+
+// ---- Issue 6 techniques (T15-T20, T37, T40, T59/T60, T64-T66, T70), target groups, live tuning ----
+namespace flockstep::sim {
+
+void World::init_technique_state(std::int32_t i) {
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+  fly_[i] = {};
+  ray_state_[i] = {};
+  kin_rotation_[i] = 0;
+  // kStraight flies along heading_deg at full speed; kRayAvoid starts along it (it then cruises
+  // along its facing when it has no goal).
+  if (g.technique == Technique::kStraight || g.technique == Technique::kRayAvoid) {
+    orientation_[i] = math::wrap_angle(g.heading_deg * math::kDegToRad);
+    heading_[i] = math::as_vector(orientation_[i]);
+    velocity_[i] = heading_[i] * g.max_speed;
+  }
+}
+
+std::int32_t World::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {
+  if (g.target_group < 0) return nearest_player(p, distance);
+  std::int32_t best = -1;
+  real best_d2 = math::kInfinity;
+  for (const std::int32_t j : members_[static_cast<std::size_t>(g.target_group)]) {
+    if (j == self) continue;
+    const real d2 = math::length_sq(delta(p, position_[j]));
+    if (d2 < best_d2) { best_d2 = d2; best = j; }  // members_ is in dense order: ties keep the lower index
+  }
+  if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
+  return best;
+}
+
+void World::steer_kinematic(std::int32_t i) {
+  // Writes only agent i's outputs and its own technique state (fly_, ray_state_, rng_).
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+  const Vec2 pos = position_[i];
+  const std::int32_t tj = nearest_target(g, i, pos, nullptr);
+  const Vec2 tpos = tj >= 0 ? pos + delta(pos, position_[tj]) : pos;
+  const bool has_goal = !math::is_zero(g.goal);
+  const bool has_aim = has_goal || tj >= 0;
+  const Vec2 goal = has_goal ? pos + delta(pos, g.goal) : tpos;
+  const real accel = g.max_force / g.mass;  // m/s^2 for the rate-based techniques
+  Vec2 out;       // the new velocity, m/s (kRayAvoid: Millington's linear acceleration, m/s^2)
+  real rotation = 0;
+  AgentId target = tj >= 0 ? id_[tj] : AgentId{};
+  Vec2 aim = pos;
+  BehaviorState st = BehaviorState::kNone;
+  switch (g.technique) {
+    case Technique::kStraight: {
+      // T15: constant velocity; the swerve turns it once, swerve_after_s after (re)spawning.
+      real deg = g.heading_deg;
+      const auto swerve_tick = static_cast<std::uint64_t>(g.swerve_after_s * scenario_.tick_rate_hz + 0.5);
+      if (g.swerve_deg != 0 && tick_ >= spawn_tick_[i] + swerve_tick) deg += g.swerve_deg;
+      out = math::as_vector(math::wrap_angle(deg * math::kDegToRad)) * g.max_speed;
+      aim = pos + out;
+      target = {};
+      break;
+    }
+    case Technique::kFly: {
+      // T16 in LaMothe units (components in [-8, 7] pixels/tick, one move per tick), scaled so
+      // that a component of 8 is max_speed m/s.
+      behavior::Fly f = fly_[i];
+      f.position = {};
+      behavior::FlyParams fp;
+      fp.min_burst_ticks = g.fly.min_burst_ticks;
+      fp.max_burst_ticks = g.fly.max_burst_ticks;
+      behavior::fly_update(f, fp, rng_[i]);
+      fly_[i] = f;
+      out = Vec2{static_cast<real>(f.velocity.x), static_cast<real>(f.velocity.y)} * (g.max_speed / 8);
+      aim = pos + out;
+      target = {};
+      break;
+    }
+    case Technique::kTrack:
+      // T17 on metres: on each axis move toward the target by min(max_speed * dt, |d|).
+      if (tj >= 0) {
+        const Vec2 d = tpos - pos;
+        const real step = g.max_speed * dt_;
+        auto axis = [&](real c) {
+          const real a = math::min(step, c < 0 ? -c : c);
+          return (c > 0 ? a : (c < 0 ? -a : real(0))) / dt_;
+        };
+        out = {axis(d.x), axis(d.y)};
+        aim = tpos;
+        st = BehaviorState::kSeeking;
+      }
+      break;
+    case Technique::kAntiTrack:
+      // T18 on metres: on each axis move max_speed away from the target; an equal axis stays.
+      if (tj >= 0) {
+        const Vec2 d = tpos - pos;
+        auto axis = [&](real c) { return c > 0 ? -g.max_speed : (c < 0 ? g.max_speed : real(0)); };
+        out = {axis(d.x), axis(d.y)};
+        aim = tpos;
+        st = BehaviorState::kFleeing;
+      }
+      break;
+    case Technique::kVectorTrack: {
+      // T19 with pixels = m and ticks = simulation ticks: rate = accel dt^2, cap = max_speed dt.
+      behavior::Tracker t{pos, velocity_[i] * dt_};
+      if (has_aim) {
+        behavior::VectorTrackParams vp;
+        vp.rate = accel * dt_ * dt_;
+        vp.max_speed = g.max_speed * dt_;
+        behavior::vector_track_update(t, goal, vp);
+        aim = goal;
+        st = BehaviorState::kSeeking;
+      }
+      out = t.velocity / dt_;
+      if (has_goal) target = {};
+      break;
+    }
+    case Technique::kMine: {
+      // T20 with pixels = m and ticks = simulation ticks (see MineSpec for the mapping).
+      behavior::Tracker t{pos, velocity_[i] * dt_};
+      behavior::MineParams mp;
+      mp.tracking_distance = g.mine.tracking_distance;
+      mp.tracking_rate = accel * dt_ * dt_;
+      mp.max_velocity = g.max_speed * dt_;
+      mp.near_noise_chance = g.mine.near_noise_chance;
+      mp.near_noise = g.max_speed * dt_ / 6;
+      mp.far_noise_chance = g.mine.far_noise_chance;
+      mp.far_noise = g.max_speed * dt_ / 3;
+      // No target: a point beyond the activation radius (fast_length errs by at most ~7%).
+      const Vec2 prey = tj >= 0 ? tpos : pos + Vec2{2 * g.mine.tracking_distance + 1, 0};
+      const behavior::MineTick mt = behavior::mine_update(t, prey, mp, rng_[i]);
+      out = t.velocity / dt_;
+      if (mt.tracking) { aim = tpos; st = BehaviorState::kSeeking; }
+      else target = {};
+      break;
+    }
+    case Technique::kKinematicSeek:
+      if (has_aim) {
+        out = behavior::kinematic_seek({pos, orientation_[i]}, goal, {g.max_speed}).velocity;
+        aim = goal;
+        st = BehaviorState::kSeeking;
+        if (has_goal) target = {};
+      }
+      break;
+    case Technique::kKinematicWander: {
+      const behavior::KinematicSteeringOutput o =
+          behavior::kinematic_wander({pos, orientation_[i]}, {g.max_speed, g.kinematic_max_rotation}, rng_[i]);
+      out = o.velocity;
+      rotation = o.rotation;
+      aim = pos + out;
+      target = {};
+      break;
+    }
+    case Technique::kRayAvoid: {
+      // T59/T60: ray avoidance has priority; otherwise seek the goal, or cruise along the facing.
+      const behavior::Kinematic k{pos, orientation_[i], velocity_[i], angular_velocity_[i]};
+      behavior::MultiRayParams mp;
+      mp.config = static_cast<behavior::RayConfig>(g.rays.config);
+      mp.lookahead = g.rays.lookahead;
+      mp.whisker_length = g.rays.whisker_length;
+      mp.side_angle = g.rays.side_angle;
+      mp.parallel_offset = g.rays.parallel_offset;
+      mp.avoid_distance = g.rays.avoid_distance;
+      mp.max_acceleration = accel;
+      mp.adaptive_angle = g.rays.corner_remedy;
+      mp.winner_ray = g.rays.corner_remedy;
+      const behavior::ObstacleDetector det{scenario_.walls, scenario_.obstacles};
+      behavior::MultiRayState rs = ray_state_[i];
+      behavior::MultiRayDebug dbg;
+      behavior::SteeringOutput so = behavior::multi_ray_avoidance(k, det, mp, rs, dt_, &dbg);
+      ray_state_[i] = rs;
+      target = {};
+      if (!so.none()) {
+        aim = dbg.target;
+        st = BehaviorState::kAvoiding;
+      } else if (has_goal) {
+        so = behavior::dynamic_seek(k, goal, {accel});
+        aim = goal;
+        st = BehaviorState::kSeeking;
+      } else {
+        so.linear = behavior::ray_direction(k) * accel;
+        aim = pos + behavior::ray_direction(k) * g.rays.lookahead;
+      }
+      out = so.linear;
+      rotation = so.angular;
+      break;
+    }
+    default:
+      break;
+  }
+  force_[i] = out;
+  kin_rotation_[i] = rotation;
+  target_[i] = target;
+  aim_[i] = aim;
+  state_[i] = st;
+}
+
+void World::integrate_kinematic(std::int32_t i) {
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+  if (g.technique == Technique::kRayAvoid) {
+    // Millington's T05 update with the facing following the velocity (T01).
+    behavior::Kinematic k{position_[i], orientation_[i], velocity_[i], angular_velocity_[i]};
+    behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_);
+    k.orientation = math::new_orientation(k.orientation, k.velocity);
+    position_[i] = k.position;
+    velocity_[i] = k.velocity;
+    orientation_[i] = k.orientation;
+    angular_velocity_[i] = k.rotation;
+  } else {
+    // T03: the velocity is set directly; wander keeps its own facing and rotation.
+    behavior::Static s{position_[i], orientation_[i]};
+    behavior::kinematic_integrate(s, {force_[i], kin_rotation_[i]}, dt_, g.technique != Technique::kKinematicWander);
+    position_[i] = s.position;
+    velocity_[i] = force_[i];
+    orientation_[i] = s.orientation;
+    angular_velocity_[i] = kin_rotation_[i];
+  }
+  heading_[i] = math::as_vector(orientation_[i]);
+}
+
+void World::apply_target_captures() {
+  // Non-player prey: a kPursuer touching an agent of its target group. Pursuers and prey in
+  // dense order; a prey respawned this tick cannot be captured again until the next one.
+  for (std::int32_t i = 0; i < count_; ++i) {
+    if (kind_[i] != AgentKind::kPursuer || group_[i] < 0) continue;
+    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+    if (g.target_group < 0) continue;
+    for (const std::int32_t j : members_[static_cast<std::size_t>(g.target_group)]) {
+      if (spawn_tick_[j] > tick_) continue;
+      const real reach = g.capture_radius + radius_of(j);
+      if (math::length_sq(delta(position_[i], position_[j])) > reach * reach) continue;
+      events_.push_back({Event::Type::kCapture, id_[j], id_[i], tick_, tick_ - spawn_tick_[j]});
+      // Respawn in the prey group's spawn area, as a fresh agent of its technique.
+      const GroupSpec& pg = scenario_.groups[static_cast<std::size_t>(group_[j])];
+      position_[j] = spawn_point(pg, rng_[j]);
+      orientation_[j] = rng_[j].uniform(-math::kPi, math::kPi);
+      heading_[j] = math::as_vector(orientation_[j]);
+      velocity_[j] = motion_[j] == Motion::kCraft ? Vec2{} : heading_[j] * (pg.max_speed / 3);
+      angular_velocity_[j] = 0;
+      chase_mode_[j] = behavior::ChaseMode::intercept;
+      waypoint_[j] = {};
+      if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
+      if (motion_[j] == Motion::kKinematic) init_technique_state(j);
+      spawn_tick_[j] = tick_ + 1;
+      events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});
+      break;
+    }
+  }
+}
+
+std::int32_t World::group_size(std::int32_t group) const {
+  if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return 0;
+  std::int32_t n = 0;
+  for (std::int32_t i = 0; i < count_; ++i) n += group_[i] == group ? 1 : 0;
+  return n;
+}
+
+std::string World::set_group(std::int32_t group, const GroupSpec& spec) {
+  if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return "group: no such group";
+  const GroupSpec& cur = scenario_.groups[static_cast<std::size_t>(group)];
+  const std::string p = "groups[" + std::to_string(group) + "]";
+  const char* fixed = nullptr;
+  if (spec.technique != cur.technique) fixed = "technique";
+  else if (spec.kind != cur.kind) fixed = "kind";
+  else if (spec.path != cur.path) fixed = "path";
+  else if (spec.leader_group != cur.leader_group) fixed = "leader_group";
+  else if (spec.target_group != cur.target_group) fixed = "target_group";
+  if (fixed) return p + "." + fixed + ": cannot change while running";
+  // The same rules as validate(), on the scenario as it will be after every queued update.
+  Scenario s = scenario_;
+  for (const auto& [gi, gs] : pending_groups_) s.groups[static_cast<std::size_t>(gi)] = gs;
+  s.groups[static_cast<std::size_t>(group)] = spec;
+  if (std::string e = validate(s); !e.empty()) return e;
+  pending_groups_.emplace_back(group, spec);
+  return {};
+}
+
+void World::apply_group_updates() {
+  for (const auto& [gi, spec] : pending_groups_) {
+    const auto g = static_cast<std::size_t>(gi);
+    scenario_.groups[g] = spec;
+    fov_cos_half_[g] = spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
+    std::int32_t n = group_size(gi);
+    if (spec.count > n) {
+      const std::int32_t first = count_;
+      spawn_agents(gi, n, spec.count);
+      for (std::int32_t i = first; i < count_; ++i) events_.push_back({Event::Type::kSpawn, id_[i], {}, tick_, 0});
+    }
+    for (; n > spec.count; --n) {
+      // Highest id value first: independent of the dense order.
+      std::int32_t last = -1;
+      for (std::int32_t i = 0; i < count_; ++i)
+        if (group_[i] == gi && (last < 0 || id_[i].value > id_[last].value)) last = i;
+      events_.push_back({Event::Type::kDespawn, id_[last], {}, tick_, 0});
+      free_index(last);
+    }
+  }
+  pending_groups_.clear();
+  build_obstacle_index();  // the reach depends on the groups' speeds and detection boxes
 }
 
 }  // namespace flockstep::sim

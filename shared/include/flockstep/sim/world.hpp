@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flockstep/behavior/avoid.hpp"
@@ -21,6 +22,8 @@
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/force_steering.hpp"
 #include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/lamothe.hpp"
+#include "flockstep/behavior/ray_avoid.hpp"
 #include "flockstep/behavior/physics_pattern.hpp"
 #include "flockstep/behavior/types.hpp"
 #include "flockstep/sim/grid.hpp"
@@ -50,7 +53,9 @@ enum class AgentKind : std::uint8_t { kPlayer = 0, kFlock = 1, kPursuer = 2, kPa
 
 /// How an agent moves: a point-mass vehicle steered by forces (T08) or a rigid-body craft with
 /// bow thrusters (T10).
-enum class Motion : std::uint8_t { kVehicle = 0, kCraft = 1 };
+/// kKinematic: the velocity (or, for kRayAvoid, Millington's acceleration) is set by the
+/// technique directly, without the force layers (T03, T05).
+enum class Motion : std::uint8_t { kVehicle = 0, kCraft = 1, kKinematic = 3 };
 
 /// The movement technique that drives a group (catalog IDs in brackets).
 enum class Technique : std::uint8_t {
@@ -66,6 +71,21 @@ enum class Technique : std::uint8_t {
   kPattern,         ///< craft flying a physics pattern: square, zig-zag, arbitrary (T29, T30)
   kHide,            ///< vehicle hiding behind obstacles from the nearest player (T74)
   kEvade,           ///< vehicle evading the nearest player (T68)
+  // Issue 6 techniques. "The target" is the nearest player, or the nearest live agent of
+  // GroupSpec::target_group when that is set.
+  kStraight,        ///< kinematic: constant velocity max_speed along heading_deg, one optional swerve (T15)
+  kSeek,            ///< vehicle seeking `goal` if set, else the target (T64)
+  kFlee,            ///< vehicle fleeing the target inside panic_range (0 = always) (T65)
+  kArrive,          ///< vehicle arriving at `goal` if set, else at the target (T66)
+  kInterpose,       ///< vehicle arriving between the target and the leader of leader_group (T70)
+  kFly,             ///< kinematic: LaMothe's random bursts (T16)
+  kTrack,           ///< kinematic: axis-wise tracking of the target (T17)
+  kAntiTrack,       ///< kinematic: axis-wise anti-tracking away from the target (T18)
+  kVectorTrack,     ///< kinematic: trajectory vectoring toward the target (T19)
+  kMine,            ///< kinematic: range-gated noisy homing mine (T20)
+  kKinematicSeek,   ///< kinematic: Millington's kinematic seek of `goal`/the target (T37)
+  kKinematicWander, ///< kinematic: Millington's kinematic wander (T40)
+  kRayAvoid,        ///< Millington steering: seek `goal` (or cruise) with ray-cast wall avoidance (T59, T60)
   kCount
 };
 
@@ -105,6 +125,33 @@ struct FlockSpec {
   real cruise_fraction = 0.7;    ///< cruise speed as a fraction of max_speed. [Limit: 0..1]
 };
 
+/// T16 fly parameters (kFly). LaMothe's velocity components are integers in [-8, 7] pixels/tick;
+/// the world maps a component of 8 to max_speed m/s (velocity = component * max_speed / 8).
+struct FlySpec {
+  std::int32_t min_burst_ticks = 10;  ///< shortest burst, simulation ticks. [Limit: >= 1]
+  std::int32_t max_burst_ticks = 10;  ///< longest burst, ticks. [Limit: >= min_burst_ticks]
+};
+
+/// T20 mine parameters (kMine). Pixels become metres and pixels/tick become m/tick: the homing
+/// rate is max_force / mass (m/s^2), the speed cap max_speed, the noise amplitude per axis
+/// max_speed / 6 inside the radius and max_speed / 3 outside (the seed's 1 and 2 against 6).
+struct MineSpec {
+  real tracking_distance = 30;      ///< activation radius, m. [Limit: > 0]
+  real near_noise_chance = 0.1;     ///< per-tick noise probability inside the radius. [Limit: [0, 1]]
+  real far_noise_chance = 1.0 / 30; ///< per-tick noise probability outside. [Limit: [0, 1]]
+};
+
+/// T59/T60 ray configuration (kRayAvoid). Acceleration = max_force / mass, speed cap max_speed.
+struct RaySpec {
+  std::int32_t config = 1;      ///< 0 single, 1 whiskers, 2 parallel (prone to the corner trap), 3 fan. [Limit: 0..3]
+  bool corner_remedy = false;   ///< T60 remedies on: adaptive fan angle and the winner ray
+  real lookahead = 5;           ///< main ray length, m. [Limit: > 0]
+  real whisker_length = 2.5;    ///< whisker length, m. [Limit: > 0]
+  real side_angle = 0.5;        ///< side ray angle, rad. [Limit: 0..pi/2]
+  real parallel_offset = 0.5;   ///< parallel rays' lateral offset, m. [Limit: >= 0]
+  real avoid_distance = 1;      ///< seek target offset from the surface, m. [Limit: > radius]
+};
+
 /// Parameters of one group of agents: technique, body, counts and spawn area.
 struct GroupSpec {
   std::string name = "group";    ///< label shown by viewers
@@ -138,6 +185,18 @@ struct GroupSpec {
   std::int32_t leader_group = -1;  ///< kOffsetPursuit: group whose first agent is the leader
   Vec2 offset{-2, 0};            ///< kOffsetPursuit slot in the leader's local frame (x forward), m
   PatternKind pattern = PatternKind::kSquare;  ///< kPattern (use behavior::kPatternCraftParams as craft)
+  // Issue 6 techniques (T15-T20, T37, T40, T59/T60, T64-T66, T70).
+  /// Act on the nearest live agent of this group instead of the nearest player (-1 = nearest
+  /// player). kPursuer agents with a target group capture its agents on contact.
+  std::int32_t target_group = -1;
+  Vec2 goal{0, 0};               ///< kSeek/kArrive/kKinematicSeek/kRayAvoid goal point, m ((0, 0) = none: use the target / cruise)
+  real heading_deg = 0;          ///< kStraight heading, degrees CCW from +x
+  real swerve_after_s = 0;       ///< kStraight: seconds alive before the one swerve. [Limit: >= 0]
+  real swerve_deg = 0;           ///< kStraight: the swerve, degrees CCW (0 = none). [Limit: -360..360]
+  FlySpec fly{};
+  MineSpec mine{};
+  real kinematic_max_rotation = 3;  ///< kKinematicWander rotation bound, rad/s. [Limit: >= 0]
+  RaySpec rays{};
 };
 
 /// A patrol path: waypoints (m) and whether it loops.
@@ -250,6 +309,15 @@ class World {
   const Scenario& scenario() const { return scenario_; }
   std::int32_t count_kind(AgentKind k) const;
 
+  /// Live tuning: validate `spec` for group `group` (the rules of validate(); technique, kind,
+  /// path, leader_group and target_group may not change) and queue it. Returns "" when accepted,
+  /// else a message naming the field. At the start of the next step() the parameters are
+  /// replaced and agents are spawned in the group's spawn area (deterministic RNG, kSpawn events)
+  /// or despawned highest id value first (kDespawn events) to reach spec.count.
+  std::string set_group(std::int32_t group, const GroupSpec& spec);
+  /// Live agents of a group (0 for an unknown group).
+  std::int32_t group_size(std::int32_t group) const;
+
  private:
   struct Command {
     enum class Type : std::uint8_t { kRemove, kInput } type;
@@ -346,6 +414,23 @@ class World {
   real obstacle_cell_ = 1;
   void build_obstacle_index();
   std::span<const Circle> obstacles_near(Vec2 p) const;
+  // ---- issue 6 techniques (SIM-A): kinematic motion, target groups, live tuning ----
+  void spawn_agents(std::int32_t group, std::int32_t k_begin, std::int32_t k_end);
+  void init_technique_state(std::int32_t i);
+  void steer_kinematic(std::int32_t i);
+  void integrate_kinematic(std::int32_t i);
+  /// Dense index of the agent group g's techniques act on (nearest player, or nearest live agent
+  /// of g.target_group), or -1; `distance` gets its distance.
+  std::int32_t nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const;
+  void apply_target_captures();
+  void apply_group_updates();
+  std::vector<behavior::Fly> fly_;                // T16 burst state (velocity in LaMothe units)
+  std::vector<behavior::MultiRayState> ray_state_;  // T60 remedy state
+  std::vector<real> kin_rotation_;                // kinematic outputs: rotation, rad/s
+  std::vector<std::uint8_t> targeted_;            // per group: some group targets it
+  std::vector<std::vector<std::int32_t>> members_;  // per targeted group: dense indices this tick
+  std::vector<std::pair<std::int32_t, GroupSpec>> pending_groups_;  // set_group updates for the next step
+
   std::vector<std::int32_t> leader_index_;  // per group, dense index of its leader this tick (or -1)
   std::vector<std::int32_t> players_;       // dense indices of players this tick
 };
