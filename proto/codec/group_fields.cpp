@@ -87,6 +87,8 @@ const GroupField kFields[] = {
     FLOCKSTEP_FIELD("rays.side_angle", rays.side_angle),
     FLOCKSTEP_FIELD("rays.parallel_offset", rays.parallel_offset),
     FLOCKSTEP_FIELD("rays.avoid_distance", rays.avoid_distance),
+    FLOCKSTEP_FIELD("tile_speed", tile_speed),
+    FLOCKSTEP_FIELD("chase_range", chase_range),
 };
 
 #undef FLOCKSTEP_FIELD

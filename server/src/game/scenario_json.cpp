@@ -3,6 +3,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +48,10 @@ Vec2 vec2(const json& v, const std::string& path) {
   return {number(v[0], path + "[0]"), number(v[1], path + "[1]")};
 }
 
+std::int32_t int32(const json& v, const std::string& path, std::int64_t lo = INT32_MIN, std::int64_t hi = INT32_MAX) {
+  return static_cast<std::int32_t>(integer(v, path, lo, hi));
+}
+
 const json& object(const json& v, const std::string& path) {
   if (!v.is_object()) error(path, "expected an object");
   return v;
@@ -70,6 +76,86 @@ void craft_params(const json& j, const std::string& path, behavior::CraftParams&
     else if (it.key() == "angular_drag") c.angular_drag = v;
     else error(p, "unknown key");
   }
+}
+
+/// "tiles": {"cols", "rows", "cell", "rows_text": ["#....", ...]} (top row first; '#' blocked, '.' free).
+void tile_map(const json& j, sim::TileMapSpec& m) {
+  object(j, "tiles");
+  const json* rows_text = nullptr;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string p = "tiles." + it.key();
+    if (it.key() == "cols") m.cols = int32(it.value(), p, 0, 1024);
+    else if (it.key() == "rows") m.rows = int32(it.value(), p, 0, 1024);
+    else if (it.key() == "cell") m.cell = number(it.value(), p);
+    else if (it.key() == "rows_text") rows_text = &array(it.value(), p);
+    else error(p, "unknown key");
+  }
+  const auto cols = static_cast<std::size_t>(m.cols), rows = static_cast<std::size_t>(m.rows);
+  m.blocked.assign(cols * rows, 0);
+  if (!rows_text) return;  // no text: every tile free
+  if (rows_text->size() != rows) error("tiles.rows_text", "expected " + std::to_string(rows) + " strings (tiles.rows), top row first");
+  for (std::size_t k = 0; k < rows; ++k) {
+    const std::string p = "tiles.rows_text[" + std::to_string(k) + "]";
+    const std::string line = string((*rows_text)[k], p);
+    if (line.size() != cols) error(p, "expected " + std::to_string(cols) + " characters (tiles.cols)");
+    const std::size_t row = rows - 1 - k;  // text top row first; row 0 is the bottom row
+    for (std::size_t c = 0; c < cols; ++c) {
+      if (line[c] != '#' && line[c] != '.')
+        error(p, "character " + std::to_string(c) + " must be '#' (blocked) or '.' (free)");
+      m.blocked[row * cols + c] = line[c] == '#' ? 1 : 0;
+    }
+  }
+}
+
+std::vector<sim::TilePatternSpec> tile_patterns(const json& j) {
+  std::vector<sim::TilePatternSpec> out;
+  const json& list = array(j, "tile_patterns");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "tile_patterns[" + std::to_string(i) + "]";
+    sim::TilePatternSpec tp;
+    for (auto it = object(list[i], p).begin(); it != list[i].end(); ++it) {
+      const std::string k = p + "." + it.key();
+      if (it.key() == "name") tp.name = string(it.value(), k);
+      else if (it.key() == "vertices") {
+        const json& vs = array(it.value(), k);
+        for (std::size_t n = 0; n < vs.size(); ++n) {
+          const std::string kv = k + "[" + std::to_string(n) + "]";
+          if (!vs[n].is_array() || vs[n].size() != 2) error(kv, "expected [row, col]");
+          tp.vertices.push_back({int32(vs[n][0], kv + "[0]"), int32(vs[n][1], kv + "[1]")});
+        }
+      } else if (it.key() == "offset") {
+        if (!it.value().is_array() || it.value().size() != 2) error(k, "expected [row, col]");
+        tp.row_offset = int32(it.value()[0], k + "[0]");
+        tp.col_offset = int32(it.value()[1], k + "[1]");
+      } else error(k, "unknown key");
+    }
+    out.push_back(std::move(tp));
+  }
+  return out;
+}
+
+std::vector<sim::TrackSpec> tracks(const json& j) {
+  std::vector<sim::TrackSpec> out;
+  const json& list = array(j, "tracks");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "tracks[" + std::to_string(i) + "]";
+    sim::TrackSpec t;
+    for (auto it = object(list[i], p).begin(); it != list[i].end(); ++it) {
+      const std::string k = p + "." + it.key();
+      if (it.key() == "name") t.name = string(it.value(), k);
+      else if (it.key() == "segments") {
+        const json& ss = array(it.value(), k);
+        for (std::size_t n = 0; n < ss.size(); ++n) {
+          const std::string ks = k + "[" + std::to_string(n) + "]";
+          if (!ss[n].is_array() || ss[n].size() != 4) error(ks, "expected [row0, col0, row1, col1]");
+          t.segments.push_back({int32(ss[n][0], ks + "[0]"), int32(ss[n][1], ks + "[1]"), int32(ss[n][2], ks + "[2]"),
+                                int32(ss[n][3], ks + "[3]")});
+        }
+      } else error(k, "unknown key");
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 sim::AgentKind kind(const json& v, const std::string& path) {
@@ -99,6 +185,11 @@ void group_field(sim::GroupSpec& g, const std::string& name, const json& v, cons
 sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario& s, const json& all_groups) {
   sim::GroupSpec g;
   object(j, path);
+  auto group_name = [&](std::size_t i) {
+    const json& other = all_groups[i];
+    return other.is_object() && other.contains("name") && other["name"].is_string() ? other["name"].get<std::string>()
+                                                                                   : std::string();
+  };
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const std::string p = path + "." + key;
@@ -112,12 +203,12 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
     else if (key == "spawn_max") g.spawn_max = vec2(v, p);
     else if (key == "offset") g.offset = vec2(v, p);
     else if (key == "path") g.path = index_ref(v, p, s.paths.size(), [&](std::size_t i) { return s.paths[i].name; });
-    else if (key == "leader_group")
-      g.leader_group = index_ref(v, p, all_groups.size(), [&](std::size_t i) {
-        const json& other = all_groups[i];
-        return other.is_object() && other.contains("name") && other["name"].is_string() ? other["name"].get<std::string>()
-                                                                                       : std::string();
-      });
+    else if (key == "goal") g.goal = vec2(v, p);
+    else if (key == "leader_group") g.leader_group = index_ref(v, p, all_groups.size(), group_name);
+    else if (key == "target_group") g.target_group = index_ref(v, p, all_groups.size(), group_name);
+    else if (key == "tile_pattern")
+      g.tile_pattern = index_ref(v, p, s.tile_patterns.size(), [&](std::size_t i) { return s.tile_patterns[i].name; });
+    else if (key == "track") g.track = index_ref(v, p, s.tracks.size(), [&](std::size_t i) { return s.tracks[i].name; });
     else if (key == "pattern") {
       if (!codec::parse_pattern(string(v, p), g.pattern)) error(p, "unknown pattern (square, zigzag, arbitrary)");
     } else if (v.is_object()) {
@@ -159,11 +250,17 @@ sim::Scenario parse_scenario(const std::string& text) {
       s.paths.push_back(std::move(ps));
     }
   }
+  // Tile patterns and tracks too.
+  if (j.contains("tile_patterns")) s.tile_patterns = tile_patterns(j["tile_patterns"]);
+  if (j.contains("tracks")) s.tracks = tracks(j["tracks"]);
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const json& v = it.value();
-    if (key == "paths" || key == "groups" || key == "$schema" || key == "comment") continue;
-    if (key == "name") s.name = string(v, key);
+    if (key == "paths" || key == "groups" || key == "tile_patterns" || key == "tracks" || key == "$schema" ||
+        key == "comment")
+      continue;
+    if (key == "tiles") tile_map(v, s.tiles);
+    else if (key == "name") s.name = string(v, key);
     else if (key == "description") s.description = string(v, key);
     else if (key == "width") s.width = number(v, key);
     else if (key == "height") s.height = number(v, key);
@@ -224,6 +321,126 @@ sim::Scenario load_scenario_file(const std::string& path) {
   } catch (const ScenarioError& e) {
     throw ScenarioError("scenario file '" + path + "': " + e.what());
   }
+}
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson vec_json(math::Vec2 v) { return ojson::array({v.x, v.y}); }
+
+/// Insert value at a dotted path ("craft.thrust" -> {"craft": {"thrust": v}}).
+void put_dotted(ojson& o, std::string_view name, ojson value) {
+  const std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos) {
+    o[std::string(name)] = std::move(value);
+    return;
+  }
+  ojson& section = o[std::string(name.substr(0, dot))];
+  if (section.is_null()) section = ojson::object();
+  put_dotted(section, name.substr(dot + 1), std::move(value));
+}
+
+ojson group_json(const sim::GroupSpec& g) {
+  const sim::GroupSpec d;  // defaults: only what differs is written
+  ojson o = ojson::object();
+  o["name"] = g.name;
+  o["kind"] = sim::kind_name(g.kind);
+  o["technique"] = sim::technique_name(g.technique);
+  o["count"] = g.count;
+  if (g.spawn_min != d.spawn_min) o["spawn_min"] = vec_json(g.spawn_min);
+  if (g.spawn_max != d.spawn_max) o["spawn_max"] = vec_json(g.spawn_max);
+  if (g.offset != d.offset) o["offset"] = vec_json(g.offset);
+  if (g.goal != d.goal) o["goal"] = vec_json(g.goal);
+  if (g.path != d.path) o["path"] = g.path;
+  if (g.leader_group != d.leader_group) o["leader_group"] = g.leader_group;
+  if (g.target_group != d.target_group) o["target_group"] = g.target_group;
+  if (g.tile_pattern != d.tile_pattern) o["tile_pattern"] = g.tile_pattern;
+  if (g.track != d.track) o["track"] = g.track;
+  if (g.pattern != d.pattern) o["pattern"] = codec::pattern_name(g.pattern);
+  for (const codec::GroupField& f : codec::group_fields()) {
+    const double v = f.get(g);
+    if (v == f.get(d)) continue;
+    if (f.is_bool) put_dotted(o, f.name, ojson(v != 0));
+    else if (v == std::floor(v) && std::fabs(v) < 9.0e15) put_dotted(o, f.name, ojson(static_cast<std::int64_t>(v)));
+    else put_dotted(o, f.name, ojson(v));
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string scenario_to_json(const sim::Scenario& s) {
+  ojson o = ojson::object();
+  o["name"] = s.name;
+  o["description"] = s.description;
+  o["width"] = s.width;
+  o["height"] = s.height;
+  o["wrap"] = s.wrap;
+  o["tick_rate_hz"] = s.tick_rate_hz;
+  o["seed"] = s.seed;
+  o["max_agents"] = s.max_agents;
+  o["max_players"] = s.max_players;
+  o["grid_cell"] = s.grid_cell;
+  o["respawn_protection_s"] = s.respawn_protection_s;
+  const behavior::CraftParams& c = s.player_craft;
+  o["player_craft"] = {{"mass", c.mass},
+                       {"inertia", c.inertia},
+                       {"length", c.length},
+                       {"thrust", c.thrust},
+                       {"max_steering_force", c.max_steering_force},
+                       {"linear_drag", c.linear_drag},
+                       {"lateral_drag", c.lateral_drag},
+                       {"angular_drag", c.angular_drag}};
+  if (!s.obstacles.empty()) {
+    ojson& a = o["obstacles"] = ojson::array();
+    for (const sim::Circle& ob : s.obstacles) a.push_back({{"center", vec_json(ob.center)}, {"radius", ob.radius}});
+  }
+  if (!s.walls.empty()) {
+    ojson& a = o["walls"] = ojson::array();
+    for (const sim::Wall& w : s.walls) a.push_back({{"a", vec_json(w.a)}, {"b", vec_json(w.b)}});
+  }
+  if (!s.paths.empty()) {
+    ojson& a = o["paths"] = ojson::array();
+    for (const sim::PathSpec& p : s.paths) {
+      ojson pts = ojson::array();
+      for (const math::Vec2 v : p.points) pts.push_back(vec_json(v));
+      a.push_back({{"name", p.name}, {"points", std::move(pts)}, {"loop", p.loop}});
+    }
+  }
+  const sim::TileMapSpec& m = s.tiles;
+  if (m.cols > 0 || m.rows > 0 || m.cell != sim::TileMapSpec{}.cell) {
+    ojson rows_text = ojson::array();
+    const auto cols = static_cast<std::size_t>(m.cols);
+    for (std::int32_t k = m.rows - 1; k >= 0; --k) {  // top row first
+      std::string line(cols, '.');
+      for (std::size_t col = 0; col < cols; ++col) {
+        const std::size_t at = static_cast<std::size_t>(k) * cols + col;
+        if (at < m.blocked.size() && m.blocked[at] != 0) line[col] = '#';
+      }
+      rows_text.push_back(std::move(line));
+    }
+    o["tiles"] = {{"cols", m.cols}, {"rows", m.rows}, {"cell", m.cell}, {"rows_text", std::move(rows_text)}};
+  }
+  if (!s.tile_patterns.empty()) {
+    ojson& a = o["tile_patterns"] = ojson::array();
+    for (const sim::TilePatternSpec& p : s.tile_patterns) {
+      ojson vs = ojson::array();
+      for (const auto& v : p.vertices) vs.push_back({v[0], v[1]});
+      a.push_back({{"name", p.name}, {"vertices", std::move(vs)}, {"offset", {p.row_offset, p.col_offset}}});
+    }
+  }
+  if (!s.tracks.empty()) {
+    ojson& a = o["tracks"] = ojson::array();
+    for (const sim::TrackSpec& t : s.tracks) {
+      ojson ss = ojson::array();
+      for (const auto& sg : t.segments) ss.push_back({sg[0], sg[1], sg[2], sg[3]});
+      a.push_back({{"name", t.name}, {"segments", std::move(ss)}});
+    }
+  }
+  ojson& groups = o["groups"] = ojson::array();
+  for (const sim::GroupSpec& g : s.groups) groups.push_back(group_json(g));
+  return o.dump(2) + "\n";
 }
 
 }  // namespace flockstep::server::game

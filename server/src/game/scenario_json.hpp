@@ -22,4 +22,10 @@ sim::Scenario parse_scenario(const std::string& json_text);
 /// Read and parse a scenario file. Throws ScenarioError (also for an unreadable file).
 sim::Scenario load_scenario_file(const std::string& path);
 
+/// The scenario as a scenario file (pretty-printed JSON, keys in file order): the export of a
+/// room's tuned scenario. parse_scenario(scenario_to_json(s)) reproduces s exactly (doubles are
+/// written round-trippable; group parameters equal to the GroupSpec defaults are left out;
+/// references such as path, leader_group, target_group, tile_pattern and track are indices).
+std::string scenario_to_json(const sim::Scenario& s);
+
 }  // namespace flockstep::server::game

@@ -17,6 +17,7 @@ namespace {
 constexpr const char* kTechniqueNames[] = {"player",  "flock",          "chase",  "los_chase",
                                            "intercept", "pursue",       "offset_pursuit", "wander",
                                            "path_follow", "pattern",    "hide",   "evade",
+                                           "tile_patrol", "tile_track", "tile_chase",
                                            "straight", "seek", "flee", "arrive", "interpose",
                                            "fly", "track", "anti_track", "vector_track", "mine",
                                            "kinematic_seek", "kinematic_wander", "ray_avoid"};
@@ -117,6 +118,7 @@ std::string validate(const Scenario& s) {
     if (!(g.rays.parallel_offset >= 0)) return bad(p + ".rays.parallel_offset", "must be >= 0");
     if (!(g.rays.avoid_distance > g.radius)) return bad(p + ".rays.avoid_distance", "must be > radius");
   }
+  if (std::string t = validate_tiles(s); !t.empty()) return t;
   if (total + s.max_players > s.max_agents) return bad("max_agents", "smaller than the sum of group counts plus max_players");
   for (std::size_t i = 0; i < s.paths.size(); ++i)
     if (s.paths[i].points.size() < 2) return bad("paths[" + std::to_string(i) + "].points", "needs at least 2 points");
@@ -160,6 +162,7 @@ World::World(const Scenario& scenario)
   fly_.resize(cap);
   ray_state_.resize(cap);
   kin_rotation_.resize(cap);
+  tile_.resize(cap);
   slot_position_.resize(cap);
   slot_velocity_.resize(cap);
   slot_heading_.resize(cap);
@@ -186,6 +189,7 @@ World::World(const Scenario& scenario)
     scenario_.walls.push_back({{w, h}, {0, h}});
     scenario_.walls.push_back({{0, h}, {0, 0}});
   }
+  build_tiles();
   grid_.init(scenario_.width, scenario_.height, scenario_.grid_cell, scenario_.wrap, capacity_);
   build_obstacle_index();
   for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) spawn_group(g);
@@ -266,6 +270,7 @@ AgentId World::allocate(std::int32_t group, AgentKind kind, Motion motion) {
   target_[i] = {};
   aim_[i] = {};
   state_[i] = BehaviorState::kNone;
+  tile_[i] = {};
   fly_[i] = {};
   ray_state_[i] = {};
   kin_rotation_[i] = 0;
@@ -299,6 +304,7 @@ void World::free_index(std::int32_t i) {
     target_[i] = target_[last];
     aim_[i] = aim_[last];
     state_[i] = state_[last];
+    tile_[i] = tile_[last];
     fly_[i] = fly_[last];
     ray_state_[i] = ray_state_[last];
     kin_rotation_[i] = kin_rotation_[last];
@@ -341,7 +347,9 @@ void World::spawn_group(std::int32_t gi) { spawn_agents(gi, 0, scenario_.groups[
 
 void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_end) {
   const GroupSpec& g = scenario_.groups[gi];
-  const Motion motion = uses_craft(g.technique) ? Motion::kCraft : (uses_kinematic(g.technique) ? Motion::kKinematic : Motion::kVehicle);
+  const bool tiles = g.technique == Technique::kTilePatrol || g.technique == Technique::kTileTrack ||
+                     g.technique == Technique::kTileChase;
+  const Motion motion = uses_craft(g.technique) ? Motion::kCraft : (tiles ? Motion::kTile : (uses_kinematic(g.technique) ? Motion::kKinematic : Motion::kVehicle));
   for (std::int32_t k = k_begin; k < k_end; ++k) {
     const AgentId id = allocate(gi, g.kind, motion);
     if (!id.valid()) return;
@@ -354,6 +362,7 @@ void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_e
     velocity_[i] = heading_[i] * v0;
     wander_[i] = behavior::wander_init(g.wander, rng_[i]);
     if (g.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[i], craft_state_of(i));
+    if (motion == Motion::kTile) init_tile_agent(i, k);
     if (motion == Motion::kKinematic) init_technique_state(i);
   }
 }
@@ -494,6 +503,7 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
     if (motion_[i] == Motion::kCraft) steer_craft(i);
+    else if (motion_[i] == Motion::kTile) steer_tile(i);
     else if (motion_[i] == Motion::kKinematic) steer_kinematic(i);
     else steer_vehicle(i, k, nb);
   }
@@ -768,6 +778,10 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
       integrate_kinematic(i);
       confine(i);
       FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
+      continue;
+    }
+    if (motion_[i] == Motion::kTile) {
+      integrate_tile(i);  // moves between tile centres inside the map: no confine needed
       continue;
     }
     if (motion_[i] == Motion::kCraft) {
@@ -1113,6 +1127,7 @@ void World::apply_target_captures() {
       chase_mode_[j] = behavior::ChaseMode::intercept;
       waypoint_[j] = {};
       if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
+      if (motion_[j] == Motion::kTile) init_tile_agent(j, 0);
       if (motion_[j] == Motion::kKinematic) init_technique_state(j);
       spawn_tick_[j] = tick_ + 1;
       events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});
@@ -1138,6 +1153,8 @@ std::string World::set_group(std::int32_t group, const GroupSpec& spec) {
   else if (spec.path != cur.path) fixed = "path";
   else if (spec.leader_group != cur.leader_group) fixed = "leader_group";
   else if (spec.target_group != cur.target_group) fixed = "target_group";
+  else if (spec.tile_pattern != cur.tile_pattern) fixed = "tile_pattern";
+  else if (spec.track != cur.track) fixed = "track";
   if (fixed) return p + "." + fixed + ": cannot change while running";
   // The same rules as validate(), on the scenario as it will be after every queued update.
   Scenario s = scenario_;

@@ -11,6 +11,7 @@
 /// Each agent's behaviour is data: it belongs to a group whose GroupSpec names a technique and
 /// its parameters, so scenarios need no code. Time is an integer tick count with a constant dt;
 /// randomness comes from per-agent PCG32 streams seeded from the scenario seed.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@
 #include "flockstep/behavior/lamothe.hpp"
 #include "flockstep/behavior/ray_avoid.hpp"
 #include "flockstep/behavior/physics_pattern.hpp"
+#include "flockstep/behavior/tile_pattern.hpp"
 #include "flockstep/behavior/types.hpp"
 #include "flockstep/sim/grid.hpp"
 #include "flockstep/sim/task_runner.hpp"
@@ -52,10 +54,10 @@ struct AgentId {
 enum class AgentKind : std::uint8_t { kPlayer = 0, kFlock = 1, kPursuer = 2, kPatrol = 3, kWanderer = 4, kCount = 5 };
 
 /// How an agent moves: a point-mass vehicle steered by forces (T08) or a rigid-body craft with
-/// bow thrusters (T10).
+/// bow thrusters (T10), or tile by tile on the scenario's tile map (T22, T26-T28).
 /// kKinematic: the velocity (or, for kRayAvoid, Millington's acceleration) is set by the
 /// technique directly, without the force layers (T03, T05).
-enum class Motion : std::uint8_t { kVehicle = 0, kCraft = 1, kKinematic = 3 };
+enum class Motion : std::uint8_t { kVehicle = 0, kCraft = 1, kTile = 2, kKinematic = 3 };
 
 /// The movement technique that drives a group (catalog IDs in brackets).
 enum class Technique : std::uint8_t {
@@ -71,6 +73,9 @@ enum class Technique : std::uint8_t {
   kPattern,         ///< craft flying a physics pattern: square, zig-zag, arbitrary (T29, T30)
   kHide,            ///< vehicle hiding behind obstacles from the nearest player (T74)
   kEvade,           ///< vehicle evading the nearest player (T68)
+  kTilePatrol,      ///< tile patrol along a tile pattern, breaks out to chase a near player (T26, T27, T22)
+  kTileTrack,       ///< tile walker on a track matrix, random at junctions (T28)
+  kTileChase,       ///< Bresenham line-of-sight chase on tiles (T22)
   // Issue 6 techniques. "The target" is the nearest player, or the nearest live agent of
   // GroupSpec::target_group when that is set.
   kStraight,        ///< kinematic: constant velocity max_speed along heading_deg, one optional swerve (T15)
@@ -185,6 +190,11 @@ struct GroupSpec {
   std::int32_t leader_group = -1;  ///< kOffsetPursuit: group whose first agent is the leader
   Vec2 offset{-2, 0};            ///< kOffsetPursuit slot in the leader's local frame (x forward), m
   PatternKind pattern = PatternKind::kSquare;  ///< kPattern (use behavior::kPatternCraftParams as craft)
+  // Tile techniques (T22, T26-T28); need Scenario::tiles.
+  std::int32_t tile_pattern = -1;  ///< kTilePatrol: index into Scenario::tile_patterns
+  std::int32_t track = -1;         ///< kTileTrack: index into Scenario::tracks
+  real tile_speed = 4;             ///< tile steps per second (diagonal steps too). [Limit: (0, tick_rate_hz]]
+  real chase_range = 12;           ///< kTilePatrol breaks out to chase a player this close, m (0 = never). [Limit: >= 0]
   // Issue 6 techniques (T15-T20, T37, T40, T59/T60, T64-T66, T70).
   /// Act on the nearest live agent of this group instead of the nearest player (-1 = nearest
   /// player). kPursuer agents with a target group capture its agents on contact.
@@ -206,6 +216,31 @@ struct PathSpec {
   bool loop = true;
 };
 
+/// Optional tile map (T22, T26-T28): cols x rows square cells of `cell` m from the world origin.
+/// Tile (row, col) covers x in [col*cell, (col+1)*cell), y in [row*cell, (row+1)*cell): row 0 is
+/// the bottom row. Tile agents move between tile centres and never enter a blocked tile.
+struct TileMapSpec {
+  std::int32_t cols = 0, rows = 0;      ///< 0 x 0 = no tile map. [Limit: 0..1024, inside the world]
+  real cell = 4;                        ///< m per tile. [Limit: > 0]
+  std::vector<std::uint8_t> blocked;    ///< row-major from the bottom row (row 0 = y in [0, cell)); 1 = wall
+};
+
+/// A T26 tile path pattern: vertices (row, col) joined by Bresenham segments, anchored at an
+/// offset: the patrol visits (row_offset, col_offset) + (vertex - vertices[0]). The last vertex
+/// must equal the first (a loop); every visited tile must be on the map and free; at most
+/// behavior::kMaxPathLength entries.
+struct TilePatternSpec {
+  std::string name;
+  std::vector<std::array<std::int32_t, 2>> vertices;
+  std::int32_t row_offset = 0, col_offset = 0;
+};
+
+/// A T28 track: segments (row0, col0, row1, col1) marked into a track matrix (tiles on the map, free).
+struct TrackSpec {
+  std::string name;
+  std::vector<std::array<std::int32_t, 4>> segments;
+};
+
 /// Everything needed to build a world. Plain data; the server fills it from JSON.
 struct Scenario {
   std::string name = "scenario";
@@ -224,10 +259,15 @@ struct Scenario {
   std::vector<Wall> walls;
   std::vector<PathSpec> paths;
   std::vector<GroupSpec> groups;
+  TileMapSpec tiles;                ///< optional tile map for the tile techniques
+  std::vector<TilePatternSpec> tile_patterns;
+  std::vector<TrackSpec> tracks;
 };
 
 /// Validate a scenario; returns an empty string when valid, else a message naming the field.
 std::string validate(const Scenario& s);
+/// The tile part of validate(): tiles, tile_patterns, tracks and the groups' tile fields.
+std::string validate_tiles(const Scenario& s);
 
 /// Control state of a player craft for one tick. The codec clamps untrusted values into range;
 /// the world clamps again (NaN becomes 0) so its invariants never depend on the caller.
@@ -414,6 +454,35 @@ class World {
   real obstacle_cell_ = 1;
   void build_obstacle_index();
   std::span<const Circle> obstacles_near(Vec2 p) const;
+  // ---- tile techniques (T22, T26-T28), defined in world_tiles.cpp ----
+  /// Per-agent tile state: the agent moves from the centre of `from` to the centre of `to`,
+  /// one tile step per 1/tile_speed s, and decides its next tile on arrival.
+  struct TileState {
+    behavior::Tile from, to;
+    real progress = 0;                  ///< 0..1 of the way from `from` to `to`
+    behavior::Tile previous{-1, -1};    ///< the tile before `from` (T28 exclusion, chase back-off)
+    behavior::TilePatrolState patrol{};  ///< T27 position in the pattern (patrol.tile = pattern tile)
+    std::uint8_t mode = 0;              ///< 0 on pattern/track, 1 chasing (T22), 2 returning to the pattern
+    AgentId target;                     ///< agent chased (mode 1 or kTileChase)
+    // T22 line being walked: from line_origin to line_goal, line_step entries done. A new goal
+    // (the target moved) or a detour around a blocked tile restarts it from the current tile.
+    behavior::Tile line_origin{-1, -1}, line_goal{-1, -1};
+    std::int32_t line_step = 0;
+  };
+  std::vector<TileState> tile_;
+  std::vector<behavior::TilePathPattern> tile_patterns_;  // T26 normalised, one per Scenario::tile_patterns
+  std::vector<std::vector<std::uint8_t>> track_cells_;   // T28 matrix per track, rows x cols of the tile map
+  void build_tiles();
+  void init_tile_agent(std::int32_t i, std::int32_t k);
+  void steer_tile(std::int32_t i);
+  void integrate_tile(std::int32_t i);
+  void next_tile(std::int32_t i, TileState& ts);
+  bool tile_free(behavior::Tile t) const;
+  Vec2 tile_centre(behavior::Tile t) const;
+  behavior::Tile tile_at(Vec2 p) const;
+  behavior::Tile tile_step_toward(TileState& ts, behavior::Tile goal) const;
+  std::int32_t tile_target(std::int32_t i, real range, real* distance) const;
+
   // ---- issue 6 techniques (SIM-A): kinematic motion, target groups, live tuning ----
   void spawn_agents(std::int32_t group, std::int32_t k_begin, std::int32_t k_end);
   void init_technique_state(std::int32_t i);
