@@ -21,6 +21,7 @@
 // EM_ASM blocks are JavaScript: their $0, $1 arguments are not C++ identifiers (-Wpedantic).
 #pragma clang diagnostic ignored "-Wdollar-in-identifier-extension"
 
+#include "codec/group_fields.hpp"
 #include "codec/server_codec.hpp"
 #include "flockstep/behavior/avoid.hpp"
 #include "flockstep/math/angle.hpp"
@@ -118,6 +119,15 @@ struct ScoreRow {
 
 enum class Screen : std::uint8_t { kStart, kPlay, kSpectate };
 
+/// One record of a recording file ("FSREC001" + [u32 LE length][ServerMessage]...).
+struct ReplayRecord {
+  std::size_t offset = 0;        ///< of the ServerMessage bytes in the file
+  std::uint32_t size = 0;
+  v1::ServerMessage::PayloadCase type = v1::ServerMessage::PAYLOAD_NOT_SET;
+  std::uint64_t tick = 0;        ///< snapshots and group updates: their server tick
+  bool keyframe = false;         ///< a full DeltaSnapshot (baseline_tick 0)
+};
+
 class Viewer {
  public:
   bool init();
@@ -134,6 +144,14 @@ class Viewer {
   void touch(double turn, double throttle, bool active) { input_.touch(turn, throttle, active); }
   void set_url(const std::string& url) { url_ = url; }
   void drop() { session_.drop(emscripten_get_now()); }
+  void set_room(const std::string& room) { room_ = room; }
+  // Replay of a recording (issue 6)
+  std::uint8_t* replay_buffer(std::size_t n) {
+    replay_data_.assign(n, 0);
+    return replay_data_.data();
+  }
+  bool replay_open();
+  void replay_control(const std::string& what, double value);
   void bench(std::int32_t n, bool run_sim);
   // html5 callbacks
   bool on_key(const EmscriptenKeyboardEvent* e, bool down);
@@ -148,6 +166,14 @@ class Viewer {
   void on_snapshot(const SnapshotFrame& s, std::uint32_t bytes);
   void on_events(const v1::Events& e);
   void on_lost(const std::string& reason);
+  void on_refused(const std::string& reason);
+  bool apply_group_update(const v1::GroupUpdate& u);
+  bool rebuild_scenario(const v1::WorldSpec& spec);
+  void publish_world();
+  void replay_seek(double tick);
+  void replay_feed(double limit_tick, bool quiet);
+  void replay_frame(double frame_ms);
+  void replay_close();
   void input_ticks(double frame_ms);
   void send_inputs();
   void update_camera(double frame_ms);
@@ -173,6 +199,9 @@ class Viewer {
   RemoteAgents remote_;
   InputState input_;
   sim::Scenario scenario_;
+  v1::WorldSpec world_spec_;       // as received in Welcome, with every GroupUpdate applied
+  std::string room_;               // room asked for (fs_set_room; empty = the server's default)
+  std::string welcome_room_;       // Welcome.room: the room this connection is in
   bool have_world_ = false;
   std::string url_;
   std::string name_ = "pilot";
@@ -250,6 +279,21 @@ class Viewer {
   double trail_last_ms_ = 0;
   std::uint32_t trail_follow_id_ = 0;
 
+  // Replay (fs_replay_*): the whole file, its record index, a receiver of its own
+  bool replay_ = false;
+  bool replay_playing_ = false;
+  double replay_speed_ = 1;
+  double replay_tick_ = 0;
+  std::uint64_t replay_first_ = 0, replay_last_ = 0;
+  std::vector<std::uint8_t> replay_data_;
+  std::vector<ReplayRecord> replay_records_;
+  std::size_t replay_next_ = 0;  // next record to feed
+  v1::WorldSpec replay_spec0_;   // the recording's Welcome world
+  std::string replay_room_;
+  std::string replay_error_;
+  codec::SnapshotReceiver replay_rx_;
+  v1::ServerMessage replay_msg_;
+
   // Scratch buffers (reused every frame)
   std::vector<Instance> inst_[static_cast<int>(Shape::kCount)];
   std::vector<ColorVertex> lines_, tris_;
@@ -311,6 +355,7 @@ bool Viewer::init() {
 }
 
 void Viewer::start_session(codec::Role role, const std::string& name) {
+  replay_close();
   bench_n_ = 0;
   bench_world_.reset();
   Session::Handlers h;
@@ -318,6 +363,8 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   h.on_snapshot = [this](const SnapshotFrame& s, std::uint32_t bytes) { on_snapshot(s, bytes); };
   h.on_events = [this](const v1::Events& e) { on_events(e); };
   h.on_lost = [this](const std::string& reason) { on_lost(reason); };
+  h.on_refused = [this](const std::string& reason) { on_refused(reason); };
+  h.on_group_update = [this](const v1::GroupUpdate& u) { apply_group_update(u); };
   session_.configure(url_, std::move(h));
   have_world_ = false;
   predictor_.reset();
@@ -328,7 +375,8 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   captures_ = 0;
   follow_id_ = 0;
   scores_.clear();
-  session_.start(role, name, emscripten_get_now());
+  welcome_room_.clear();
+  session_.start(role, name, emscripten_get_now(), room_);
 }
 
 void Viewer::play(const std::string& name) {
@@ -344,6 +392,7 @@ void Viewer::spectate() {
 
 void Viewer::leave() {
   session_.stop();
+  replay_close();
   bench_n_ = 0;
   bench_world_.reset();
   screen_ = Screen::kStart;
@@ -360,6 +409,8 @@ void Viewer::on_welcome(const v1::Welcome& w, bool resumed) {
     return;
   }
   world_error_.clear();
+  world_spec_ = w.world();
+  welcome_room_ = w.room();
   const bool same_world = have_world_ && sc.name == scenario_.name && sc.width == scenario_.width;
   scenario_ = std::move(sc);
   tick_rate_ = w.tick_rate_hz() > 0 ? w.tick_rate_hz() : 60;
@@ -396,6 +447,7 @@ void Viewer::on_welcome(const v1::Welcome& w, bool resumed) {
       fit_world();
     }
   }
+  publish_world();
   if (resumed) toast("Reconnected: your craft is back");
   else if (session_.reconnects() > 0) toast("Reconnected");
 }
@@ -403,6 +455,80 @@ void Viewer::on_welcome(const v1::Welcome& w, bool resumed) {
 void Viewer::on_lost(const std::string& reason) {
   input_.clear();
   (void)reason;
+}
+
+void Viewer::on_refused(const std::string& reason) {
+  // Close CODE_UNKNOWN_ROOM: back to the lobby with the server's reason.
+  screen_ = Screen::kStart;
+  have_world_ = false;
+  input_.clear();
+  EM_ASM({ if (window.flockstepUi) window.flockstepUi.refused(UTF8ToString($0), UTF8ToString($1)); },
+         reason.c_str(), room_.c_str());
+}
+
+/// Decode `spec` into the scenario the prediction and extrapolation use (in place: they keep a
+/// pointer to scenario_). The tick rate stays the Welcome's.
+bool Viewer::rebuild_scenario(const v1::WorldSpec& spec) {
+  sim::Scenario sc;
+  const codec::Result r = codec::decode_world_spec(spec, sc);
+  if (!r.usable()) {
+    world_error_ = "bad world: " + r.detail;
+    toast(world_error_);
+    return false;
+  }
+  sc.tick_rate_hz = static_cast<std::int32_t>(tick_rate_);
+  scenario_ = std::move(sc);
+  return true;
+}
+
+/// ServerMessage.group_update: replace WorldSpec.groups[group] (live tuning, or a recording).
+bool Viewer::apply_group_update(const v1::GroupUpdate& u) {
+  if (u.group() < 0 || u.group() >= world_spec_.groups_size()) return false;
+  v1::WorldSpec spec = world_spec_;
+  *spec.mutable_groups(u.group()) = u.spec();
+  if (!rebuild_scenario(spec)) return false;
+  world_spec_ = std::move(spec);
+  publish_world();
+  return true;
+}
+
+/// The world's description and every group's tunable parameters (by their group_fields names,
+/// which are also the admin API's keys), to the page's lobby/tuning code. Sent on Welcome and on
+/// every GroupUpdate, not every frame.
+void Viewer::publish_world() {
+  std::string j = "{";
+  jstr(j, "room", replay_ ? replay_room_ : (welcome_room_.empty() ? room_ : welcome_room_));
+  jstr(j, "name", scenario_.name);
+  jstr(j, "description", scenario_.description);
+  jnum(j, "tick", static_cast<double>(last_snapshot_tick_));
+  jbool(j, "replay", replay_);
+  j += "\"groups\":[";
+  for (std::size_t i = 0; i < scenario_.groups.size(); ++i) {
+    const sim::GroupSpec& g = scenario_.groups[i];
+    if (i) j += ',';
+    j += '{';
+    jnum(j, "index", static_cast<double>(i));
+    jstr(j, "name", g.name);
+    jstr(j, "kind", sim::kind_name(g.kind));
+    jstr(j, "technique", sim::technique_name(g.technique));
+    jnum(j, "count", g.count);
+    j += "\"params\":[";
+    bool first = true;
+    for (const codec::GroupField& f : codec::group_fields()) {
+      if (!first) j += ',';
+      first = false;
+      j += '[';
+      json_escape(j, std::string(f.name));
+      char b[64];
+      double v = f.get(g);
+      if (!std::isfinite(v)) v = 0;
+      std::snprintf(b, sizeof b, ",%.17g,%d]", v, f.is_bool ? 1 : 0);
+      j += b;
+    }
+    j += "]}";
+  }
+  j += "]}";
+  EM_ASM({ if (window.flockstepUi && window.flockstepUi.world) window.flockstepUi.world(UTF8ToString($0)); }, j.c_str());
 }
 
 double Viewer::server_tick_now(double now) const {
@@ -656,11 +782,15 @@ void Viewer::frame(double now) {
   session_.update(now);
   input_ticks(frame_ms);
   if (bench_n_ > 0) bench_step(frame_ms, now);
+  if (replay_) replay_frame(frame_ms);
 
   // Others: interpolation in the past, or behaviour-aware extrapolation to the present.
   if (have_world_ && remote_.ready()) {
     double t = server_tick_now(now);
-    if (paused_) {
+    if (replay_) {
+      // A recording is drawn at its own clock, by interpolation between recorded snapshots.
+      buffer_beyond_ticks_ = remote_.sample_interpolated(replay_tick_, agents_);
+    } else if (paused_) {
       if (paused_tick_ == 0) paused_tick_ = t - kInterpolationDelayMs / dt_ms_;
       feed_paused(false);
       t = paused_tick_;
@@ -681,7 +811,7 @@ void Viewer::frame(double now) {
   if (math::length_sq(smooth_offset_) < 1e-8) smooth_offset_ = {};
 
   update_camera(frame_ms);
-  if (screen_ == Screen::kSpectate) send_view();
+  if (screen_ == Screen::kSpectate && !replay_) send_view();
 
   // Trails: own craft and the followed agent, one point per 50 ms, 4 s long.
   if (trails_ && now - trail_last_ms_ > 50) {
@@ -1052,7 +1182,7 @@ void Viewer::publish(double now) {
   std::string& j = json_;
   j.clear();
   j += '{';
-  const char* screen = screen_ == Screen::kPlay ? "play" : (screen_ == Screen::kSpectate ? "spectate" : "start");
+  const char* screen = replay_ ? "replay" : screen_ == Screen::kPlay ? "play" : (screen_ == Screen::kSpectate ? "spectate" : "start");
   jstr(j, "screen", screen);
   jstr(j, "link", to_string(session_.state()));
   jbool(j, "connected", session_.live());
@@ -1181,7 +1311,7 @@ void Viewer::publish(double now) {
   jnum(j, "annotation_mask", annotation_mask_);
   jbool(j, "trails", trails_);
   jbool(j, "minimap", minimap_);
-  jbool(j, "paused", paused_);
+  jbool(j, "paused", replay_ ? !replay_playing_ : paused_);
   jnum(j, "reconnects", session_.reconnects());
   jnum(j, "resumes", session_.resumes());
   jnum(j, "attempt", session_.attempt());
@@ -1191,6 +1321,21 @@ void Viewer::publish(double now) {
   jnum(j, "alive_s", screen_ == Screen::kPlay && last_snapshot_tick_ > spawn_tick_
                         ? static_cast<double>(last_snapshot_tick_ - spawn_tick_) / tick_rate_ : 0);
   jstr(j, "world_error", world_error_);
+  jstr(j, "room", replay_ ? replay_room_ : (welcome_room_.empty() ? room_ : welcome_room_));
+  jstr(j, "room_requested", room_);
+  j += "\"replay\":{";
+  jbool(j, "active", replay_);
+  jnum(j, "tick", replay_ ? std::floor(replay_tick_) : 0);
+  jnum(j, "tick_exact", replay_ ? replay_tick_ : 0);
+  jbool(j, "playing", replay_ && replay_playing_);
+  jnum(j, "speed", replay_speed_);
+  jnum(j, "firstTick", static_cast<double>(replay_first_));
+  jnum(j, "lastTick", static_cast<double>(replay_last_));
+  jnum(j, "snapshot_tick", replay_ ? static_cast<double>(last_snapshot_tick_) : 0);
+  jnum(j, "records", static_cast<double>(replay_records_.size()));
+  jstr(j, "error", replay_error_);
+  if (j.back() == ',') j.pop_back();
+  j += "},";
   if (have_world_) {
     j += "\"world\":{";
     jstr(j, "name", scenario_.name);
@@ -1218,6 +1363,205 @@ void Viewer::publish(double now) {
   }
   j += "]}";
   EM_ASM({ if (window.__flockstepUpdate) window.__flockstepUpdate(UTF8ToString($0)); }, j.c_str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay of a recording (issue 6): "FSREC001", then [u32 little-endian length][ServerMessage]
+// records: a Welcome, then DeltaSnapshots (each against the previous one; a full keyframe every
+// few seconds), Events and GroupUpdates in stream order. The same codec and receiver as the live
+// stream decode it, and the same buffers and renderer draw it. Seeking decodes from the last
+// keyframe at or before the target tick, then forward.
+// ---------------------------------------------------------------------------------------------
+
+bool Viewer::replay_open() {
+  auto fail = [this](const std::string& why) {
+    replay_error_ = why;
+    replay_records_.clear();
+    replay_data_.clear();
+    EM_ASM({ if (window.flockstepUi && window.flockstepUi.replayError) window.flockstepUi.replayError(UTF8ToString($0)); }, why.c_str());
+    return false;
+  };
+  static constexpr char kMagic[8] = {'F', 'S', 'R', 'E', 'C', '0', '0', '1'};
+  const std::vector<std::uint8_t>& d = replay_data_;
+  if (d.size() < 8 || !std::equal(kMagic, kMagic + 8, d.begin())) return fail("not a Flockstep recording (no FSREC001 header)");
+  std::vector<ReplayRecord> recs;
+  v1::ServerMessage& m = replay_msg_;
+  std::size_t at = 8;
+  while (at < d.size()) {
+    if (d.size() - at < 4) break;  // a torn tail (recording still being written): ignore it
+    const std::uint32_t n = static_cast<std::uint32_t>(d[at]) | static_cast<std::uint32_t>(d[at + 1]) << 8 |
+                            static_cast<std::uint32_t>(d[at + 2]) << 16 | static_cast<std::uint32_t>(d[at + 3]) << 24;
+    if (d.size() - at - 4 < n) break;
+    ReplayRecord r;
+    r.offset = at + 4;
+    r.size = n;
+    at += 4 + static_cast<std::size_t>(n);
+    const codec::Result res = codec::decode_server_message(
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(d.data() + r.offset), n), m);
+    if (!res.usable()) return fail("record " + std::to_string(recs.size() + 1) + ": " + res.detail);
+    r.type = m.payload_case();
+    if (r.type == v1::ServerMessage::kDeltaSnapshot) {
+      r.tick = m.delta_snapshot().server_tick();
+      r.keyframe = m.delta_snapshot().baseline_tick() == 0;
+    } else if (r.type == v1::ServerMessage::kGroupUpdate) {
+      r.tick = m.group_update().server_tick();
+    } else if (r.type == v1::ServerMessage::kWelcome) {
+      if (!recs.empty()) return fail("a second Welcome at record " + std::to_string(recs.size() + 1));
+      replay_spec0_ = m.welcome().world();
+      replay_room_ = m.welcome().room();
+      tick_rate_ = m.welcome().tick_rate_hz() > 0 ? m.welcome().tick_rate_hz() : 60;
+      snapshot_rate_ = m.welcome().snapshot_rate_hz() > 0 ? m.welcome().snapshot_rate_hz() : 20;
+    } else if (recs.empty()) {
+      return fail("the first record is not a Welcome");
+    }
+    recs.push_back(r);
+  }
+  if (recs.empty()) return fail("the recording is empty");
+  std::uint64_t first = 0, last = 0;
+  bool any = false;
+  for (const ReplayRecord& r : recs) {
+    if (r.type != v1::ServerMessage::kDeltaSnapshot) continue;
+    if (!any && !r.keyframe) continue;  // decoding must start at a keyframe
+    if (!any) first = r.tick;
+    any = true;
+    last = std::max(last, r.tick);
+  }
+  if (!any) return fail("the recording has no keyframe snapshot");
+
+  session_.stop();
+  bench_n_ = 0;
+  bench_world_.reset();
+  replay_ = true;
+  replay_error_.clear();
+  replay_records_ = std::move(recs);
+  replay_first_ = first;
+  replay_last_ = last;
+  screen_ = Screen::kSpectate;
+  entity_ = player_id_ = 0;
+  world_spec_ = replay_spec0_;
+  if (!rebuild_scenario(world_spec_)) {
+    replay_ = false;
+    return fail(world_error_);
+  }
+  dt_ms_ = 1000.0 / tick_rate_;
+  predictor_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
+  predictor_.reset();
+  remote_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
+  have_world_ = true;
+  have_offset_ = false;
+  have_server_state_ = false;
+  paused_ = false;
+  paused_queue_.clear();
+  paused_agents_ = 0;
+  follow_id_ = 0;
+  scores_.clear();
+  replay_speed_ = 1;
+  replay_playing_ = true;
+  fit_world();
+  replay_seek(static_cast<double>(first));
+  publish_world();
+  return true;
+}
+
+void Viewer::replay_close() {
+  if (!replay_) return;
+  replay_ = false;
+  replay_playing_ = false;
+  replay_records_.clear();
+  replay_data_.clear();
+  replay_data_.shrink_to_fit();
+  have_world_ = false;
+  remote_.reset();
+}
+
+void Viewer::replay_seek(double tick) {
+  if (!replay_) return;
+  tick = std::clamp(tick, static_cast<double>(replay_first_), static_cast<double>(replay_last_));
+  // The last keyframe at or before the target.
+  std::size_t key = replay_records_.size();
+  for (std::size_t i = 0; i < replay_records_.size(); ++i) {
+    const ReplayRecord& r = replay_records_[i];
+    if (r.type != v1::ServerMessage::kDeltaSnapshot) continue;
+    if (r.tick > static_cast<std::uint64_t>(tick)) break;
+    if (r.keyframe) key = i;
+  }
+  if (key == replay_records_.size()) return;
+  // The world as it was there: the recording's Welcome plus every GroupUpdate before it.
+  v1::WorldSpec spec = replay_spec0_;
+  for (std::size_t i = 0; i < key; ++i) {
+    const ReplayRecord& r = replay_records_[i];
+    if (r.type != v1::ServerMessage::kGroupUpdate) continue;
+    if (!replay_msg_.ParseFromArray(replay_data_.data() + r.offset, static_cast<int>(r.size))) continue;
+    const v1::GroupUpdate& u = replay_msg_.group_update();
+    if (u.group() >= 0 && u.group() < spec.groups_size()) *spec.mutable_groups(u.group()) = u.spec();
+  }
+  if (rebuild_scenario(spec)) world_spec_ = std::move(spec);
+  replay_rx_.configure(scenario_);
+  remote_.reset();
+  last_snapshot_tick_ = 0;
+  replay_next_ = key;
+  replay_tick_ = tick;
+  replay_feed(tick + static_cast<double>(tick_rate_) / snapshot_rate_, true);
+  publish_world();
+}
+
+/// Decode records in file order up to the first snapshot newer than `limit_tick`.
+void Viewer::replay_feed(double limit_tick, bool quiet) {
+  const double now = emscripten_get_now();
+  while (replay_next_ < replay_records_.size()) {
+    const ReplayRecord& r = replay_records_[replay_next_];
+    if (r.type == v1::ServerMessage::kDeltaSnapshot && static_cast<double>(r.tick) > limit_tick) break;
+    ++replay_next_;
+    if (!replay_msg_.ParseFromArray(replay_data_.data() + r.offset, static_cast<int>(r.size))) continue;
+    switch (r.type) {
+      case v1::ServerMessage::kDeltaSnapshot: {
+        const v1::DeltaSnapshot& d = replay_msg_.delta_snapshot();
+        const codec::Result res = replay_rx_.receive(d);
+        if (!res.ok() || replay_rx_.tick() != d.server_tick()) break;
+        last_snapshot_tick_ = d.server_tick();
+        if (!quiet) snapshot_window_.add(now);
+        remote_.push(d.server_tick(), std::vector<sim::AgentView>(replay_rx_.agents()));
+        break;
+      }
+      case v1::ServerMessage::kGroupUpdate:
+        apply_group_update(replay_msg_.group_update());
+        break;
+      case v1::ServerMessage::kEvents:
+        if (!quiet) on_events(replay_msg_.events());
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void Viewer::replay_frame(double frame_ms) {
+  if (replay_playing_) {
+    replay_tick_ += frame_ms / dt_ms_ * replay_speed_;
+    if (replay_tick_ >= static_cast<double>(replay_last_)) {
+      replay_tick_ = static_cast<double>(replay_last_);
+      replay_playing_ = false;
+    }
+  }
+  replay_feed(replay_tick_ + static_cast<double>(tick_rate_) / snapshot_rate_, false);
+}
+
+void Viewer::replay_control(const std::string& what, double value) {
+  if (!replay_) return;
+  if (what == "play") {
+    replay_playing_ = value != 0;
+    if (replay_playing_ && replay_tick_ >= static_cast<double>(replay_last_)) replay_seek(static_cast<double>(replay_first_));
+  } else if (what == "speed") {
+    replay_speed_ = std::clamp(value, 0.25, 4.0);
+  } else if (what == "seek") {
+    replay_seek(value);
+  } else if (what == "step") {
+    // One snapshot interval (value = -1: back).
+    const double step = static_cast<double>(tick_rate_) / snapshot_rate_;
+    replay_playing_ = false;
+    if (value < 0) replay_seek(replay_tick_ - step);
+    else replay_tick_ = std::min(replay_tick_ + step, static_cast<double>(replay_last_));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1312,6 +1656,7 @@ void Viewer::set_option(const std::string& name, double value) {
   else if (name == "trails") trails_ = on;
   else if (name == "minimap") minimap_ = on;
   else if (name == "annotation_mask") annotation_mask_ = static_cast<std::uint32_t>(value);
+  else if (name == "paused" && replay_) replay_control("play", on ? 0 : 1);
   else if (name == "paused") {
     paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
     paused_tick_ = 0;
@@ -1334,6 +1679,15 @@ void Viewer::cycle_player(int dir) {
 
 bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
   if (screen_ == Screen::kStart) return false;  // typing a name
+  // Typing into a page field (tuning panel, replay controls): the keys are the field's.
+  const bool typing = EM_ASM_INT({
+    var a = document.activeElement;
+    return a && (a.tagName === 'INPUT' || a.tagName === 'SELECT' || a.tagName === 'TEXTAREA') ? 1 : 0;
+  }) != 0;
+  if (typing) {
+    if (!down && screen_ == Screen::kPlay) input_.key(e->code, false);  // a key held before still ends
+    return false;
+  }
   const std::string code = e->code;
   const std::string key = e->key;
   if (screen_ == Screen::kPlay && input_.key(code, down)) return true;
@@ -1358,6 +1712,11 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
   }
   if (code == "Equal" || code == "NumpadAdd") { cam_.zoom *= 1.25; return true; }
   if (code == "Minus" || code == "NumpadSubtract") { cam_.zoom /= 1.25; return true; }
+  if (replay_) {
+    if (code == "KeyP" || code == "Space") { replay_control("play", replay_playing_ ? 0 : 1); return true; }
+    if (code == "Period" || code == "KeyN") { replay_control("step", 1); return true; }
+    if (code == "Comma" || code == "KeyB") { replay_control("step", -1); return true; }
+  }
   if (screen_ == Screen::kSpectate) {
     if (code == "KeyP" || code == "Space") { set_option("paused", paused_ ? 0 : 1); return true; }
     if (code == "Period" || code == "KeyN") { if (paused_) step_once(); return true; }
@@ -1479,6 +1838,14 @@ EMSCRIPTEN_KEEPALIVE void fs_set_server_url(const char* url) { g_viewer.set_url(
 EMSCRIPTEN_KEEPALIVE void fs_bench(int n, int sim) { g_viewer.bench(n, sim != 0); }
 /// Tests: drop the connection as if the network failed (the viewer reconnects and resumes).
 EMSCRIPTEN_KEEPALIVE void fs_drop_connection() { g_viewer.drop(); }
+/// Room (scenario name) for the next Play / Spectate; empty = the server's default room.
+EMSCRIPTEN_KEEPALIVE void fs_set_room(const char* room) { g_viewer.set_room(room ? room : ""); }
+/// Replay: a buffer of n bytes for the recording file (JS copies the file into HEAPU8 there).
+EMSCRIPTEN_KEEPALIVE std::uint8_t* fs_replay_buffer(unsigned n) { return g_viewer.replay_buffer(n); }
+/// Replay: parse the buffer and start playing it (1) or report why not (0, flockstepUi.replayError).
+EMSCRIPTEN_KEEPALIVE int fs_replay_open() { return g_viewer.replay_open() ? 1 : 0; }
+/// Replay controls: play (0/1), speed (0.25-4), seek (tick), step (+1 / -1 snapshot).
+EMSCRIPTEN_KEEPALIVE void fs_replay_control(const char* what, double value) { g_viewer.replay_control(what ? what : "", value); }
 
 }  // extern "C"
 

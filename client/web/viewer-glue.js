@@ -3,6 +3,11 @@
 // joystick) and the canvas size; everything about the game runs in C++. The C++ side publishes
 // its state every frame through window.__flockstepUpdate(json) -> window.__flockstep, which the
 // HUD reads here and tests read directly. Calls into C++ go through the exported fs_* functions.
+//
+// Issue 6: the start screen is a lobby of the server's rooms (GET /api/rooms every 2 s); an admin
+// token (sessionStorage) unlocks the Tune panel (POST /api/admin/rooms/<room>/groups/<i>, filled
+// from the WorldSpec the C++ side decoded: flockstepUi.world(json)); "Open recording" and
+// ?replay=URL hand a recording's bytes to C++ (fs_replay_buffer / fs_replay_open).
 'use strict';
 
 window.__flockstep = { ready: false, loaded: false, connected: false, screen: 'start' };
@@ -21,6 +26,11 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const s = JSON.parse(json);
     s.ready = true;
     s.loaded = true;
+    // Page-side state (issue 6): the room's title from the lobby list, the tuning panel.
+    s.roomTitle = roomTitle();
+    s.roomDescription = roomDescription();
+    s.tune = { open: tuneOpen, groups: tuneGroups, token: !!adminToken(), last: tuneLast };
+    s.lobby = { rooms: rooms.length, selected: selectedRoom, error: roomsError };
     window.__flockstep = s;
     // The overlays follow the state at 10 Hz (and at once when the link changes).
     const now = performance.now();
@@ -51,6 +61,26 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       $('start-error').textContent = msg;
       $('start-error').classList.remove('hidden');
     },
+    // Close CODE_UNKNOWN_ROOM: back to the lobby with a clear message.
+    refused(reason, room) {
+      showLobby();
+      showStartError(`Cannot join room "${room || '(default)'}": ${reason || 'no such room'}. Pick one of the rooms listed.`);
+      fetchRooms();
+    },
+    // The world (Welcome, every GroupUpdate, replay seeks): room name, description, groups.
+    world(json) {
+      world = JSON.parse(json);
+      tuneGroups = world.groups.map((g) => ({
+        index: g.index, name: g.name, kind: g.kind, technique: g.technique, count: g.count,
+        params: Object.fromEntries(g.params.map(([k, v]) => [k, v])),
+      }));
+      updateRoomInfo();
+      renderTune();
+    },
+    replayError(msg) {
+      showLobby();
+      showStartError('Cannot play the recording: ' + msg);
+    },
   };
 
   // ---- the Emscripten module -----------------------------------------------------------------
@@ -75,6 +105,316 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   window.addEventListener('resize', resize);
   resize();
 
+  // ---- rooms (lobby) -----------------------------------------------------------------------
+  // HTTP API base: the page's own origin, or the ?server= WebSocket's host.
+  function apiBase() {
+    const srv = params.get('server');
+    if (srv) {
+      try {
+        const u = new URL(srv);
+        return (u.protocol === 'wss:' ? 'https://' : 'http://') + u.host;
+      } catch (e) { /* fall through */ }
+    }
+    return location.protocol.startsWith('http') ? location.origin : 'http://localhost:8080';
+  }
+  const hashRoom = () => {
+    const m = /(?:^#|&)room=([^&]*)/.exec(location.hash);
+    return m ? decodeURIComponent(m[1]) : '';
+  };
+  let rooms = [];
+  let defaultRoom = '';
+  let maxRooms = 0;
+  let roomsError = '';
+  let selectedRoom = hashRoom();
+  let currentRoom = '';
+  let world = null;
+  let infoOpen = true;
+
+  async function fetchRooms() {
+    try {
+      const r = await fetch(apiBase() + '/api/rooms', { cache: 'no-store' });
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      const j = await r.json();
+      rooms = Array.isArray(j.rooms) ? j.rooms : [];
+      defaultRoom = j.default || (rooms[0] && rooms[0].name) || '';
+      maxRooms = j.max_rooms || 0;
+      roomsError = '';
+      if (!selectedRoom) selectedRoom = defaultRoom;
+    } catch (e) {
+      roomsError = 'room list unavailable (' + e.message + ')';
+    }
+    renderRooms();
+    updateRoomInfo();
+  }
+
+  function renderRooms() {
+    const ul = $('rooms');
+    const running = rooms.filter((r) => r.running).length;
+    $('rooms-status').textContent = roomsError ||
+      `${rooms.length} scenarios · ${running} running` + (maxRooms ? ` (max ${maxRooms})` : '');
+    if (!rooms.length) {
+      ul.innerHTML = `<li class="empty">${escapeHtml(roomsError || 'loading rooms…')}</li>`;
+      return;
+    }
+    const list = rooms.slice();
+    if (selectedRoom && !list.some((r) => r.name === selectedRoom))
+      list.push({ name: selectedRoom, title: selectedRoom, description: 'not offered by this server', running: false, missing: true });
+    ul.innerHTML = list.map((r) => {
+      const stats = r.missing ? '' : `${r.players || 0} players · ${r.spectators || 0} spectators · ${r.agents || 0} agents`;
+      return `<li class="room${r.name === selectedRoom ? ' selected' : ''}" role="option" aria-selected="${r.name === selectedRoom}"
+        data-name="${escapeHtml(r.name)}"><div class="line1"><span class="run${r.running ? ' on' : ''}" title="${r.running ? 'running' : 'starts when someone joins'}"></span>
+        <span class="title">${escapeHtml(r.title || r.name)}</span><span class="name">${escapeHtml(r.name)}</span>
+        ${r.name === defaultRoom ? '<span class="default-tag">default</span>' : ''}<span class="stats">${stats}</span></div>
+        <div class="desc">${escapeHtml(r.description || '')}</div></li>`;
+    }).join('');
+  }
+
+  $('rooms').addEventListener('click', (e) => {
+    const li = e.target.closest('li[data-name]');
+    if (!li) return;
+    selectedRoom = li.dataset.name;
+    setHashRoom(selectedRoom);
+    renderRooms();
+  });
+  $('rooms').addEventListener('dblclick', (e) => {
+    const li = e.target.closest('li[data-name]');
+    if (li) { selectedRoom = li.dataset.name; spectate(); }
+  });
+  function setHashRoom(room) {
+    try { history.replaceState(null, '', location.pathname + location.search + (room ? '#room=' + encodeURIComponent(room) : '')); } catch (e) { /* ignore */ }
+  }
+  window.addEventListener('hashchange', () => { const r = hashRoom(); if (r) { selectedRoom = r; renderRooms(); } });
+  setInterval(() => { if (!$('start').classList.contains('hidden')) fetchRooms(); }, 2000);
+
+  const roomEntry = (name) => rooms.find((r) => r.name === name);
+  function roomTitle() {
+    const name = window.__flockstep && window.__flockstep.room || currentRoom;
+    const r = roomEntry(name);
+    return (r && r.title) || (world && world.name) || name || '';
+  }
+  function roomDescription() {
+    const name = window.__flockstep && window.__flockstep.room || currentRoom;
+    const r = roomEntry(name);
+    return (world && world.description) || (r && r.description) || '';
+  }
+  function updateRoomInfo() {
+    if (world && world.room) currentRoom = world.room;
+    $('room-title').textContent = roomTitle();
+    $('room-name').textContent = currentRoom ? `(${currentRoom}${world && world.replay ? ', recording' : ''})` : '';
+    $('room-description').textContent = roomDescription();
+    $('tune-room').textContent = currentRoom;
+  }
+  function showRoomInfo(show) {
+    const inRoom = $('start').classList.contains('hidden');
+    $('room-info').classList.toggle('hidden', !(show && inRoom));
+    $('info-button').classList.toggle('on', !!(show && inRoom));
+  }
+  $('info-button').addEventListener('click', () => { infoOpen = !infoOpen; showRoomInfo(infoOpen); canvas.focus(); });
+
+  function showStartError(msg) {
+    $('start-error').textContent = msg;
+    $('start-error').classList.toggle('hidden', !msg);
+  }
+
+  // ---- tuning (admin) -------------------------------------------------------------------------
+  const TOKEN_KEY = 'flockstep.adminToken';
+  const adminToken = () => { try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; } };
+  let tuneOpen = false;
+  let tuneGroups = [];
+  let tuneLast = null;  // last POST: {group, key, status, tick|error}
+  const tokenInput = $('admin-token');
+  tokenInput.value = adminToken();
+  if (tokenInput.value) $('admin').open = true;
+  tokenInput.addEventListener('input', () => {
+    try { sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()); } catch (e) { /* ignore */ }
+    updateTuneButton();
+  });
+  function updateTuneButton() {
+    const replaying = window.__flockstep && window.__flockstep.screen === 'replay';
+    $('tune-button').classList.toggle('hidden', !adminToken() || replaying);
+    if ((!adminToken() || replaying) && tuneOpen) setTuneOpen(false);
+  }
+  function setTuneOpen(open) {
+    tuneOpen = open;
+    $('tune').classList.toggle('hidden', !open);
+    $('tune-button').classList.toggle('on', open);
+    $('board').classList.toggle('hidden', open || $('start').classList.contains('hidden') === false);
+    if (open) renderTune();
+  }
+  $('tune-button').addEventListener('click', () => setTuneOpen(!tuneOpen));
+  $('tune-close').addEventListener('click', () => { setTuneOpen(false); canvas.focus(); });
+
+  function fmt(v) {
+    if (!isFinite(v)) return '0';
+    return String(Math.abs(v) >= 1e-4 || v === 0 ? +v.toPrecision(6) : v);
+  }
+  // Build the panel once per group layout; later updates only rewrite values of fields not
+  // being edited, so a GroupUpdate never steals what someone is typing.
+  let tuneLayout = '';
+  function renderTune() {
+    if (!tuneOpen) return;
+    const box = $('tune-groups');
+    const layout = tuneGroups.map((g) => g.index + ':' + Object.keys(g.params).join(',')).join('|');
+    if (layout !== tuneLayout) {
+      tuneLayout = layout;
+      box.innerHTML = tuneGroups.map((g) => `
+        <details class="group" data-group="${g.index}"${g.index === 0 ? ' open' : ''}>
+          <summary><b>${escapeHtml(g.name)}</b> <span class="muted">#${g.index} · ${escapeHtml(g.technique)} · ${escapeHtml(g.kind)} ·
+            <span class="count-label">${g.count}</span> agents</span></summary>
+          <div class="grid">
+            <label for="tune-${g.index}-count" title="agents in the group">count</label>
+            <input id="tune-${g.index}-count" class="count" type="number" step="1" min="0" data-group="${g.index}" data-key="count">
+            ${Object.keys(g.params).map((k) => `
+              <label for="tune-${g.index}-${k}" title="${escapeHtml(k)}">${escapeHtml(k)}</label>
+              <input id="tune-${g.index}-${k}" type="number" step="any" data-group="${g.index}" data-key="${escapeHtml(k)}">`).join('')}
+          </div>
+          <div class="group-msg"></div>
+        </details>`).join('') || '<p class="muted">No groups.</p>';
+    }
+    for (const g of tuneGroups) {
+      const d = box.querySelector(`details[data-group="${g.index}"]`);
+      if (!d) continue;
+      d.querySelector('.count-label').textContent = g.count;
+      for (const input of d.querySelectorAll('input[data-key]')) {
+        const key = input.dataset.key;
+        const v = key === 'count' ? g.count : g.params[key];
+        const text = fmt(v);
+        if (document.activeElement !== input && input.value !== text) {
+          const had = input.value !== '';
+          input.value = text;
+          if (had) { input.classList.add('flash'); setTimeout(() => input.classList.remove('flash'), 800); }
+        }
+        input.dataset.value = text;
+      }
+    }
+  }
+
+  async function postTune(group, key, value, input) {
+    const room = currentRoom || (window.__flockstep && window.__flockstep.room) || '';
+    const msgBox = $('tune-groups').querySelector(`details[data-group="${group}"] .group-msg`);
+    const say = (cls, text) => { if (msgBox) { msgBox.className = 'group-msg ' + cls; msgBox.textContent = text; } };
+    const body = {};
+    body[key] = value;
+    say('muted', `sending ${key} = ${value}…`);
+    try {
+      const r = await fetch(`${apiBase()}/api/admin/rooms/${encodeURIComponent(room)}/groups/${group}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ' + adminToken() },
+        body: JSON.stringify(body),
+      });
+      const text = await r.text();
+      let j = null;
+      try { j = JSON.parse(text); } catch (e) { /* plain text */ }
+      if (r.ok) {
+        tuneLast = { group, key, value, status: r.status, tick: j && j.tick };
+        input.classList.remove('bad');
+        say('group-ok', `${key} = ${value} applied at tick ${j && j.tick !== undefined ? j.tick : '?'}`);
+      } else {
+        const why = (j && (j.error || j.message)) || text || r.statusText;
+        tuneLast = { group, key, value, status: r.status, error: why };
+        input.classList.add('bad');
+        const hint = r.status === 401 || r.status === 403 ? ' (check the admin token)' : r.status === 409 ? ' (room not running)' : '';
+        say('group-error', `${r.status}: ${why}${hint}`);
+      }
+    } catch (e) {
+      tuneLast = { group, key, value, status: 0, error: e.message };
+      input.classList.add('bad');
+      say('group-error', 'request failed: ' + e.message);
+    }
+  }
+  $('tune-groups').addEventListener('change', (e) => {
+    const input = e.target;
+    if (!input.dataset || input.dataset.key === undefined) return;
+    const group = Number(input.dataset.group);
+    const key = input.dataset.key;
+    if (input.value.trim() === '' || !isFinite(Number(input.value))) {
+      input.classList.add('bad');
+      return;
+    }
+    let value = Number(input.value);
+    const g = tuneGroups.find((x) => x.index === group);
+    const spec = world && world.groups.find((x) => x.index === group);
+    const param = spec && spec.params.find((p) => p[0] === key);
+    if (param && param[2]) value = value !== 0;  // boolean fields are JSON true/false
+    if (key === 'count') value = Math.round(value);
+    if (g) postTune(group, key, value, input);
+  });
+  $('tune-groups').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') e.target.dispatchEvent(new Event('change', { bubbles: true }));
+    if (e.key === 'Escape') { e.target.value = e.target.dataset.value || ''; e.target.blur(); }
+  });
+  $('tune-export').addEventListener('click', async () => {
+    const room = currentRoom || (window.__flockstep && window.__flockstep.room) || '';
+    try {
+      const r = await fetch(`${apiBase()}/api/rooms/${encodeURIComponent(room)}/scenario`, { cache: 'no-store' });
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      const blob = new Blob([await r.text()], { type: 'application/json' });
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `${room || 'scenario'}.json`;
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+      $('tune-error').classList.add('hidden');
+    } catch (e) {
+      $('tune-error').textContent = 'export failed: ' + e.message;
+      $('tune-error').classList.remove('hidden');
+    }
+  });
+
+  // ---- replay -----------------------------------------------------------------------------------
+  function openReplay(bytes, label) {
+    whenReady(() => {
+      const M = window.Module;
+      const n = bytes.length;
+      const ptr = M.ccall('fs_replay_buffer', 'number', ['number'], [n]);
+      if (!ptr && n) { window.flockstepUi.replayError('out of memory'); return; }
+      M.HEAPU8.set(bytes, ptr);
+      const ok = M.ccall('fs_replay_open', 'number', [], []);
+      if (ok) {
+        showStartError('');
+        enter('replay');
+        window.flockstepUi.toast('Recording: ' + label);
+      }
+    });
+  }
+  $('replay-file').addEventListener('change', async (e) => {
+    const f = e.target.files && e.target.files[0];
+    if (!f) return;
+    openReplay(new Uint8Array(await f.arrayBuffer()), f.name);
+    e.target.value = '';
+  });
+  async function fetchReplay(url) {
+    try {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      openReplay(new Uint8Array(await r.arrayBuffer()), url);
+    } catch (e) {
+      showStartError(`Cannot fetch the recording ${url}: ${e.message}`);
+    }
+  }
+  const replayCall = (what, v) => call('fs_replay_control', ['string', 'number'], [what, v]);
+  let seeking = false;
+  const seek = $('replay-seek');
+  seek.addEventListener('input', () => { seeking = true; replayCall('seek', Number(seek.value)); });
+  seek.addEventListener('change', () => { seeking = false; replayCall('seek', Number(seek.value)); canvas.focus(); });
+  $('replay-play').addEventListener('click', () => { replayCall('play', window.__flockstep.replay.playing ? 0 : 1); });
+  $('replay-step').addEventListener('click', () => replayCall('step', 1));
+  $('replay-back').addEventListener('click', () => replayCall('step', -1));
+  $('replay-speed').addEventListener('change', (e) => { replayCall('speed', Number(e.target.value)); canvas.focus(); });
+  function refreshReplayBar(s) {
+    const r = s.replay;
+    if (!r || !r.active) return;
+    seek.min = r.firstTick;
+    seek.max = r.lastTick;
+    if (!seeking && document.activeElement !== seek) seek.value = r.tick;
+    $('replay-play').textContent = r.playing ? 'Pause' : 'Play';
+    const tr = s.tick_rate || 60;
+    $('replay-tick').textContent = `tick ${r.tick} / ${r.lastTick} · ${((r.tick - r.firstTick) / tr).toFixed(1)} s · ${r.speed}×`;
+    const sel = $('replay-speed');
+    if (Number(sel.value) !== r.speed && document.activeElement !== sel) sel.value = String(r.speed);
+  }
+
   // ---- start screen --------------------------------------------------------------------------
   const nameInput = $('name');
   try { nameInput.value = localStorage.getItem('flockstep.name') || ''; } catch (e) { /* private mode */ }
@@ -87,30 +427,51 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     $('start').classList.add('hidden');
     $('hud').classList.remove('hidden');
     $('toolbar').classList.remove('hidden');
-    $('board').classList.remove('hidden');
+    $('board').classList.toggle('hidden', tuneOpen);
     $('score').classList.toggle('hidden', mode !== 'play');
-    document.body.classList.toggle('spectating', mode === 'spectate');
+    $('replay-bar').classList.toggle('hidden', mode !== 'replay');
+    document.body.classList.toggle('spectating', mode === 'spectate' || mode === 'replay');
+    document.body.classList.toggle('replaying', mode === 'replay');
+    showStartError('');
+    showRoomInfo(infoOpen);
+    updateTuneButton();
     canvas.focus();
+  }
+
+  function joinRoom() {
+    const room = selectedRoom || '';
+    currentRoom = room || defaultRoom;
+    world = null;
+    updateRoomInfo();
+    setHashRoom(room);
+    call('fs_set_room', ['string'], [room]);
   }
 
   function play(name) {
     name = (name || '').trim().slice(0, 32) || 'pilot';
     try { localStorage.setItem('flockstep.name', name); } catch (e) { /* ignore */ }
     enter('play');
-    whenReady(() => call('fs_play', ['string'], [name]));
+    whenReady(() => { joinRoom(); call('fs_play', ['string'], [name]); });
   }
 
   function spectate() {
     enter('spectate');
-    whenReady(() => call('fs_spectate', [], []));
+    whenReady(() => { joinRoom(); call('fs_spectate', [], []); });
+  }
+
+  function showLobby() {
+    $('start').classList.remove('hidden');
+    ['hud', 'toolbar', 'board', 'score', 'replay-bar', 'room-info', 'tune'].forEach((id) => $(id).classList.add('hidden'));
+    tuneOpen = false;
+    document.body.classList.remove('replaying');
+    fetchRooms();
   }
 
   $('play-form').addEventListener('submit', (e) => { e.preventDefault(); play(nameInput.value); });
   $('spectate').addEventListener('click', spectate);
   $('leave').addEventListener('click', () => {
     call('fs_leave', [], []);
-    $('start').classList.remove('hidden');
-    ['hud', 'toolbar', 'board', 'score'].forEach((id) => $(id).classList.add('hidden'));
+    showLobby();
     nameInput.focus();
   });
 
@@ -128,7 +489,8 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   $('help-close').addEventListener('click', () => { $('help').classList.add('hidden'); canvas.focus(); });
   document.addEventListener('keydown', (e) => {
     // The start screen's own shortcuts (C++ ignores keys there so the name field can be typed in).
-    if (!$('start').classList.contains('hidden') && e.key === '?' && document.activeElement !== nameInput) toggleHelp();
+    const a = document.activeElement;
+    if (!$('start').classList.contains('hidden') && e.key === '?' && !(a && a.tagName === 'INPUT')) toggleHelp();
   });
 
   // ---- touch joystick (play): put a finger down anywhere, drag: x turns, up thrusts -------------
@@ -181,6 +543,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     if (!s.ready) return;
     // Status: always visible.
     if (s.bench) setStatus('idle', `offline benchmark · ${s.bench} agents` + (s.bench_sim_ms ? ` · sim ${s.bench_sim_ms.toFixed(2)} ms/tick` : ''));
+    else if (s.screen === 'replay') setStatus('idle', `recording · ${s.room || '?'} · ${s.replay.playing ? 'playing' : 'paused'}`);
     else if (s.screen === 'start') setStatus('idle', 'not connected');
     else if (s.link === 'live') setStatus('live', `connected · ${s.role} · rtt ${f0(s.rtt)} ms`);
     else if (s.link === 'reconnecting')
@@ -189,10 +552,13 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     else setStatus(s.link, s.link + '…');
 
     if (s.screen === 'start') return;
+    updateTuneButton();
+    if (s.screen === 'replay') refreshReplayBar(s);
     const others = s.mode === 'extrapolate'
       ? `extrapolate  err ${(100 * s.extrap_error).toFixed(1)} cm (dead reckoning ${(100 * s.dead_reckoning_error).toFixed(1)} cm)`
       : `interpolate  ${f0(s.interp_delay_ms)} ms behind`;
     const lines = [
+      `room      ${s.room || '(default)'}`,
       `fps       ${f0(s.fps)}  (${s.frame_ms.toFixed(2)} ms cpu)`,
       `rtt       ${f1(s.rtt)} ms`,
       `tick      ${f0(s.tick)}  @ ${f0(s.tick_rate)} Hz`,
@@ -207,7 +573,11 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     } else if (s.follow) {
       lines.push(`following #${s.follow}`);
     }
-    if (s.paused) lines.push('PAUSED (N: step)');
+    if (s.screen === 'replay') {
+      lines.splice(2, 5, `replay    tick ${f0(s.replay.tick)} (${f0(s.replay.firstTick)}-${f0(s.replay.lastTick)}) @ ${f0(s.tick_rate)} Hz`,
+        `          ${s.replay.playing ? 'playing' : 'paused'} ${s.replay.speed}×  snapshot ${f0(s.replay.snapshot_tick)}`,
+        `agents    ${f0(s.visible)} visible / ${f0(s.entities)}`);
+    } else if (s.paused) lines.push('PAUSED (N: step)');
     $('hud').textContent = lines.join('\n');
 
     if (s.screen === 'play') {
@@ -232,7 +602,9 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     // Offline benchmark: ?bench=N[&sim=1] draws N agents without a server (docs/viewer.md).
     enter('spectate');
     whenReady(() => call('fs_bench', ['number', 'number'], [Number(params.get('bench')) || 1000, params.get('sim') === '1' ? 1 : 0]));
-  } else if (params.has('play')) play(params.get('play'));
+  } else if (params.has('replay')) fetchReplay(params.get('replay'));
+  else if (params.has('play')) play(params.get('play'));
   else if (params.has('spectate')) spectate();
   else nameInput.focus();
+  fetchRooms();
 })();

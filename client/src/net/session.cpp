@@ -39,10 +39,11 @@ void Session::configure(std::string url, Handlers handlers) {
   handlers_ = std::move(handlers);
 }
 
-void Session::start(codec::Role role, std::string display_name, double now_ms) {
+void Session::start(codec::Role role, std::string display_name, double now_ms, std::string room) {
   stop();
   role_ = role;
   name_ = std::move(display_name);
+  room_ = std::move(room);
   resume_token_.clear();
   had_welcome_ = false;
   attempt_ = 0;
@@ -64,6 +65,7 @@ void Session::connect(double now_ms) {
   state_ = LinkState::kConnecting;
   attempt_started_ms_ = now_ms;
   server_said_bad_resume_ = false;
+  refused_ = false;
   Connection::Handlers h;
   h.on_open = [this] { on_open(emscripten_get_now()); };
   h.on_message = [this](const std::uint8_t* d, std::uint32_t n) { on_message(d, n); };
@@ -82,7 +84,17 @@ void Session::on_open(double now_ms) {
   resuming_ = role_ == codec::Role::kPlayer && !resume_token_.empty();
   if (resuming_) j.resume_token = resume_token_;
   out_.clear();
-  if (codec::encode_join(j, out_)) send(out_);
+  if (!codec::encode_join(j, out_)) return;
+  if (!room_.empty()) {
+    // Join.room (issue 6). Concatenated encodings of a message merge, so a second ClientMessage
+    // carrying only join.room adds the field to the Join above.
+    v1::ClientMessage extra;
+    extra.mutable_join()->set_room(room_);
+    std::string bytes;
+    if (!extra.SerializeToString(&bytes)) return;
+    out_ += bytes;
+  }
+  send(out_);
 }
 
 void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
@@ -122,16 +134,16 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
     case v1::ServerMessage::kDeltaSnapshot: {
       if (state_ != LinkState::kLive) break;
       const v1::DeltaSnapshot& d = msg_.delta_snapshot();
-      const codec::Result r = receiver_.receive(d);
-      if (r.status == codec::Status::kEmpty) ++baseline_misses_;
-      else if (!r.ok()) ++bad_messages_;
+      const codec::Result rr = receiver_.receive(d);
+      if (rr.status == codec::Status::kEmpty) ++baseline_misses_;
+      else if (!rr.ok()) ++bad_messages_;
       // Acknowledge what was decoded (0 after a missing baseline: the server sends a full one).
       out_.clear();
       if (codec::encode_ack(receiver_.ack_tick(), view_dirty_ ? &view_ : nullptr, out_)) {
         send(out_);
         view_dirty_ = false;
       }
-      if (r.ok() && receiver_.tick() == d.server_tick() && handlers_.on_snapshot) {
+      if (rr.ok() && receiver_.tick() == d.server_tick() && handlers_.on_snapshot) {
         SnapshotFrame f;
         f.server_tick = d.server_tick();
         f.last_input_sequence = d.last_input_sequence();
@@ -169,6 +181,10 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
       last_close_ = msg_.close().reason();
       if (last_close_.empty()) last_close_ = "server closed the connection";
       if (msg_.close().code() == v1::Close::CODE_BAD_RESUME) server_said_bad_resume_ = true;
+      if (msg_.close().code() == v1::Close::CODE_UNKNOWN_ROOM) refused_ = true;
+      break;
+    case v1::ServerMessage::kGroupUpdate:
+      if (state_ == LinkState::kLive && handlers_.on_group_update) handlers_.on_group_update(msg_.group_update());
       break;
     default:
       break;
@@ -179,6 +195,12 @@ void Session::on_close(std::uint16_t code, const std::string& reason) {
   if (state_ == LinkState::kIdle) return;  // the user left
   if (last_close_.empty())
     last_close_ = reason.empty() ? "connection closed (WebSocket code " + std::to_string(code) + ")" : reason;
+  if (refused_) {
+    // No such room (or no room left): retrying cannot help; the viewer goes back to the lobby.
+    state_ = LinkState::kIdle;
+    if (handlers_.on_refused) handlers_.on_refused(last_close_);
+    return;
+  }
   if (server_said_bad_resume_) {
     // The craft is gone (window expired or the server restarted): join again as a new player.
     resume_token_.clear();

@@ -52,12 +52,17 @@ class Session {
     std::function<void(const v1::Events& e)> on_events;
     /// The link went down (a retry follows unless the user stopped).
     std::function<void(const std::string& reason)> on_lost;
+    /// A tuning of one group was applied (issue 6): replace WorldSpec.groups[u.group()].
+    std::function<void(const v1::GroupUpdate& u)> on_group_update;
+    /// The server refused the join for good (no such room, or no room left): no retry follows.
+    std::function<void(const std::string& reason)> on_refused;
   };
 
   /// `url`: ws://host:port/ws.
   void configure(std::string url, Handlers handlers);
-  /// Join as player (with a display name) or spectator. Resets the resume token.
-  void start(codec::Role role, std::string display_name, double now_ms);
+  /// Join as player (with a display name) or spectator, in `room` (scenario name; empty = the
+  /// server's default room). Resets the resume token.
+  void start(codec::Role role, std::string display_name, double now_ms, std::string room = {});
   /// Leave for good (user action): close cleanly, no reconnect.
   void stop();
   /// Timers: reconnect attempts, pings, the silence timeout. Call every frame.
@@ -85,6 +90,8 @@ class Session {
   /// Successful (re)joins after the first one, and how many of them took the craft back.
   std::uint32_t reconnects() const { return reconnects_; }
   std::uint32_t resumes() const { return resumes_; }
+  /// Room asked for in Join (empty = default).
+  const std::string& room() const { return room_; }
   /// Welcome of the current (or last) connection.
   const v1::Welcome& welcome() const { return welcome_; }
   /// Bytes received and sent over every connection so far.
@@ -113,7 +120,9 @@ class Session {
   LinkState state_ = LinkState::kIdle;
   codec::Role role_ = codec::Role::kSpectator;
   std::string name_;
+  std::string room_;
   std::string resume_token_;
+  bool refused_ = false;  // Close CODE_UNKNOWN_ROOM: do not retry
   bool resuming_ = false;
   bool server_said_bad_resume_ = false;
   bool had_welcome_ = false;
