@@ -35,7 +35,10 @@ struct JoinRequest {
   std::string display_name;   ///< valid UTF-8, no control characters, trimmed, 1..max_name_bytes
   std::string resume_token;   ///< empty or exactly kResumeTokenBytes raw bytes
   bool plain_snapshots = false;  ///< plain Snapshot messages instead of the delta stream (Join field 5)
+  std::string room = {};      ///< room (scenario) name, <= kMaxRoomNameBytes; empty = the default room
 };
+/// Longest Join.room accepted (issue 6).
+inline constexpr std::size_t kMaxRoomNameBytes = 64;
 
 /// A validated input frame: finite, turn in [-1, 1], throttle in [0, 1], sequence >= 1.
 struct InputFrame {

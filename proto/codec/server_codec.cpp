@@ -111,6 +111,53 @@ bool from_wire(v1::BehaviourState s, sim::BehaviorState& out) {
   }
 }
 
+void encode_group(const sim::GroupSpec& g, v1::AgentGroup& o) {
+  o.Clear();
+  o.set_name(g.name);
+  o.set_kind(to_wire(g.kind));
+  o.set_technique(sim::technique_name(g.technique));
+  o.set_count(g.count);
+  put(g.spawn_min, *o.mutable_spawn_min());
+  put(g.spawn_max, *o.mutable_spawn_max());
+  o.set_path(g.path);
+  o.set_leader_group(g.leader_group);
+  put(g.offset, *o.mutable_offset());
+  o.set_pattern(pattern_name(g.pattern));
+  for (const GroupField& f : group_fields()) {
+    v1::Param* p = o.add_params();
+    p->set_name(std::string(f.name));
+    p->set_value(f.get(g));
+  }
+  o.set_target_group(g.target_group);
+  put(g.goal, *o.mutable_goal());
+  o.set_tile_pattern(g.tile_pattern);
+  o.set_track(g.track);
+}
+
+Result decode_group(const v1::AgentGroup& o, const std::string& where, sim::GroupSpec& g) {
+  g = sim::GroupSpec{};
+  g.name = o.name();
+  if (!from_wire(o.kind(), g.kind)) return fail(Status::kBadEnum, where + ".kind unknown");
+  if (!sim::parse_technique(o.technique(), g.technique)) return fail(Status::kBadEnum, where + ".technique unknown");
+  g.count = o.count();
+  if (!get(o.spawn_min(), g.spawn_min) || !get(o.spawn_max(), g.spawn_max) || !get(o.offset(), g.offset))
+    return not_finite(where + ".spawn/offset");
+  g.path = o.path();
+  g.leader_group = o.leader_group();
+  if (!parse_pattern(o.pattern(), g.pattern)) return fail(Status::kBadEnum, where + ".pattern unknown");
+  for (const v1::Param& p : o.params()) {
+    const GroupField* f = find_group_field(p.name());
+    if (!f) return fail(Status::kBadEnum, where + ".params: unknown parameter '" + p.name() + "'");
+    if (!finite(p.value())) return not_finite(where + "." + p.name());
+    f->set(g, p.value());
+  }
+  g.target_group = o.target_group();
+  if (o.has_goal() && !get(o.goal(), g.goal)) return not_finite(where + ".goal");
+  g.tile_pattern = o.tile_pattern();
+  g.track = o.track();
+  return {};
+}
+
 void encode_world_spec(const sim::Scenario& s, v1::WorldSpec& out) {
   out.Clear();
   out.set_name(s.name);
@@ -141,23 +188,27 @@ void encode_world_spec(const sim::Scenario& s, v1::WorldSpec& out) {
     o->set_loop(p.loop);
     for (const Vec2& v : p.points) put(v, *o->add_points());
   }
-  for (const sim::GroupSpec& g : s.groups) {
-    v1::AgentGroup* o = out.add_groups();
-    o->set_name(g.name);
-    o->set_kind(to_wire(g.kind));
-    o->set_technique(sim::technique_name(g.technique));
-    o->set_count(g.count);
-    put(g.spawn_min, *o->mutable_spawn_min());
-    put(g.spawn_max, *o->mutable_spawn_max());
-    o->set_path(g.path);
-    o->set_leader_group(g.leader_group);
-    put(g.offset, *o->mutable_offset());
-    o->set_pattern(pattern_name(g.pattern));
-    for (const GroupField& f : group_fields()) {
-      v1::Param* p = o->add_params();
-      p->set_name(std::string(f.name));
-      p->set_value(f.get(g));
+  for (const sim::GroupSpec& g : s.groups) encode_group(g, *out.add_groups());
+  v1::TileMap* t = out.mutable_tiles();
+  t->set_width(static_cast<std::uint32_t>(std::max(0, s.tiles.cols)));
+  t->set_height(static_cast<std::uint32_t>(std::max(0, s.tiles.rows)));
+  t->set_cell_size(s.tiles.cell);
+  t->set_cells(std::string(s.tiles.blocked.begin(), s.tiles.blocked.end()));
+  for (const sim::TilePatternSpec& p : s.tile_patterns) {
+    v1::TilePattern* o = out.add_tile_patterns();
+    o->set_name(p.name);
+    for (const auto& v : p.vertices) {
+      o->add_vertices(v[0]);
+      o->add_vertices(v[1]);
     }
+    o->set_row_offset(p.row_offset);
+    o->set_col_offset(p.col_offset);
+  }
+  for (const sim::TrackSpec& k : s.tracks) {
+    v1::Track* o = out.add_tracks();
+    o->set_name(k.name);
+    for (const auto& seg : k.segments)
+      for (std::int32_t v : seg) o->add_segments(v);
   }
 }
 
@@ -205,25 +256,42 @@ Result decode_world_spec(const v1::WorldSpec& in, sim::Scenario& s) {
   }
   s.groups.clear();
   for (int i = 0; i < in.groups_size(); ++i) {
-    const v1::AgentGroup& o = in.groups(i);
-    const std::string where = "world.groups[" + std::to_string(i) + "]";
     sim::GroupSpec g;
-    g.name = o.name();
-    if (!from_wire(o.kind(), g.kind)) return fail(Status::kBadEnum, where + ".kind unknown");
-    if (!sim::parse_technique(o.technique(), g.technique)) return fail(Status::kBadEnum, where + ".technique unknown");
-    g.count = o.count();
-    if (!get(o.spawn_min(), g.spawn_min) || !get(o.spawn_max(), g.spawn_max) || !get(o.offset(), g.offset))
-      return not_finite(where + ".spawn/offset");
-    g.path = o.path();
-    g.leader_group = o.leader_group();
-    if (!parse_pattern(o.pattern(), g.pattern)) return fail(Status::kBadEnum, where + ".pattern unknown");
-    for (const v1::Param& p : o.params()) {
-      const GroupField* f = find_group_field(p.name());
-      if (!f) return fail(Status::kBadEnum, where + ".params: unknown parameter '" + p.name() + "'");
-      if (!finite(p.value())) return not_finite(where + "." + p.name());
-      f->set(g, p.value());
-    }
+    if (Result r = decode_group(in.groups(i), "world.groups[" + std::to_string(i) + "]", g); !r.ok()) return r;
     s.groups.push_back(std::move(g));
+  }
+  const v1::TileMap& t = in.tiles();
+  constexpr std::uint32_t kMaxTiles = 1024;  // sim limit per side (sim::validate_tiles checks it too)
+  if (t.width() > kMaxTiles || t.height() > kMaxTiles) return fail(Status::kMalformed, "world.tiles too large");
+  if (!finite(t.cell_size())) return not_finite("world.tiles.cell_size");
+  s.tiles.cols = static_cast<std::int32_t>(t.width());
+  s.tiles.rows = static_cast<std::int32_t>(t.height());
+  if (t.cell_size() != 0 || s.tiles.cols != 0) s.tiles.cell = t.cell_size();
+  if (t.cells().size() != std::size_t{t.width()} * t.height())
+    return fail(Status::kMalformed, "world.tiles.cells must hold width x height bytes");
+  s.tiles.blocked.assign(t.cells().begin(), t.cells().end());
+  s.tile_patterns.clear();
+  for (int i = 0; i < in.tile_patterns_size(); ++i) {
+    const v1::TilePattern& p = in.tile_patterns(i);
+    if (p.vertices_size() % 2 != 0)
+      return fail(Status::kMalformed, "world.tile_patterns[" + std::to_string(i) + "].vertices must be pairs");
+    sim::TilePatternSpec ps;
+    ps.name = p.name();
+    for (int k = 0; k < p.vertices_size(); k += 2) ps.vertices.push_back({p.vertices(k), p.vertices(k + 1)});
+    ps.row_offset = p.row_offset();
+    ps.col_offset = p.col_offset();
+    s.tile_patterns.push_back(std::move(ps));
+  }
+  s.tracks.clear();
+  for (int i = 0; i < in.tracks_size(); ++i) {
+    const v1::Track& k = in.tracks(i);
+    if (k.segments_size() % 4 != 0)
+      return fail(Status::kMalformed, "world.tracks[" + std::to_string(i) + "].segments must be quadruples");
+    sim::TrackSpec ts;
+    ts.name = k.name();
+    for (int j = 0; j < k.segments_size(); j += 4)
+      ts.segments.push_back({k.segments(j), k.segments(j + 1), k.segments(j + 2), k.segments(j + 3)});
+    s.tracks.push_back(std::move(ts));
   }
   if (std::string why = sim::validate(s); !why.empty()) return fail(Status::kMalformed, "world." + why);
   return {};
@@ -406,7 +474,17 @@ void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std:
   w->set_resume_token(info.resume_token);
   w->set_resume_window_ms(info.resume_window_ms);
   w->set_max_input_frames(info.max_input_frames);
+  w->set_room(info.room);
   encode_world_spec(scenario, *w->mutable_world());
+  serialize(m, out);
+}
+
+void encode_group_update(std::uint64_t server_tick, std::int32_t group, const sim::GroupSpec& spec, std::string& out) {
+  v1::ServerMessage m;
+  v1::GroupUpdate* u = m.mutable_group_update();
+  u->set_server_tick(server_tick);
+  u->set_group(group);
+  encode_group(spec, *u->mutable_spec());
   serialize(m, out);
 }
 

@@ -29,6 +29,11 @@ void encode_world_spec(const sim::Scenario& scenario, v1::WorldSpec& out);
 /// Rebuild a scenario; rejects non-finite numbers, unknown enums/names and anything
 /// sim::validate() refuses. Fields absent on the wire keep the values already in `out`.
 Result decode_world_spec(const v1::WorldSpec& in, sim::Scenario& out);
+/// One group with its full parameter table (WorldSpec.groups[i], GroupUpdate.spec).
+void encode_group(const sim::GroupSpec& group, v1::AgentGroup& out);
+/// Inverse of encode_group (starts from a default GroupSpec); `where` prefixes error details.
+/// Checks finiteness and names only: sim::validate() of the whole scenario is the caller's.
+Result decode_group(const v1::AgentGroup& in, const std::string& where, sim::GroupSpec& out);
 
 // ---- agents and snapshots ----
 /// Every field of an AgentView.
@@ -111,9 +116,13 @@ struct WelcomeInfo {
   std::string resume_token;       ///< raw bytes, players only
   std::uint32_t resume_window_ms = 0;
   std::uint32_t max_input_frames = 64;
+  std::string room;               ///< the room's name (issue 6)
 };
 /// Serialized ServerMessage{welcome}.
 void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std::string& out);
+
+/// Serialized ServerMessage{group_update}: group `group` is `spec` from `server_tick` on (issue 6).
+void encode_group_update(std::uint64_t server_tick, std::int32_t group, const sim::GroupSpec& spec, std::string& out);
 
 /// Append a capture (sim Event kCapture) of player `player_id` to an Events message.
 void add_capture(v1::Events& events, std::uint32_t player_id, const sim::Event& e);

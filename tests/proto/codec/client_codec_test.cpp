@@ -61,6 +61,28 @@ TEST(ClientCodec, JoinRoundTripsEveryField) {
   ASSERT_TRUE(decode(bytes, c).ok());
   EXPECT_EQ(c.join.role, Role::kSpectator);
   EXPECT_TRUE(c.join.resume_token.empty());
+  EXPECT_TRUE(c.join.room.empty());
+}
+
+TEST(ClientCodec, JoinCarriesTheRoomUpTo64Bytes) {
+  JoinRequest j;
+  j.role = Role::kSpectator;
+  j.display_name = "viewer";
+  j.room = "intercept";
+  std::string bytes;
+  ASSERT_TRUE(encode_join(j, bytes));
+  ClientCommand c;
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_EQ(c.join.room, "intercept");
+  j.room = std::string(kMaxRoomNameBytes, 'r');
+  bytes.clear();
+  ASSERT_TRUE(encode_join(j, bytes));
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_EQ(c.join.room.size(), kMaxRoomNameBytes);
+  j.room += "x";
+  bytes.clear();
+  ASSERT_TRUE(encode_join(j, bytes));
+  EXPECT_EQ(decode(bytes, c).status, Status::kMalformed);
 }
 
 TEST(ClientCodec, InputRoundTripsEveryFrameInOrder) {

@@ -27,8 +27,8 @@ constexpr std::size_t field_count() {
 // If one of these fails, a sim struct changed: map the new field in proto/codec (and the
 // .proto mirror), extend the distinct-value fill below, then update the count.
 static_assert(field_count<sim::AgentView>() == 11, "AgentView changed: map it in encode_agent/decode_agent");
-static_assert(field_count<sim::Scenario>() == 16, "Scenario changed: map it in encode/decode_world_spec");
-static_assert(field_count<sim::GroupSpec>() == 27, "GroupSpec changed: map it (group_fields.cpp for numbers)");
+static_assert(field_count<sim::Scenario>() == 19, "Scenario changed: map it in encode/decode_world_spec");
+static_assert(field_count<sim::GroupSpec>() == 40, "GroupSpec changed: map it (group_fields.cpp for numbers)");
 static_assert(field_count<sim::PathSpec>() == 3, "PathSpec changed");
 static_assert(field_count<behavior::CraftParams>() == 8, "CraftParams changed: map it (world.proto CraftParams, group_fields)");
 static_assert(field_count<sim::LayerWeights>() == 4, "LayerWeights changed: add it to group_fields.cpp");
@@ -38,8 +38,13 @@ static_assert(field_count<behavior::DetectionBoxParams>() == 4, "DetectionBoxPar
 static_assert(field_count<behavior::FeelerParams>() == 3, "FeelerParams changed: add it to group_fields.cpp");
 static_assert(field_count<behavior::HideParams>() == 4, "HideParams changed: add it to group_fields.cpp");
 
-/// Numeric fields of GroupSpec: its own 10 plus the nested parameter structs.
-constexpr std::size_t kNumericGroupFields = 10 + 8 + 4 + 8 + 3 + 4 + 3 + 4;
+static_assert(field_count<sim::FlySpec>() == 2, "FlySpec changed: add it to group_fields.cpp");
+static_assert(field_count<sim::MineSpec>() == 3, "MineSpec changed: add it to group_fields.cpp");
+static_assert(field_count<sim::RaySpec>() == 7, "RaySpec changed: add it to group_fields.cpp");
+
+/// Numeric fields of GroupSpec: its own 16 (issue 6: heading_deg, swerve_after_s, swerve_deg,
+/// kinematic_max_rotation, tile_speed, chase_range) plus the nested parameter structs.
+constexpr std::size_t kNumericGroupFields = 16 + 8 + 4 + 8 + 3 + 4 + 3 + 4 + 2 + 3 + 7;
 
 std::span<const std::byte> bytes_of(const std::string& s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
@@ -185,6 +190,8 @@ sim::Scenario distinct_scenario() {
   a.leader_group = -1;
   a.offset = {-4.5, 1.25};
   a.pattern = sim::PatternKind::kZigZag;
+  a.goal = {3.5, 4.5};
+  a.tile_pattern = 0;
   // Every numeric parameter gets default + a distinct step; stays valid (see validate()).
   int i = 0;
   for (const GroupField& f : group_fields()) {
@@ -198,7 +205,27 @@ sim::Scenario distinct_scenario() {
   b.count = 2;
   b.leader_group = 0;
   b.pattern = sim::PatternKind::kArbitrary;
+  b.target_group = 0;
+  b.track = 0;
   s.groups = {a, b};
+  // Issue 6 tile data: a 5 x 4 map of 4.5 m cells, one wall tile, a pattern and a track.
+  s.tiles.cols = 5;
+  s.tiles.rows = 4;
+  s.tiles.cell = 4.5;
+  s.tiles.blocked.assign(20, 0);
+  s.tiles.blocked[3 * 5 + 4] = 1;
+  s.tile_patterns = {{"hook", {{0, 0}, {0, 3}, {2, 3}, {0, 0}}, 1, 0}};
+  s.tracks = {{"rail", {{0, 0, 0, 4}, {1, 0, 3, 0}}}};
+  // A distinct value a parameter's range refuses (probabilities, enumerations such as
+  // rays.config) goes back to its default: validate() names it, up to once per field.
+  for (std::size_t tries = 0; tries < group_fields().size(); ++tries) {
+    const std::string why = sim::validate(s);
+    const std::string prefix = "groups[0].";
+    if (why.rfind(prefix, 0) != 0) break;
+    const GroupField* f = find_group_field(why.substr(prefix.size(), why.find(':') - prefix.size()));
+    if (!f) break;
+    f->set(s.groups[0], f->get(sim::GroupSpec{}));
+  }
   return s;
 }
 
@@ -213,6 +240,10 @@ void expect_group_eq(const sim::GroupSpec& a, const sim::GroupSpec& b) {
   EXPECT_EQ(a.leader_group, b.leader_group);
   EXPECT_EQ(a.offset, b.offset);
   EXPECT_EQ(a.pattern, b.pattern);
+  EXPECT_EQ(a.target_group, b.target_group);
+  EXPECT_EQ(a.goal, b.goal);
+  EXPECT_EQ(a.tile_pattern, b.tile_pattern);
+  EXPECT_EQ(a.track, b.track);
   for (const GroupField& f : group_fields()) EXPECT_TRUE(same_bits(f.get(a), f.get(b))) << f.name;
 }
 
@@ -286,6 +317,57 @@ TEST(ServerCodec, ScenarioRoundTripsEveryFieldThroughWelcome) {
   }
   ASSERT_EQ(out.groups.size(), in.groups.size());
   for (std::size_t i = 0; i < in.groups.size(); ++i) expect_group_eq(in.groups[i], out.groups[i]);
+  EXPECT_EQ(w.room(), "");
+  EXPECT_EQ(out.tiles.cols, in.tiles.cols);
+  EXPECT_EQ(out.tiles.rows, in.tiles.rows);
+  EXPECT_EQ(out.tiles.cell, in.tiles.cell);
+  EXPECT_EQ(out.tiles.blocked, in.tiles.blocked);
+  ASSERT_EQ(out.tile_patterns.size(), 1u);
+  EXPECT_EQ(out.tile_patterns[0].name, "hook");
+  EXPECT_EQ(out.tile_patterns[0].vertices, in.tile_patterns[0].vertices);
+  EXPECT_EQ(out.tile_patterns[0].row_offset, 1);
+  EXPECT_EQ(out.tile_patterns[0].col_offset, 0);
+  ASSERT_EQ(out.tracks.size(), 1u);
+  EXPECT_EQ(out.tracks[0].name, "rail");
+  EXPECT_EQ(out.tracks[0].segments, in.tracks[0].segments);
+}
+
+TEST(ServerCodec, WelcomeCarriesTheRoomName) {
+  WelcomeInfo info;
+  info.room = "arena";
+  std::string bytes;
+  encode_welcome(info, distinct_scenario(), bytes);
+  v1::ServerMessage msg;
+  ASSERT_TRUE(decode_server_message(bytes_of(bytes), msg).ok());
+  EXPECT_EQ(msg.welcome().room(), "arena");
+}
+
+TEST(ServerCodec, GroupUpdateRoundTripsTheWholeGroup) {
+  const sim::Scenario s = distinct_scenario();
+  std::string bytes;
+  encode_group_update(1234, 1, s.groups[1], bytes);
+  v1::ServerMessage msg;
+  ASSERT_TRUE(decode_server_message(bytes_of(bytes), msg).ok());
+  ASSERT_EQ(msg.payload_case(), v1::ServerMessage::kGroupUpdate);
+  EXPECT_EQ(msg.group_update().server_tick(), 1234u);
+  EXPECT_EQ(msg.group_update().group(), 1);
+  sim::GroupSpec g;
+  ASSERT_TRUE(decode_group(msg.group_update().spec(), "spec", g).ok());
+  expect_group_eq(s.groups[1], g);
+  v1::AgentGroup bad = msg.group_update().spec();
+  bad.mutable_goal()->set_x(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(decode_group(bad, "spec", g).status, Status::kNotFinite);
+}
+
+TEST(ServerCodec, TileMapWithTheWrongCellCountIsRejected) {
+  v1::WorldSpec spec;
+  encode_world_spec(distinct_scenario(), spec);
+  spec.mutable_tiles()->set_cells(std::string(19, '\0'));
+  sim::Scenario out;
+  EXPECT_EQ(decode_world_spec(spec, out).status, Status::kMalformed);
+  encode_world_spec(distinct_scenario(), spec);
+  spec.mutable_tile_patterns(0)->add_vertices(1);
+  EXPECT_EQ(decode_world_spec(spec, out).status, Status::kMalformed);
 }
 
 TEST(ServerCodec, WorldSpecDecodeRejectsBadValues) {
