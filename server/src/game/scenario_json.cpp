@@ -84,8 +84,8 @@ void tile_map(const json& j, sim::TileMapSpec& m) {
   const json* rows_text = nullptr;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string p = "tiles." + it.key();
-    if (it.key() == "cols") m.cols = int32(it.value(), p, 0, 1024);
-    else if (it.key() == "rows") m.rows = int32(it.value(), p, 0, 1024);
+    if (it.key() == "cols") m.cols = int32(it.value(), p, 0, 256);
+    else if (it.key() == "rows") m.rows = int32(it.value(), p, 0, 256);
     else if (it.key() == "cell") m.cell = number(it.value(), p);
     else if (it.key() == "rows_text") rows_text = &array(it.value(), p);
     else error(p, "unknown key");

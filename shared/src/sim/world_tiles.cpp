@@ -23,6 +23,10 @@ using behavior::Tile;
 
 namespace {
 
+/// Largest tile map side: keeps the per-step line buffer small (the sim also runs as wasm, with
+/// a small stack).
+constexpr std::int32_t kMaxTileMapSide = 256;
+
 bool is_tile_technique(Technique t) {
   return t == Technique::kTilePatrol || t == Technique::kTileTrack || t == Technique::kTileChase;
 }
@@ -53,8 +57,8 @@ std::string check_tile(const TileMapSpec& m, Tile t, const std::string& field) {
 
 std::string validate_tiles(const Scenario& s) {
   const TileMapSpec& m = s.tiles;
-  if (m.cols < 0 || m.cols > 1024) return "tiles.cols: must be in 0..1024";
-  if (m.rows < 0 || m.rows > 1024) return "tiles.rows: must be in 0..1024";
+  if (m.cols < 0 || m.cols > kMaxTileMapSide) return "tiles.cols: must be in 0..256";
+  if (m.rows < 0 || m.rows > kMaxTileMapSide) return "tiles.rows: must be in 0..256";
   if ((m.cols == 0) != (m.rows == 0)) return "tiles.rows: cols and rows must both be 0 (no tile map) or both > 0";
   if (!(m.cell > 0) || !math::is_finite(m.cell)) return "tiles.cell: must be > 0";
   const bool has_map = m.cols > 0;
@@ -238,7 +242,7 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
     ts.line_goal = goal;
     ts.line_step = 0;
   }
-  constexpr std::int32_t kLineCapacity = 1024 + 1;  // longest line on a 1024 x 1024 map
+  constexpr std::int32_t kLineCapacity = kMaxTileMapSide + 1;  // longest line on the largest map
   Tile line[kLineCapacity];
   const std::int32_t n = behavior::rasterize_line(ts.line_origin, goal, std::span<Tile>(line, kLineCapacity));
   if (ts.line_step + 1 < n && line[ts.line_step] == from) {
@@ -254,10 +258,10 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
   // breadth-first search in a window around the agent, toward the goal or, if it is outside the
   // window or unreachable, toward the reached tile nearest to it. The line restarts afterwards.
   ts.line_goal = {-1, -1};
-  constexpr std::int32_t kR = 24, kW = 2 * kR + 1;
-  std::int32_t parent[kW * kW];
-  std::int32_t queue[kW * kW];
-  std::fill(parent, parent + kW * kW, -1);
+  constexpr std::int32_t kR = 16, kW = 2 * kR + 1;  // 33 x 33 tiles, ~4 KB of stack
+  std::int16_t parent[kW * kW];
+  std::int16_t queue[kW * kW];
+  std::fill(parent, parent + kW * kW, std::int16_t{-1});
   auto cell_of = [&](Tile t) { return (t.row - from.row + kR) * kW + (t.col - from.col + kR); };
   auto tile_of_cell = [&](std::int32_t c) { return Tile{from.row - kR + c / kW, from.col - kR + c % kW}; };
   auto h = [&](Tile t) {
@@ -265,9 +269,9 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
     return dr * dr + dc * dc;
   };
   const std::int32_t start = cell_of(from);
-  parent[start] = start;
+  parent[start] = static_cast<std::int16_t>(start);
   std::int32_t head = 0, tail = 0;
-  queue[tail++] = start;
+  queue[tail++] = static_cast<std::int16_t>(start);
   std::int32_t best = start;
   std::int64_t best_h = h(from);
   while (head < tail) {
@@ -280,8 +284,8 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
       if (u.row < from.row - kR || u.row > from.row + kR || u.col < from.col - kR || u.col > from.col + kR) continue;
       const std::int32_t cu = cell_of(u);
       if (parent[cu] >= 0 || !tile_free(u) || corner_cut(t, u)) continue;
-      parent[cu] = c;
-      queue[tail++] = cu;
+      parent[cu] = static_cast<std::int16_t>(c);
+      queue[tail++] = static_cast<std::int16_t>(cu);
     }
   }
   if (best == start) return from;  // nowhere closer to go: wait

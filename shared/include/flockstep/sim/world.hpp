@@ -220,7 +220,7 @@ struct PathSpec {
 /// Tile (row, col) covers x in [col*cell, (col+1)*cell), y in [row*cell, (row+1)*cell): row 0 is
 /// the bottom row. Tile agents move between tile centres and never enter a blocked tile.
 struct TileMapSpec {
-  std::int32_t cols = 0, rows = 0;      ///< 0 x 0 = no tile map. [Limit: 0..1024, inside the world]
+  std::int32_t cols = 0, rows = 0;      ///< 0 x 0 = no tile map. [Limit: 0..256, inside the world]
   real cell = 4;                        ///< m per tile. [Limit: > 0]
   std::vector<std::uint8_t> blocked;    ///< row-major from the bottom row (row 0 = y in [0, cell)); 1 = wall
 };
