@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "game/rooms.hpp"
 #include "game/scenario_json.hpp"
 #include "net/server.hpp"
 #include "ops/agones.hpp"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   namespace fs = flockstep::server;
   fs::config::LoadResult loaded;
   flockstep::sim::Scenario scenario;
+  std::vector<flockstep::sim::Scenario> others;  // scenario_dir: rooms started on demand
   std::optional<std::uint16_t> agones_port;  // set: run as an Agones GameServer
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -54,6 +56,12 @@ int main(int argc, char** argv) {
     if (loaded.healthcheck) return healthcheck(loaded.config);
     agones_port = fs::ops::agones_port_from_env(std::getenv(fs::ops::kAgonesPortVariable));
     scenario = fs::game::load_scenario_file(loaded.config.scenario);
+    try {
+      others = fs::game::load_scenario_dir(loaded.config.scenario_dir);
+    } catch (const fs::game::ScenarioError& e) {
+      std::cerr << "flockstep-server: scenario error (key scenario_dir): " << e.what() << "\n";
+      return 2;
+    }
   } catch (const fs::config::ConfigError& e) {
     std::cerr << "flockstep-server: configuration error: " << e.what() << "\n";
     return 2;
@@ -67,7 +75,7 @@ int main(int argc, char** argv) {
 
   std::cerr << fs::config::describe(loaded) << std::flush;
   try {
-    fs::net::Server server(loaded.config, std::move(scenario), std::cerr);
+    fs::net::Server server(loaded.config, std::move(scenario), std::move(others), std::cerr);
     server.handle_signals();
     server.start();
     // Declared after `server`, so it stops before the server (whose gauges it reads) goes away.

@@ -40,7 +40,12 @@ struct Config {
   std::string admin_token;                 ///< bearer token for /api/admin/*; empty = admin API off (never logged)
   std::string echo_endpoint = "off";       ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
   // Game
-  std::string scenario = "scenarios/arena.json";  ///< scenario JSON file
+  std::string scenario = "scenarios/arena.json";  ///< scenario JSON file of the default room
+  std::string scenario_dir = "scenarios";  ///< *.json files here are the other rooms; empty or missing = none
+  std::uint32_t max_rooms = 8;             ///< rooms running at once, default room included. [1..256]
+  std::uint32_t room_idle_close_ms = 60000;  ///< a non-default room closes after being empty this long. [100..86400000]
+  std::string record;                      ///< recording file of the default room's stream; empty = off
+  std::uint32_t record_keyframe_s = 5;     ///< seconds between recording keyframes. [1..3600]
   std::uint32_t tick_rate_hz = 60;         ///< simulation ticks per second (overrides the scenario). [1..240]
   std::uint32_t snapshot_rate_hz = 20;     ///< snapshots per second. [1..tick_rate_hz]
   std::uint32_t max_catchup_ticks = 5;     ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]

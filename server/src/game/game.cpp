@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "flockstep/sim/tick.hpp"
+#include "game/recorder.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 
@@ -13,6 +14,7 @@ Game::Game(const RoomConfig& config, sim::Scenario scenario, std::uint32_t max_c
     : pool_(ThreadPool::capped_threads(config.sim_threads)),
       room_(config, std::move(scenario), metrics, log),
       tick_rate_hz_(config.tick_rate_hz),
+      report_world_tick_(config.report_world_tick),
       max_catchup_ticks_(max_catchup_ticks),
       metrics_(metrics),
       log_(log) {
@@ -58,6 +60,29 @@ void Game::post_ack(ConnectionId conn, codec::AckRequest ack) {
   push(Command{Command::Type::kAck, conn, nullptr, {}, {}, ack});
 }
 
+std::future<TuneResult> Game::post_tune(std::int32_t group, std::vector<TunePatch> patches) {
+  Command c{Command::Type::kTune, 0, nullptr, {}, {}};
+  c.group = group;
+  c.patches = std::move(patches);
+  c.tune = std::make_shared<std::promise<TuneResult>>();
+  auto f = c.tune->get_future();
+  push(std::move(c));
+  return f;
+}
+
+std::future<sim::Scenario> Game::post_scenario() {
+  Command c{Command::Type::kScenario, 0, nullptr, {}, {}};
+  c.scenario = std::make_shared<std::promise<sim::Scenario>>();
+  auto f = c.scenario->get_future();
+  push(std::move(c));
+  return f;
+}
+
+void Game::set_recorder(std::unique_ptr<Recorder> recorder) {
+  recorder_ = std::move(recorder);
+  room_.set_recorder(recorder_.get());
+}
+
 void Game::drain() {
   {
     std::lock_guard lock(mutex_);
@@ -69,6 +94,13 @@ void Game::drain() {
       case Command::Type::kInputs: room_.inputs(c.conn, c.frames); break;
       case Command::Type::kLeave: room_.leave(c.conn); break;
       case Command::Type::kAck: room_.ack(c.conn, c.ack); break;
+      case Command::Type::kTune: {
+        TuneResult r = room_.tune(c.group, c.patches);
+        if (r.status != 200) c.tune->set_value(std::move(r));
+        else waiting_tunes_.emplace_back(c.group, std::move(c.tune));  // answered after the tick
+        break;
+      }
+      case Command::Type::kScenario: c.scenario->set_value(room_.scenario()); break;
     }
   }
   work_.clear();
@@ -91,11 +123,24 @@ void Game::run() {
       drain();  // commands apply at the tick boundary, in arrival order
       room_.tick();
       tick_.store(room_.current_tick(), std::memory_order_relaxed);
+      // Tunings queued before this tick were applied by it: answer their requests.
+      for (auto& [group, promise] : waiting_tunes_) {
+        TuneResult r;
+        r.status = 503;
+        r.error = "the update was not applied";
+        for (const auto& [g, applied] : room_.tuned())
+          if (g == group) r = applied;
+        promise->set_value(std::move(r));
+      }
+      waiting_tunes_.clear();
+      players_.store(static_cast<std::uint32_t>(room_.connected_players()), std::memory_order_relaxed);
+      spectators_.store(static_cast<std::uint32_t>(room_.spectator_count()), std::memory_order_relaxed);
+      agents_.store(static_cast<std::uint32_t>(room_.world().size()), std::memory_order_relaxed);
       const double took = std::chrono::duration<double>(clock::now() - t0).count();
       if (metrics_) {
         metrics_->tick_seconds.observe(took);
         if (took > period_s) metrics_->tick_overruns.inc();
-        metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
+        if (report_world_tick_) metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
       }
     }
     if (ticks.dropped_ticks() != dropped_reported) {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -40,26 +41,46 @@ class Game {
   void post_leave(ConnectionId conn);
   /// A client acknowledged a snapshot (and maybe sent its view): Room::ack at the next tick.
   void post_ack(ConnectionId conn, codec::AckRequest ack);
+  /// Live tuning (issue 6): Room::tune at the next tick boundary; the future is fulfilled after
+  /// the tick that applied it (status 200, tick, spec) or at once with 400/404. A game that is
+  /// stopped before answering breaks the promise (the future throws).
+  std::future<TuneResult> post_tune(std::int32_t group, std::vector<TunePatch> patches);
+  /// Record the room's stream (call before start(); the game owns the recorder).
+  void set_recorder(std::unique_ptr<Recorder> recorder);
 
   /// Tick of the world (relaxed; for pongs and logs).
   std::uint64_t tick() const { return tick_.load(std::memory_order_relaxed); }
+  /// Connected human players, spectators and live agents after the last tick (relaxed; lobby).
+  std::uint32_t players() const { return players_.load(std::memory_order_relaxed); }
+  std::uint32_t spectators() const { return spectators_.load(std::memory_order_relaxed); }
+  std::uint32_t agents() const { return agents_.load(std::memory_order_relaxed); }
+  /// The room's current scenario (tuned groups included), copied on the game thread at the
+  /// next tick boundary (export). Broken promise if the game stops first.
+  std::future<sim::Scenario> post_scenario();
 
  private:
   struct Command {
-    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck } type;
+    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck, kTune, kScenario } type;
     ConnectionId conn = 0;
     std::shared_ptr<ClientSink> sink;
     codec::JoinRequest join;
     std::vector<codec::InputFrame> frames;
     codec::AckRequest ack = {};  // kAck
+    std::int32_t group = 0;                                   // kTune
+    std::vector<TunePatch> patches = {};                         // kTune
+    std::shared_ptr<std::promise<TuneResult>> tune = {};         // kTune
+    std::shared_ptr<std::promise<sim::Scenario>> scenario = {};  // kScenario
   };
   void push(Command c);
   void run();
   void drain();
 
   ThreadPool pool_;  // RoomConfig::sim_threads (capped); lent to the world; outlives room_
+  std::unique_ptr<Recorder> recorder_;  // outlives room_ (which points to it)
   Room room_;
+  std::vector<std::pair<std::int32_t, std::shared_ptr<std::promise<TuneResult>>>> waiting_tunes_;
   std::uint32_t tick_rate_hz_;
+  bool report_world_tick_;
   std::uint32_t max_catchup_ticks_;
   ops::ServerMetrics* metrics_;
   ops::Logger* log_;
@@ -70,6 +91,7 @@ class Game {
   bool stopping_ = false;
   std::thread thread_;
   std::atomic<std::uint64_t> tick_{0};
+  std::atomic<std::uint32_t> players_{0}, spectators_{0}, agents_{0};
 };
 
 }  // namespace flockstep::server::game

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include "codec/group_fields.hpp"
+#include "game/recorder.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 
@@ -20,6 +22,7 @@ const char* to_string(CloseReason r) {
     case CloseReason::kRoomFull: return "room_full";
     case CloseReason::kTimeout: return "timeout";
     case CloseReason::kBadResume: return "bad_resume";
+    case CloseReason::kUnknownRoom: return "unknown_room";
   }
   return "unknown";
 }
@@ -63,6 +66,75 @@ Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics*
       token_rng_(math::Rng::seeded(config.token_seed ? config.token_seed : random_seed(), random_seed() | 1)) {
   for (std::uint32_t i = 0; i < config_.bots; ++i) add_bot(i);
   update_agent_metrics();
+}
+
+Room::~Room() {
+  if (!metrics_) return;
+  ops::Gauge* gauges[8] = {&metrics_->clients_player, &metrics_->clients_spectator, &metrics_->clients_bot,
+                           &metrics_->agents_player,  &metrics_->agents_flock,      &metrics_->agents_pursuer,
+                           &metrics_->agents_patrol,  &metrics_->agents_wanderer};
+  for (int i = 0; i < 8; ++i) gauges[i]->add(-reported_[i]);
+}
+
+std::size_t Room::connected_players() const {
+  std::size_t n = 0;
+  for (const auto& q : players_) n += (!q->bot && q->conn != 0) ? 1 : 0;
+  return n;
+}
+
+void Room::update_client_metrics() {
+  if (!metrics_) return;
+  // Several rooms share the gauges: each adds the change of its own share.
+  auto report = [this](int slot, ops::Gauge& g, std::int64_t now) {
+    g.add(now - reported_[slot]);
+    reported_[slot] = now;
+  };
+  std::int64_t bots = 0;
+  for (const auto& p : players_) bots += p->bot ? 1 : 0;
+  report(0, metrics_->clients_player, static_cast<std::int64_t>(connected_players()));
+  report(1, metrics_->clients_spectator, static_cast<std::int64_t>(spectators_.size()));
+  report(2, metrics_->clients_bot, bots);
+}
+
+TuneResult Room::tune(std::int32_t group, const std::vector<TunePatch>& patches) {
+  TuneResult r;
+  if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) {
+    r.status = 404;
+    r.error = "no group " + std::to_string(group) + " (the scenario has " + std::to_string(scenario_.groups.size()) + ")";
+    return r;
+  }
+  sim::GroupSpec spec = scenario_.groups[static_cast<std::size_t>(group)];
+  for (const TunePatch& p : patches) {
+    if (p.key == "count") {
+      if (p.value < 0 || p.value > 1'000'000 || p.value != static_cast<double>(static_cast<std::int32_t>(p.value))) {
+        r.status = 400;
+        r.error = "count: must be an integer in 0..1000000";
+        return r;
+      }
+      spec.count = static_cast<std::int32_t>(p.value);
+      continue;
+    }
+    const codec::GroupField* f = codec::find_group_field(p.key);
+    if (!f) {
+      r.status = 400;
+      r.error = p.key + ": unknown group field";
+      return r;
+    }
+    f->set(spec, p.value);
+  }
+  if (std::string why = world_.set_group(group, spec); !why.empty()) {
+    r.status = 400;
+    r.error = why;
+    return r;
+  }
+  pending_tunes_.push_back(group);
+  r.spec = spec;
+  return r;
+}
+
+void Room::set_recorder(Recorder* recorder) {
+  recorder_ = recorder;
+  if (recorder_) recorder_->start(world_, scenario_, config_);
 }
 
 Room::Player* Room::find_by_conn(ConnectionId conn) {
@@ -133,6 +205,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
   info.resume_window_ms = config_.resume_window_ms;
   info.max_input_frames = config_.max_input_frames;
   info.role = request.role;
+  info.room = config_.room_name;
 
   if (find_by_conn(conn) || spectators_.count(conn)) {
     sink->close(CloseReason::kProtocol, "already joined");
@@ -143,7 +216,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
     info.player_id = s.player_id;
     spectators_.emplace(conn, std::move(s));
     streams_.add(conn);
-    if (metrics_) metrics_->clients_spectator.set(static_cast<std::int64_t>(spectators_.size()));
+    update_client_metrics();
   } else {
     Player* p = nullptr;
     if (!request.resume_token.empty()) {
@@ -184,11 +257,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
     info.player_id = p->player_id;
     info.entity = p->entity;
     info.resume_token = p->token;
-    if (metrics_) {
-      std::int64_t humans = 0;
-      for (const auto& q : players_) humans += (!q->bot && q->conn != 0) ? 1 : 0;
-      metrics_->clients_player.set(humans);
-    }
+    update_client_metrics();
   }
   std::string bytes;
   codec::encode_welcome(info, scenario_, bytes);
@@ -225,7 +294,7 @@ void Room::leave(ConnectionId conn) {
   streams_.remove(conn);
   if (auto it = spectators_.find(conn); it != spectators_.end()) {
     spectators_.erase(it);
-    if (metrics_) metrics_->clients_spectator.set(static_cast<std::int64_t>(spectators_.size()));
+    update_client_metrics();
     return;
   }
   Player* p = find_by_conn(conn);
@@ -236,15 +305,12 @@ void Room::leave(ConnectionId conn) {
   p->disconnected_tick = world_.tick();
   // The craft coasts with no control while it waits for a resume.
   world_.set_input(p->entity, sim::PlayerInput{0, 0});
-  if (metrics_) {
-    std::int64_t humans = 0;
-    for (const auto& q : players_) humans += (!q->bot && q->conn != 0) ? 1 : 0;
-    metrics_->clients_player.set(humans);
-  }
+  update_client_metrics();
   if (log_) log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
 }
 
 void Room::broadcast(const std::shared_ptr<const std::string>& message) {
+  if (recorder_) recorder_->message(*message);
   for (auto& p : players_)
     if (auto s = p->sink.lock()) s->send_message(message);
   for (auto& [conn, s] : spectators_)
@@ -343,14 +409,16 @@ void Room::send_snapshot() {
 
 void Room::update_agent_metrics() {
   if (!metrics_) return;
-  metrics_->agents_player.set(world_.count_kind(sim::AgentKind::kPlayer));
-  metrics_->agents_flock.set(world_.count_kind(sim::AgentKind::kFlock));
-  metrics_->agents_pursuer.set(world_.count_kind(sim::AgentKind::kPursuer));
-  metrics_->agents_patrol.set(world_.count_kind(sim::AgentKind::kPatrol));
-  metrics_->agents_wanderer.set(world_.count_kind(sim::AgentKind::kWanderer));
-  std::int64_t bots = 0;
-  for (const auto& p : players_) bots += p->bot ? 1 : 0;
-  metrics_->clients_bot.set(bots);
+  auto report = [this](int slot, ops::Gauge& g, std::int64_t now) {
+    g.add(now - reported_[slot]);
+    reported_[slot] = now;
+  };
+  report(3, metrics_->agents_player, world_.count_kind(sim::AgentKind::kPlayer));
+  report(4, metrics_->agents_flock, world_.count_kind(sim::AgentKind::kFlock));
+  report(5, metrics_->agents_pursuer, world_.count_kind(sim::AgentKind::kPursuer));
+  report(6, metrics_->agents_patrol, world_.count_kind(sim::AgentKind::kPatrol));
+  report(7, metrics_->agents_wanderer, world_.count_kind(sim::AgentKind::kWanderer));
+  update_client_metrics();
 }
 
 void Room::tick() {
@@ -368,8 +436,23 @@ void Room::tick() {
     if (metrics_) metrics_->inputs_applied.inc();
   }
 
-  // 2. The simulation.
+  // 2. The simulation (group updates queued by tune() apply at its start).
+  applied_tunes_.clear();
   world_.step();
+  if (!pending_tunes_.empty()) {
+    for (const std::int32_t g : pending_tunes_) {
+      const sim::GroupSpec& now = world_.scenario().groups[static_cast<std::size_t>(g)];
+      scenario_.groups[static_cast<std::size_t>(g)] = now;  // later Welcomes carry the tuned group
+      TuneResult r;
+      r.tick = world_.tick();
+      r.spec = now;
+      codec::encode_group_update(world_.tick(), g, now, scratch_);
+      broadcast(std::make_shared<const std::string>(scratch_));
+      if (log_) log_->info("group_tuned", {{"group", g}, {"tick", world_.tick()}, {"count", now.count}});
+      applied_tunes_.emplace_back(g, std::move(r));
+    }
+    pending_tunes_.clear();
+  }
 
   // 3. Events of this tick, batched into one message.
   v1::Events ev;
@@ -410,6 +493,7 @@ void Room::tick() {
   const std::uint64_t r = config_.tick_rate_hz, s = config_.snapshot_rate_hz;
   if (t * s / r != (t - 1) * s / r) {
     send_snapshot();
+    if (recorder_) recorder_->snapshot(world_);
     update_agent_metrics();
   }
   if (t % r == 0) send_scores();

@@ -40,6 +40,24 @@ struct RoomConfig {
   double aoi_radius_m = 100;              ///< players receive agents this close to their craft; 0 = all
   double aoi_hysteresis_m = 10;           ///< agents in view leave only this far outside the area, m
   std::uint32_t sim_threads = 1;          ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
+  std::string room_name;                  ///< sent in Welcome.room (issue 6); the scenario's name
+  bool report_world_tick = true;          ///< set the flockstep_world_tick gauge (the default room only)
+};
+
+class Recorder;
+
+/// Outcome of a tuning request (Room::tune and Game::post_tune).
+struct TuneResult {
+  int status = 200;            ///< HTTP status: 200 applied, 400 invalid, 404 no such group, 503 not applied in time
+  std::string error;           ///< names the field for 400
+  std::uint64_t tick = 0;      ///< tick whose step first used the new spec (200)
+  sim::GroupSpec spec;         ///< the group as applied (200)
+};
+
+/// One field change of a tuning request: a group_fields name or "count", already type-checked.
+struct TunePatch {
+  std::string key;
+  double value = 0;
 };
 
 /// See file comment.
@@ -48,6 +66,21 @@ class Room {
   /// `scenario` must be valid (sim::validate). Its tick rate and max_players are overridden by
   /// the config. Metrics and logger may be null (tests).
   Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics* metrics, ops::Logger* log);
+  /// Takes this room's share out of the summed gauges (clients, agents).
+  ~Room();
+  Room(const Room&) = delete;
+  Room& operator=(const Room&) = delete;
+
+  /// Live tuning: group `group` with `patches` applied, validated by sim::World::set_group, which
+  /// applies it at the start of the next tick(); that tick broadcasts a GroupUpdate. Returns 400
+  /// (error names the key) or 404 (no such group); 200 means queued (tick and spec are filled
+  /// in by tick() via tuned()).
+  TuneResult tune(std::int32_t group, const std::vector<TunePatch>& patches);
+  /// Group updates applied by the last tick() (tick and spec set), then cleared by the next tick.
+  const std::vector<std::pair<std::int32_t, TuneResult>>& tuned() const { return applied_tunes_; }
+
+  /// Record this room's stream (Welcome now, then snapshots, events and group updates); null stops.
+  void set_recorder(Recorder* recorder);
 
   /// A connection sent a valid Join. Answers through `sink`: Welcome, or close (room full, bad resume).
   void join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, const codec::JoinRequest& request);
@@ -77,6 +110,8 @@ class Room {
   std::uint32_t last_applied_of(ConnectionId conn) const;
   std::size_t player_count() const { return players_.size(); }
   std::size_t spectator_count() const { return spectators_.size(); }
+  /// Connected human players (not bots, not crafts waiting for a resume).
+  std::size_t connected_players() const;
   /// Snapshot ticks so far (each encodes one body per distinct area and baseline, see streams()).
   std::uint64_t snapshots_encoded() const { return snapshots_encoded_; }
   /// The per-client delta streams (history, baselines, sharing counters).
@@ -119,6 +154,7 @@ class Room {
   void send_scores();
   void send_snapshot();
   void update_agent_metrics();
+  void update_client_metrics();
 
   RoomConfig config_;
   sim::Scenario scenario_;
@@ -134,6 +170,12 @@ class Room {
   std::uint64_t snapshots_encoded_ = 0;
   std::string scratch_;
   codec::SnapshotEncoder plain_encoder_;  // for clients that asked for plain snapshots
+  std::vector<std::int32_t> pending_tunes_;  // groups queued with World::set_group for the next step
+  std::vector<std::pair<std::int32_t, TuneResult>> applied_tunes_;
+  Recorder* recorder_ = nullptr;
+  // This room's last contribution to the summed gauges (several rooms share one registry):
+  // players, spectators, bots, then agents by kind (player, flock, pursuer, patrol, wanderer).
+  std::int64_t reported_[8] = {};
 };
 
 }  // namespace flockstep::server::game

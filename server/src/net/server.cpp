@@ -10,6 +10,8 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "game/game.hpp"
+#include "game/recorder.hpp"
+#include "game/rooms.hpp"
 #include "net/listener.hpp"
 #include "net/server_context.hpp"
 #include "ops/log.hpp"
@@ -46,19 +48,35 @@ game::RoomConfig room_config(const config::Config& c) {
   return r;
 }
 
+game::RoomsConfig rooms_config(const config::Config& c) {
+  game::RoomsConfig r;
+  r.room = room_config(c);
+  r.max_catchup_ticks = c.max_catchup_ticks;
+  r.max_rooms = c.max_rooms;
+  r.idle_close = std::chrono::milliseconds(c.room_idle_close_ms);
+  return r;
+}
+
 }  // namespace
 
 struct Server::Impl {
-  Impl(const config::Config& c, sim::Scenario scenario, std::ostream& out)
+  Impl(const config::Config& c, sim::Scenario scenario, std::vector<sim::Scenario> others, std::ostream& out)
       : config(c),
         metrics(registry),
         log(log_options(c), out),
-        game(room_config(c), std::move(scenario), c.max_catchup_ticks, &metrics, &log),
+        rooms(rooms_config(c), std::move(scenario), std::move(others), &metrics, &log),
         ioc(static_cast<int>(c.threads)),
-        ctx{config, log, registry, metrics, game, {false}, {false}, {1}, {0}, {}},
+        ctx{config, log, registry, metrics, rooms.default_game(), rooms, {false}, {false}, {1}, {0}, {}},
         signals(ioc),
         drain_timer(ioc) {
     log.set_suppressed_counter(&metrics.log_lines_suppressed);
+    if (!c.record.empty()) {
+      auto rec = std::make_unique<game::Recorder>(c.record, c.record_keyframe_s, &log);
+      if (rec->ok()) {
+        log.info("recording", {{"file", c.record}, {"room", rooms.default_name()}, {"keyframe_s", c.record_keyframe_s}});
+        rooms.default_game().set_recorder(std::move(rec));
+      }
+    }
   }
 
   using Clock = std::chrono::steady_clock;
@@ -68,7 +86,7 @@ struct Server::Impl {
   ops::Registry registry;
   ops::ServerMetrics metrics;
   ops::Logger log;
-  game::Game game;
+  game::Rooms rooms;
   asio::io_context ioc;
   ServerContext ctx;
   std::shared_ptr<Listener> listener;
@@ -92,12 +110,16 @@ void Server::Impl::drain_step(Clock::time_point deadline) {
 }
 
 Server::Server(const config::Config& config, sim::Scenario scenario, std::ostream& log_out)
-    : impl_(std::make_unique<Impl>(config, std::move(scenario), log_out)) {}
+    : impl_(std::make_unique<Impl>(config, std::move(scenario), std::vector<sim::Scenario>{}, log_out)) {}
+
+Server::Server(const config::Config& config, sim::Scenario scenario, std::vector<sim::Scenario> others,
+               std::ostream& log_out)
+    : impl_(std::make_unique<Impl>(config, std::move(scenario), std::move(others), log_out)) {}
 
 Server::~Server() {
   shutdown();
   wait();
-  impl_->game.stop();
+  impl_->rooms.stop();
 }
 
 void Server::start() {
@@ -105,12 +127,13 @@ void Server::start() {
   const asio::ip::tcp::endpoint ep(asio::ip::make_address(m.config.host), static_cast<unsigned short>(m.config.port));
   m.listener = std::make_shared<Listener>(m.ioc, ep, m.ctx);
   m.listener->run();
-  m.game.start();
+  m.rooms.start();
   for (std::uint32_t i = 0; i < m.config.threads; ++i) m.threads.emplace_back([&m] { m.ioc.run(); });
   m.ctx.ready = true;
   m.log.info("listening", {{"host", m.config.host}, {"port", m.listener->port()}, {"threads", m.config.threads},
                            {"tick_rate_hz", m.config.tick_rate_hz}, {"snapshot_rate_hz", m.config.snapshot_rate_hz},
-                           {"web_root", m.config.web_root}});
+                           {"web_root", m.config.web_root},
+                           {"default_room", m.rooms.default_name()}, {"max_rooms", m.config.max_rooms}});
 }
 
 void Server::handle_signals() {
@@ -145,13 +168,14 @@ void Server::wait() {
   for (std::thread& t : m.threads)
     if (t.joinable()) t.join();
   m.threads.clear();
-  m.game.stop();
+  m.rooms.stop();
 }
 
 unsigned short Server::port() const { return impl_->listener ? impl_->listener->port() : 0; }
 ops::Registry& Server::registry() { return impl_->registry; }
 ops::ServerMetrics& Server::metrics() { return impl_->metrics; }
 ops::Logger& Server::log() { return impl_->log; }
-game::Game& Server::game() { return impl_->game; }
+game::Game& Server::game() { return impl_->rooms.default_game(); }
+game::Rooms& Server::rooms() { return impl_->rooms; }
 
 }  // namespace flockstep::server::net

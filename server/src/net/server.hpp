@@ -8,6 +8,7 @@
 /// (sessions -> game) and asio::post (game -> sessions).
 #include <memory>
 #include <ostream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct ServerMetrics;
 }  // namespace flockstep::server::ops
 namespace flockstep::server::game {
 class Game;
+class Rooms;
 }
 
 namespace flockstep::server::net {
@@ -30,6 +32,10 @@ class Server {
  public:
   /// Builds everything but opens nothing. Log lines go to `log_out` (must outlive the server).
   Server(const config::Config& config, sim::Scenario scenario, std::ostream& log_out);
+  /// Several rooms (issue 6): `scenario` is the default room, `others` (game::load_scenario_dir)
+  /// are started on demand. With config.record set, the default room is recorded.
+  Server(const config::Config& config, sim::Scenario scenario, std::vector<sim::Scenario> others,
+         std::ostream& log_out);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -50,7 +56,9 @@ class Server {
   ops::Registry& registry();
   ops::ServerMetrics& metrics();
   ops::Logger& log();
+  /// The default room's game.
   game::Game& game();
+  game::Rooms& rooms();
 
  private:
   struct Impl;

@@ -23,6 +23,7 @@ struct ServerMetrics;
 }  // namespace flockstep::server::ops
 namespace flockstep::server::game {
 class Game;
+class Rooms;
 }
 
 namespace flockstep::server::net {
@@ -100,7 +101,8 @@ struct ServerContext {
   ops::Logger& log;
   ops::Registry& registry;
   ops::ServerMetrics& metrics;
-  game::Game& game;
+  game::Game& game;                        ///< the default room's game
+  game::Rooms& rooms;                      ///< every room (issue 6)
   std::atomic<bool> ready{false};          ///< /readyz; false before start and from shutdown on
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> next_connection{1};

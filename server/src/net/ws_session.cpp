@@ -12,6 +12,7 @@
 #include "codec/client_codec.hpp"
 #include "codec/server_codec.hpp"
 #include "game/game.hpp"
+#include "game/rooms.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 
@@ -43,7 +44,8 @@ websocket::close_code ws_code(CloseReason r) {
     case CloseReason::kViolations:
     case CloseReason::kTooSlow:
     case CloseReason::kTimeout:
-    case CloseReason::kBadResume: return websocket::close_code::policy_error;
+    case CloseReason::kBadResume:
+    case CloseReason::kUnknownRoom: return websocket::close_code::policy_error;
   }
   return websocket::close_code::policy_error;
 }
@@ -60,6 +62,7 @@ v1::Close::Code wire_code(CloseReason r) {
     case CloseReason::kRoomFull: return v1::Close::CODE_ROOM_FULL;
     case CloseReason::kTimeout: return v1::Close::CODE_TIMEOUT;
     case CloseReason::kBadResume: return v1::Close::CODE_BAD_RESUME;
+    case CloseReason::kUnknownRoom: return v1::Close::CODE_UNKNOWN_ROOM;
   }
   return v1::Close::CODE_UNSPECIFIED;
 }
@@ -86,7 +89,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   ~WsSession() override {
     // Runs when the last handler let go: the one place that tells the game and the registry.
     ctx_.sessions.remove(id_);
-    if (join_sent_) ctx_.game.post_leave(id_);
+    if (game_) game_->post_leave(id_);
   }
 
   // run: configure limits and timeouts, then accept the upgrade.
@@ -226,17 +229,23 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
         join_sent_ = true;
         role_ = cmd.join.role;
         join_timer_.cancel();
+        {
+          // The room (issue 6): started on demand; unknown or over max_rooms closes.
+          std::string why;
+          game_ = ctx_.rooms.acquire(cmd.join.room, why);
+          if (!game_) return start_close(CloseReason::kUnknownRoom, why);
+        }
         ctx_.sessions.set_joined(id_, role_ == codec::Role::kPlayer ? "player" : "spectator", cmd.join.display_name);
-        ctx_.game.post_join(id_, shared_from_this(), std::move(cmd.join));
+        game_->post_join(id_, shared_from_this(), std::move(cmd.join));
         return;
       case codec::ClientCommand::Type::kInput:
         if (!join_sent_) return start_close(CloseReason::kProtocol, "Input before Join");
         if (role_ != codec::Role::kPlayer) return start_close(CloseReason::kProtocol, "spectators do not send Input");
-        ctx_.game.post_inputs(id_, std::move(cmd.inputs));
+        if (game_) game_->post_inputs(id_, std::move(cmd.inputs));
         return;
       case codec::ClientCommand::Type::kPing: {
         std::string bytes;
-        codec::encode_server_pong(cmd.time_us, ctx_.game.tick(), bytes);
+        codec::encode_server_pong(cmd.time_us, game_ ? game_->tick() : ctx_.game.tick(), bytes);
         enqueue_message(std::make_shared<const std::string>(std::move(bytes)));
         return;
       }
@@ -252,7 +261,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       case codec::ClientCommand::Type::kAck:
         // Snapshot acknowledgement (+ view rectangle): the room deltas against it (issue 5).
         if (!join_sent_) return start_close(CloseReason::kProtocol, "Ack before Join");
-        ctx_.game.post_ack(id_, cmd.ack);
+        if (game_) game_->post_ack(id_, cmd.ack);
         return;
     }
   }
@@ -409,6 +418,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   Clock::time_point last_refill_;
   std::uint32_t violations_ = 0;
   bool join_sent_ = false;
+  std::shared_ptr<game::Game> game_;  // the joined room (keeps it from closing while we are in it)
   codec::Role role_ = codec::Role::kSpectator;
   std::deque<Outgoing> queue_;
   bool writing_ = false;

@@ -112,6 +112,30 @@ TEST(Config, CrossChecksNameBothKeys) {
   EXPECT_NE(e.find("bots"), std::string::npos) << e;
 }
 
+TEST(Config, RoomAndRecordingKeysHaveDefaultsFlagsAndLimits) {
+  const auto none = [](const char*) -> const char* { return nullptr; };
+  const Config d = load({}, none).config;
+  EXPECT_EQ(d.scenario_dir, "scenarios");
+  EXPECT_EQ(d.max_rooms, 8u);
+  EXPECT_EQ(d.room_idle_close_ms, 60000u);
+  EXPECT_EQ(d.record, "");
+  EXPECT_EQ(d.record_keyframe_s, 5u);
+  const Config c = load({"--record", "out.fsrec", "--record-keyframe-s=2", "--max-rooms=3", "--scenario-dir=demos",
+                         "--room-idle-close-ms=500"},
+                        none)
+                       .config;
+  EXPECT_EQ(c.record, "out.fsrec");
+  EXPECT_EQ(c.record_keyframe_s, 2u);
+  EXPECT_EQ(c.max_rooms, 3u);
+  EXPECT_EQ(c.scenario_dir, "demos");
+  EXPECT_EQ(c.room_idle_close_ms, 500u);
+  EXPECT_THROW(load({"--max-rooms=0"}, none), ConfigError);
+  EXPECT_THROW(load({"--record-keyframe-s=0"}, none), ConfigError);
+  const std::string help = help_text();
+  for (const char* flag : {"--scenario-dir", "--max-rooms", "--room-idle-close-ms", "--record", "--record-keyframe-s"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+}
+
 TEST(Config, MarkdownReferenceListsEveryKey) {
   const std::string md = markdown_reference();
   EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"), std::string::npos);

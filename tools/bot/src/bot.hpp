@@ -24,6 +24,7 @@ struct BotConfig {
   double turn = 0;                 ///< constant script: turn [-1, 1]
   double throttle = 1;             ///< constant script: throttle [0, 1]
   std::string name = "bot";        ///< display name prefix
+  std::string room;                ///< room (scenario name) to join; empty = the default room
   std::uint64_t seed = 1;
   bool decode = true;              ///< decode every delta snapshot (as a viewer does) before acknowledging it
   bool have_view = false;          ///< spectators send `view` with their first Ack (area of interest)

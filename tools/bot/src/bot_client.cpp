@@ -307,6 +307,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
     codec::JoinRequest join;
     join.role = player_ ? codec::Role::kPlayer : codec::Role::kSpectator;
     join.display_name = cfg_.name + "-" + std::to_string(index_);
+    join.room = cfg_.room;
     std::string bytes;
     codec::encode_join(join, bytes);
     write(std::move(bytes));

@@ -21,6 +21,7 @@ const char* kHelp =
     "  --script=S        random | constant | idle (default random)\n"
     "  --turn=X --throttle=Y   control state of the constant script\n"
     "  --name=PREFIX     display name prefix (default bot)\n"
+    "  --room=NAME       room (scenario name, see GET /api/rooms) to join (default: the server's default room)\n"
     "  --seed=N          random seed (default 1)\n"
     "  --decode=0|1      decode each delta snapshot before acknowledging it, like a viewer (default 1)\n"
     "  --view=X0,Y0,X1,Y1  spectators' view rectangle in m (area of interest; default whole world)\n"
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     else if (key == "--target") cfg.target = val;
     else if (key == "--script") ok = (cfg.script = val) == "random" || val == "constant" || val == "idle";
     else if (key == "--name") cfg.name = val;
+    else if (key == "--room") ok = (cfg.room = val).size() <= 64;  // Join.room limit
     else if (key == "--port" && (ok = number(val, 1, 65535, d))) cfg.port = static_cast<std::uint16_t>(d);
     else if (key == "--connections" && (ok = number(val, 1, 100000, d))) cfg.connections = static_cast<std::uint32_t>(d);
     else if (key == "--players" && (ok = number(val, 0, 100000, d))) cfg.players = static_cast<std::uint32_t>(d);

@@ -1,0 +1,112 @@
+#pragma once
+/// \file rooms.hpp
+/// The room registry (issue 6): several rooms per server, keyed by scenario name. Every `*.json`
+/// file in `scenario_dir` is an available scenario (validated at start-up); `scenario` is the
+/// default room, started at start-up and never closed. Other rooms start when a Join names them
+/// (at most `max_rooms` running at once, the default one included) and close after being empty
+/// (no players, no spectators, no session holding them) for `room_idle_close_ms`. Each running
+/// room is one Game with its own thread. Thread-safe; no Boost.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "flockstep/sim/world.hpp"
+#include "game/room.hpp"
+
+namespace flockstep::server::ops {
+struct ServerMetrics;
+class Logger;
+}  // namespace flockstep::server::ops
+
+namespace flockstep::server::game {
+
+class Game;
+
+/// Read every `*.json` in `dir` (sorted by file name). Throws ScenarioError naming the file (and
+/// the key). A missing or empty `dir` gives no scenarios; two files with the same scenario name
+/// are an error.
+std::vector<sim::Scenario> load_scenario_dir(const std::string& dir);
+
+/// Registry settings (from config::Config).
+struct RoomsConfig {
+  RoomConfig room;                          ///< every room's limits (room_name is set per room)
+  std::uint32_t max_catchup_ticks = 5;
+  std::uint32_t max_rooms = 8;              ///< running at once, default included. [>= 1]
+  std::chrono::milliseconds idle_close{60000};
+};
+
+/// One row of GET /api/rooms.
+struct RoomSummary {
+  std::string name;
+  std::string title;
+  std::string description;
+  bool running = false;
+  std::uint32_t players = 0;
+  std::uint32_t spectators = 0;
+  std::uint32_t agents = 0;
+  std::uint64_t tick = 0;
+};
+
+/// See file comment.
+class Rooms {
+ public:
+  /// `default_scenario` is the default room; `others` the scenario_dir files (one with the
+  /// default's name is skipped: the default file wins). Nothing runs until start().
+  Rooms(RoomsConfig config, sim::Scenario default_scenario, std::vector<sim::Scenario> others,
+        ops::ServerMetrics* metrics, ops::Logger* log);
+  ~Rooms();
+  Rooms(const Rooms&) = delete;
+  Rooms& operator=(const Rooms&) = delete;
+
+  /// Start the default room's game and the idle reaper.
+  void start();
+  /// Stop every room and the reaper (idempotent).
+  void stop();
+
+  /// The running room `name` ("" = default), starting it when needed. Null when there is no such
+  /// scenario or max_rooms rooms already run; `why` then says which (a Close reason).
+  std::shared_ptr<Game> acquire(std::string_view name, std::string& why);
+  /// The running room `name` ("" = default) or null (never starts one).
+  std::shared_ptr<Game> running(std::string_view name) const;
+  /// Is `name` an available scenario?
+  bool known(std::string_view name) const;
+  /// The scenario file of room `name` ("" = default) as loaded (no tuning); false if unknown.
+  bool scenario(std::string_view name, sim::Scenario& out) const;
+  /// The default room (always running between start() and stop()).
+  Game& default_game() { return *default_; }
+  const std::string& default_name() const { return default_name_; }
+  std::uint32_t max_rooms() const { return config_.max_rooms; }
+  /// Every available scenario, default first, then by name.
+  std::vector<RoomSummary> list() const;
+  /// Rooms running now.
+  std::size_t running_count() const;
+
+ private:
+  struct Entry {
+    sim::Scenario scenario;
+    std::shared_ptr<Game> game;  // null = not running
+    std::chrono::steady_clock::time_point idle_since{};
+  };
+  std::shared_ptr<Game> make_game(const sim::Scenario& s, bool is_default);
+  void reap();
+
+  RoomsConfig config_;
+  ops::ServerMetrics* metrics_;
+  ops::Logger* log_;
+  std::string default_name_;
+  std::shared_ptr<Game> default_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Entry, std::less<>> rooms_;  // by scenario name
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread reaper_;
+};
+
+}  // namespace flockstep::server::game
