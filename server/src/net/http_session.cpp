@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/access.hpp"
+#include "net/lobby_api.hpp"
 #include "net/static_files.hpp"
 #include "net/ws_session.hpp"
 #include "ops/log.hpp"
@@ -27,6 +28,7 @@ using tcp = asio::ip::tcp;
 namespace {
 
 /// Requests carry no body (GET/HEAD); anything bigger than this is refused by the parser.
+/// Admin POSTs (live tuning) may carry up to kAdminBodyLimit (lobby_api.hpp).
 constexpr std::uint64_t kBodyLimit = 1024;
 /// Deadline for writing one response.
 constexpr std::chrono::seconds kWriteTimeout{60};
@@ -78,10 +80,22 @@ http::message_generator json_response(const http::request<http::string_body>& re
                        "application/json");
 }
 
+http::message_generator api_response(const http::request<http::string_body>& req, const ApiResponse& r) {
+  http::response<http::string_body> res{static_cast<http::status>(r.status), req.version()};
+  common_headers(res);
+  res.set(http::field::content_type, "application/json");
+  res.set(http::field::cache_control, "no-store");
+  res.keep_alive(req.keep_alive());
+  res.body() = r.body;
+  res.prepare_payload();
+  return res;
+}
+
 /// The admin API (/api/admin/...): every route goes through check_admin() first, so an
 /// unauthenticated caller learns nothing, not even which routes exist.
 ///   GET  /api/admin/clients         live WebSocket sessions: conn, remote, role, name
 ///   POST /api/admin/kick?conn=ID    close that session (ServerMessage.close + close 1000)
+///   POST /api/admin/rooms/<name>/groups/<index>   live tuning (lobby_api.hpp)
 http::message_generator handle_admin(const http::request<http::string_body>& req, std::string_view path,
                                      std::string_view target, ServerContext& ctx) {
   switch (check_admin(view_of(req[http::field::authorization]), ctx.config.admin_token)) {
@@ -123,6 +137,15 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
     ctx.log.info("admin_kick", {{"conn", id}});
     return json_response(req, http::status::ok, {{"kicked", id}});
   }
+  if (path.substr(0, 17) == "/api/admin/rooms/") {
+    std::string_view name, rest;
+    if (split_room_path(path.substr(17), name, rest) && rest.substr(0, 7) == "groups/") {
+      if (req.method() != http::verb::post) return text_response(req, http::status::method_not_allowed, "use POST\n");
+      const ApiResponse r = tune_group(ctx.rooms, name, rest.substr(7), req.body());
+      ctx.log.info("admin_tune", {{"room", name.substr(0, 64)}, {"group", rest.substr(7, 16)}, {"status", static_cast<std::uint64_t>(r.status)}});
+      return api_response(req, r);
+    }
+  }
   ctx.metrics.http_not_found.inc();
   return text_response(req, http::status::not_found, "no such admin route\n");
 }
@@ -149,6 +172,12 @@ http::message_generator handle_request(const http::request<http::string_body>& r
   if (path == "/metrics")
     return text_response(req, http::status::ok, ctx.registry.render(), "text/plain; version=0.0.4; charset=utf-8");
   if (path == "/ws") return text_response(req, http::status::upgrade_required, "WebSocket upgrade required\n");
+  if (path == "/api/rooms") return api_response(req, rooms_json(ctx.rooms));
+  if (path.substr(0, 11) == "/api/rooms/") {
+    std::string_view name, rest;
+    if (split_room_path(path.substr(11), name, rest) && rest == "scenario")
+      return api_response(req, room_scenario_json(ctx.rooms, name));
+  }
 
   std::string file;
   switch (resolve_static_path(ctx.config.web_root, target, file)) {
@@ -204,12 +233,38 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
  private:
-  // do_read: read one request header + (tiny) body, within the handshake timeout.
+  // do_read: read one request header, within the handshake timeout.
   void do_read() {
     parser_.emplace();
     parser_->header_limit(ctx_.config.max_http_header_bytes);
-    parser_->body_limit(kBodyLimit);
+    // Beast checks Content-Length against the limit while parsing the header, so the larger
+    // admin limit is set first and lowered in on_header for every other request.
+    parser_->body_limit(kAdminBodyLimit);
     stream_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&HttpSession::on_header, shared_from_this()));
+  }
+
+  // on_header: admin POSTs may carry a larger body (live tuning); then read the body.
+  void on_header(beast::error_code ec, std::size_t) {
+    if (ec == http::error::end_of_stream) return do_close();
+    if (ec == http::error::body_limit) {  // Content-Length over the admin limit
+      ctx_.metrics.http_bad_request.inc();
+      parser_->get().keep_alive(false);
+      return send(text_response(parser_->get(), http::status::payload_too_large, "request body too large\n"));
+    }
+    if (ec) return fail(ec, "http_read");
+    auto& h = parser_->get();
+    const std::string_view target(h.target().data(), h.target().size());
+    if (h.method() != http::verb::post || target.substr(0, 11) != "/api/admin/") {
+      const auto length = parser_->content_length();
+      if (length && *length > kBodyLimit) {
+        ctx_.metrics.http_bad_request.inc();
+        h.keep_alive(false);
+        return send(text_response(h, http::status::payload_too_large, "request body too large\n"));
+      }
+      parser_->body_limit(kBodyLimit);  // chunked bodies are checked as they arrive
+    }
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
   }
 

@@ -1,0 +1,454 @@
+// Issue 6 on loopback: several rooms per server, the lobby API (/api/rooms), live tuning
+// (POST /api/admin/rooms/<name>/groups/<index>) and recording (--record). An in-process server
+// on an OS-chosen port with real WebSocket and HTTP clients; time is only an upper bound.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "../test_util.hpp"
+#include "codec/client_codec.hpp"
+#include "codec/server_codec.hpp"
+#include "game/game.hpp"
+#include "game/recorder.hpp"
+#include "game/rooms.hpp"
+#include "game/scenario_json.hpp"
+#include "net/server.hpp"
+#include "ops/metrics.hpp"
+#include "raw_ws.hpp"
+#include "ws_client.hpp"
+
+namespace flockstep::server::net {
+namespace {
+
+using namespace std::chrono_literals;
+using bot::Receive;
+using bot::WsClient;
+using nlohmann::json;
+
+sim::Scenario world_named(const std::string& name, std::int32_t boids, std::uint64_t seed = 21) {
+  sim::Scenario s;
+  s.name = name;
+  s.description = "test room " + name;
+  s.width = 120;
+  s.height = 120;
+  s.wrap = true;
+  s.seed = seed;
+  s.max_agents = 256;
+  sim::GroupSpec g;
+  g.name = "boids";
+  g.count = boids;
+  s.groups = {g};
+  return s;
+}
+
+/// An in-process server: default room "lobby" (40 boids) plus rooms "beta" (10) and "gamma" (5).
+class RoomServer {
+ public:
+  explicit RoomServer(std::function<void(config::Config&)> adjust = {}) {
+    cfg_.host = "127.0.0.1";
+    cfg_.port = 0;
+    cfg_.log_level = "debug";
+    cfg_.admin_token = "tune-token";
+    if (adjust) adjust(cfg_);
+    std::vector<sim::Scenario> others = {world_named("gamma", 5, 3), world_named("beta", 10, 2)};
+    server_ = std::make_unique<Server>(cfg_, world_named("lobby", 40), std::move(others), log_);
+    server_->start();
+    port_ = server_->port();
+  }
+  ~RoomServer() { stop(); }
+  void stop() {
+    if (!server_) return;
+    server_->shutdown();
+    server_->wait();
+    server_.reset();
+  }
+  std::uint16_t port() const { return port_; }
+  Server& server() { return *server_; }
+  std::string log() const { return log_.str(); }
+
+ private:
+  config::Config cfg_;
+  std::ostringstream log_;
+  std::unique_ptr<Server> server_;
+  std::uint16_t port_ = 0;
+};
+
+std::span<const std::byte> bytes_of(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
+
+/// Connect and send a Join for `room`; the first server message (Welcome or Close).
+v1::ServerMessage join_room(WsClient& c, std::uint16_t port, const std::string& room,
+                            codec::Role role = codec::Role::kSpectator) {
+  EXPECT_TRUE(c.connect("127.0.0.1", port)) << c.error();
+  codec::JoinRequest j{role, "tester", {}};
+  j.room = room;
+  std::string b;
+  codec::encode_join(j, b);
+  EXPECT_TRUE(c.send(b));
+  std::string bytes;
+  v1::ServerMessage m;
+  EXPECT_EQ(c.receive(bytes, 3s), Receive::kMessage);
+  EXPECT_TRUE(codec::decode_server_message(bytes_of(bytes), m).ok());
+  return m;
+}
+
+/// Next message of a kind (pings answered, others skipped).
+bool next_of(WsClient& c, v1::ServerMessage::PayloadCase want, v1::ServerMessage& out, std::chrono::milliseconds timeout = 3s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string bytes;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (c.receive(bytes, std::max(left, 1ms)) != Receive::kMessage) return false;
+    if (!codec::decode_server_message(bytes_of(bytes), out).ok()) return false;
+    if (out.payload_case() == want) return true;
+    if (out.has_ping()) {
+      std::string pong;
+      codec::encode_pong(out.ping().sender_time_us(), pong);
+      c.send(pong);
+    }
+  }
+  return false;
+}
+
+/// One HTTP request with an optional bearer token and body: status and body.
+std::pair<int, std::string> http(std::uint16_t port, const std::string& method, const std::string& target,
+                                 const std::string& token = {}, const std::string& body = {}) {
+  raw::Fd fd(raw::connect_tcp(port));
+  std::string rest;
+  const int code = raw::http_exchange(
+      fd.get(),
+      method + " " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" +
+          (token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") +
+          (body.empty() ? "" : "Content-Type: application/json\r\n") + "Content-Length: " + std::to_string(body.size()) +
+          "\r\n\r\n" + body,
+      &rest);
+  raw::wait_eof(fd.get(), 3s, &rest);
+  return {code, rest};
+}
+
+json rooms_json(std::uint16_t port) {
+  auto [code, body] = http(port, "GET", "/api/rooms");
+  EXPECT_EQ(code, 200) << body;
+  return json::parse(body, nullptr, false);
+}
+
+const json* room_entry(const json& j, const std::string& name) {
+  for (const json& r : j["rooms"])
+    if (r["name"] == name) return &r;
+  return nullptr;
+}
+
+/// Wait (polling /api/rooms) until `pred` holds; false on timeout.
+bool wait_rooms(std::uint16_t port, const std::function<bool(const json&)>& pred, std::chrono::milliseconds timeout = 3s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred(rooms_json(port))) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+TEST(Rooms, TwoRoomsRunAtOnceWithSeparateWorldsAndJoinByName) {
+  RoomServer rs;
+  WsClient a, b;
+  const v1::ServerMessage wa = join_room(a, rs.port(), "", codec::Role::kPlayer);
+  const v1::ServerMessage wb = join_room(b, rs.port(), "beta");
+  ASSERT_TRUE(wa.has_welcome());
+  ASSERT_TRUE(wb.has_welcome());
+  EXPECT_EQ(wa.welcome().room(), "lobby");
+  EXPECT_EQ(wb.welcome().room(), "beta");
+  EXPECT_EQ(wa.welcome().world().name(), "lobby");
+  EXPECT_EQ(wb.welcome().world().name(), "beta");
+  EXPECT_EQ(wb.welcome().world().groups(0).count(), 10);
+  // Each room has its own world: beta's snapshots carry 10 agents, the default room 40 + a craft.
+  v1::ServerMessage m;
+  ASSERT_TRUE(next_of(b, v1::ServerMessage::kDeltaSnapshot, m));
+  EXPECT_EQ(m.delta_snapshot().agent_count(), 10u);
+  ASSERT_TRUE(next_of(a, v1::ServerMessage::kDeltaSnapshot, m));
+  EXPECT_EQ(m.delta_snapshot().agent_count(), 41u);
+  EXPECT_EQ(rs.server().rooms().running_count(), 2u);
+  EXPECT_TRUE(wait_rooms(rs.port(), [](const json& j) {
+    const json* l = room_entry(j, "lobby");
+    const json* e = room_entry(j, "beta");
+    return l && e && (*l)["players"] == 1 && (*e)["spectators"] == 1 && (*e)["agents"] == 10 && (*l)["agents"] == 41;
+  }));
+  // Agones and /metrics see the sum of every room.
+  EXPECT_TRUE(wait_rooms(rs.port(), [&](const json&) {
+    return rs.server().metrics().clients_player.value() == 1 && rs.server().metrics().clients_spectator.value() == 1;
+  }));
+}
+
+TEST(Rooms, UnknownRoomIsRefusedWithCodeUnknownRoom) {
+  RoomServer rs;
+  WsClient c;
+  const v1::ServerMessage m = join_room(c, rs.port(), "no-such-room");
+  ASSERT_TRUE(m.has_close()) << m.DebugString();
+  EXPECT_EQ(m.close().code(), v1::Close::CODE_UNKNOWN_ROOM);
+  EXPECT_NE(m.close().reason().find("no-such-room"), std::string::npos) << m.close().reason();
+  EXPECT_TRUE(c.wait_closed(3s));
+  EXPECT_EQ(c.close_code(), 1008);
+}
+
+TEST(Rooms, MaxRoomsIsRespected) {
+  RoomServer rs([](config::Config& c) { c.max_rooms = 2; });
+  WsClient b, g;
+  ASSERT_TRUE(join_room(b, rs.port(), "beta").has_welcome());
+  const v1::ServerMessage m = join_room(g, rs.port(), "gamma");
+  ASSERT_TRUE(m.has_close());
+  EXPECT_EQ(m.close().code(), v1::Close::CODE_UNKNOWN_ROOM);
+  EXPECT_NE(m.close().reason().find("max_rooms"), std::string::npos) << m.close().reason();
+  // A second client in a running room is fine.
+  WsClient b2;
+  EXPECT_TRUE(join_room(b2, rs.port(), "beta").has_welcome());
+  EXPECT_EQ(rs.server().rooms().running_count(), 2u);
+}
+
+TEST(Rooms, EmptyRoomClosesAfterTheIdleTimeButTheDefaultRoomNever) {
+  RoomServer rs([](config::Config& c) { c.room_idle_close_ms = 200; });
+  {
+    WsClient b;
+    ASSERT_TRUE(join_room(b, rs.port(), "beta").has_welcome());
+    std::this_thread::sleep_for(400ms);  // occupied: stays open past the idle time
+    EXPECT_NE(rs.server().rooms().running("beta"), nullptr);
+    b.close();
+  }
+  EXPECT_TRUE(wait_rooms(rs.port(), [](const json& j) {
+    const json* e = room_entry(j, "beta");
+    return e && (*e)["running"] == false;
+  }));
+  EXPECT_EQ(rs.server().rooms().running("beta"), nullptr);
+  EXPECT_NE(rs.server().rooms().running("lobby"), nullptr);
+  EXPECT_NE(rs.log().find("room_closed"), std::string::npos);
+  // It starts again on the next Join, with a fresh world.
+  WsClient again;
+  const v1::ServerMessage m = join_room(again, rs.port(), "beta");
+  ASSERT_TRUE(m.has_welcome());
+  EXPECT_LT(m.welcome().server_tick(), 30u);
+}
+
+TEST(Rooms, ApiRoomsListsEveryScenarioDefaultFirstThenByName) {
+  RoomServer rs;
+  const json j = rooms_json(rs.port());
+  ASSERT_TRUE(j.is_object()) << j.dump();
+  EXPECT_EQ(j["default"], "lobby");
+  EXPECT_EQ(j["max_rooms"], 8);
+  ASSERT_EQ(j["rooms"].size(), 3u);
+  EXPECT_EQ(j["rooms"][0]["name"], "lobby");
+  EXPECT_EQ(j["rooms"][1]["name"], "beta");
+  EXPECT_EQ(j["rooms"][2]["name"], "gamma");
+  for (const json& r : j["rooms"])
+    for (const char* key : {"name", "title", "description", "running", "players", "spectators", "agents", "tick"})
+      EXPECT_TRUE(r.contains(key)) << key << " in " << r.dump();
+  EXPECT_EQ(j["rooms"][0]["running"], true);
+  EXPECT_EQ(j["rooms"][0]["description"], "test room lobby");
+  EXPECT_EQ(j["rooms"][1]["running"], false);
+  EXPECT_EQ(j["rooms"][1]["agents"], 0);
+  EXPECT_TRUE(wait_rooms(rs.port(), [](const json& r) { return r["rooms"][0]["tick"].get<std::uint64_t>() > 0; }));
+}
+
+TEST(Tuning, AdminApiRefusesWithoutTheToken) {
+  {
+    RoomServer off([](config::Config& c) { c.admin_token.clear(); });
+    EXPECT_EQ(http(off.port(), "POST", "/api/admin/rooms/lobby/groups/0", "", R"({"max_speed":3})").first, 404);
+  }
+  RoomServer rs;
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "", R"({"max_speed":3})").first, 401);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "wrong", R"({"max_speed":3})").first, 401);
+}
+
+TEST(Tuning, BadRequestsNameTheKey) {
+  RoomServer rs;
+  const std::string t = "tune-token";
+  auto [c1, b1] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"max_sped":3})");
+  EXPECT_EQ(c1, 400);
+  EXPECT_EQ(json::parse(b1)["key"], "max_sped") << b1;
+  auto [c2, b2] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"max_speed":"fast"})");
+  EXPECT_EQ(c2, 400);
+  EXPECT_NE(b2.find("max_speed"), std::string::npos) << b2;
+  auto [c3, b3] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"max_speed":-1})");
+  EXPECT_EQ(c3, 400);
+  EXPECT_NE(b3.find("max_speed"), std::string::npos) << b3;
+  auto [c4, b4] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"count":1.5})");
+  EXPECT_EQ(c4, 400);
+  EXPECT_NE(b4.find("count"), std::string::npos) << b4;
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, "not json").first, 400);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/7", t, R"({"max_speed":3})").first, 404);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/nowhere/groups/0", t, R"({"max_speed":3})").first, 404);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/beta/groups/0", t, R"({"max_speed":3})").first, 409);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/rooms/lobby/groups/0", t).first, 405);
+  // Bodies up to 16 KiB are read for admin POSTs (padding with spaces is valid JSON).
+  const std::string padded = R"({"max_speed":5)" + std::string(12000, ' ') + "}";
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, padded).first, 200);
+  // Beyond 16 KiB, and beyond 1 KiB anywhere else: 413.
+  const std::string huge = R"({"max_speed":5)" + std::string(17000, ' ') + "}";
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, huge).first, 413);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/rooms", "", std::string(2000, ' ')).first, 413);
+}
+
+TEST(Tuning, AppliedAtATickAndBroadcastAsGroupUpdate) {
+  RoomServer rs;
+  WsClient s;
+  ASSERT_TRUE(join_room(s, rs.port(), "").has_welcome());
+  auto [code, body] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token",
+                           R"({"max_speed":3.5,"flock.w_separation":2.25})");
+  ASSERT_EQ(code, 200) << body;
+  const json r = json::parse(body);
+  EXPECT_EQ(r["group"], 0);
+  EXPECT_GT(r["tick"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(r["spec"]["max_speed"], 3.5);
+  EXPECT_EQ(r["spec"]["flock.w_separation"], 2.25);
+  EXPECT_EQ(r["spec"]["count"], 40);
+  EXPECT_EQ(r["spec"]["name"], "boids");
+  // Every client of the room gets the update with the applied tick.
+  v1::ServerMessage m;
+  ASSERT_TRUE(next_of(s, v1::ServerMessage::kGroupUpdate, m));
+  EXPECT_EQ(m.group_update().server_tick(), r["tick"].get<std::uint64_t>());
+  EXPECT_EQ(m.group_update().group(), 0);
+  sim::GroupSpec g;
+  ASSERT_TRUE(codec::decode_group(m.group_update().spec(), "spec", g).ok());
+  EXPECT_EQ(g.max_speed, 3.5);
+  EXPECT_EQ(g.flock.w_separation, 2.25);
+  // A later Welcome carries the tuned group.
+  WsClient late;
+  const v1::ServerMessage w = join_room(late, rs.port(), "");
+  sim::Scenario sc;
+  ASSERT_TRUE(codec::decode_world_spec(w.welcome().world(), sc).ok());
+  EXPECT_EQ(sc.groups[0].max_speed, 3.5);
+}
+
+TEST(Tuning, CountChangeSpawnsAndDespawnsAgents) {
+  RoomServer rs;
+  auto [code, body] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token", R"({"count":55})");
+  ASSERT_EQ(code, 200) << body;
+  EXPECT_EQ(json::parse(body)["spec"]["count"], 55);
+  EXPECT_TRUE(wait_rooms(rs.port(), [](const json& j) { return j["rooms"][0]["agents"] == 55; }));
+  WsClient s;
+  ASSERT_TRUE(join_room(s, rs.port(), "").has_welcome());
+  v1::ServerMessage m;
+  ASSERT_TRUE(next_of(s, v1::ServerMessage::kDeltaSnapshot, m));
+  EXPECT_EQ(m.delta_snapshot().agent_count(), 55u);
+  ASSERT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token", R"({"count":12})").first, 200);
+  EXPECT_TRUE(wait_rooms(rs.port(), [](const json& j) { return j["rooms"][0]["agents"] == 12; }));
+}
+
+TEST(Export, ScenarioOfARoomIncludesTheTuningAndParsesBack) {
+  RoomServer rs;
+  ASSERT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token", R"({"max_speed":4.25,"count":33})").first,
+            200);
+  auto [code, body] = http(rs.port(), "GET", "/api/rooms/lobby/scenario");
+  ASSERT_EQ(code, 200) << body;
+  sim::Scenario s = game::parse_scenario(body);
+  EXPECT_EQ(s.name, "lobby");
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0].max_speed, 4.25);
+  EXPECT_EQ(s.groups[0].count, 33);
+  // A room that is not running exports its file; unknown names are 404.
+  auto [c2, b2] = http(rs.port(), "GET", "/api/rooms/beta/scenario");
+  ASSERT_EQ(c2, 200) << b2;
+  EXPECT_EQ(game::parse_scenario(b2).groups[0].count, 10);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/rooms/nowhere/scenario").first, 404);
+}
+
+/// The records of a recording file after the magic; false if the framing is broken.
+bool read_records(const std::string& path, std::string& magic, std::vector<std::string>& records) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (all.size() < 8) return false;
+  magic = all.substr(0, 8);
+  std::size_t at = 8;
+  while (at < all.size()) {
+    if (all.size() - at < 4) return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(all.data() + at);
+    const std::uint32_t n = p[0] | (p[1] << 8) | (p[2] << 16) | (std::uint32_t{p[3]} << 24);
+    at += 4;
+    if (all.size() - at < n) return false;
+    records.push_back(all.substr(at, n));
+    at += n;
+  }
+  return true;
+}
+
+TEST(Recording, WelcomeThenDeltaSnapshotsWithKeyframesThatDecodeToTheWorld) {
+  testing::TempDir dir;
+  const std::string file = (dir.path() / "rec.fsrec").string();
+  {
+    RoomServer rs([&](config::Config& c) {
+      c.record = file;
+      c.record_keyframe_s = 1;
+      c.tick_rate_hz = 60;
+      c.snapshot_rate_hz = 20;
+    });
+    std::this_thread::sleep_for(1200ms);
+    ASSERT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token", R"({"count":30})").first, 200);
+    std::this_thread::sleep_for(1500ms);
+  }
+  std::string magic;
+  std::vector<std::string> records;
+  ASSERT_TRUE(read_records(file, magic, records));
+  EXPECT_EQ(magic, "FSREC001");
+  ASSERT_GT(records.size(), 20u);
+  v1::ServerMessage first;
+  ASSERT_TRUE(codec::decode_server_message(bytes_of(records[0]), first).ok());
+  ASSERT_TRUE(first.has_welcome());
+  EXPECT_EQ(first.welcome().role(), v1::ROLE_SPECTATOR);
+  EXPECT_EQ(first.welcome().player_id(), 0u);
+  EXPECT_EQ(first.welcome().entity_id(), 0u);
+  EXPECT_EQ(first.welcome().room(), "lobby");
+  sim::Scenario sc;
+  ASSERT_TRUE(codec::decode_world_spec(first.welcome().world(), sc).ok());
+  codec::SnapshotReceiver rx;
+  rx.configure(sc);
+  std::vector<std::uint64_t> keyframes;
+  std::uint64_t previous = 0;
+  int snapshots = 0, updates = 0;
+  std::uint32_t expected_agents = 40;
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    v1::ServerMessage m;
+    ASSERT_TRUE(codec::decode_server_message(bytes_of(records[i]), m).ok()) << i;
+    if (m.has_group_update()) {
+      ++updates;
+      expected_agents = static_cast<std::uint32_t>(m.group_update().spec().count());
+      continue;
+    }
+    if (!m.has_delta_snapshot()) continue;
+    const v1::DeltaSnapshot& d = m.delta_snapshot();
+    if (snapshots == 0) {
+      EXPECT_EQ(d.baseline_tick(), 0u) << "the first snapshot is a keyframe";
+    }
+    if (d.baseline_tick() == 0) {
+      keyframes.push_back(d.server_tick());
+    } else {
+      EXPECT_EQ(d.baseline_tick(), previous) << "coded against the previous recorded snapshot";
+    }
+    ASSERT_TRUE(rx.receive(d).ok()) << "snapshot " << d.server_tick();
+    EXPECT_EQ(rx.tick(), d.server_tick());
+    // The whole world: the agent count matches the room (spawned/despawned at the update's tick).
+    EXPECT_EQ(rx.agents().size(), expected_agents) << d.server_tick();
+    previous = d.server_tick();
+    ++snapshots;
+  }
+  EXPECT_EQ(updates, 1);
+  EXPECT_GE(snapshots, 40);
+  ASSERT_GE(keyframes.size(), 2u);
+  for (std::size_t i = 1; i < keyframes.size(); ++i) EXPECT_EQ(keyframes[i] - keyframes[i - 1], 60u) << "one per record_keyframe_s";
+}
+
+TEST(Recording, AnUnwritableFileLogsOnceAndTheGameRunsOn) {
+  RoomServer rs([](config::Config& c) { c.record = "/nonexistent-dir-flockstep/rec.fsrec"; });
+  WsClient s;
+  ASSERT_TRUE(join_room(s, rs.port(), "").has_welcome());
+  v1::ServerMessage m;
+  EXPECT_TRUE(next_of(s, v1::ServerMessage::kDeltaSnapshot, m));
+  EXPECT_NE(rs.log().find("recording_stopped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flockstep::server::net
