@@ -743,6 +743,17 @@ TEST(Scenarios, T27_T22_TileTrollBreaksOffToChaseAPlayerInRangeAndReturnsToItsPa
               static_cast<long long>(chase_tick), static_cast<long long>(resume_tick), captures);
   EXPECT_GE(chase_tick, 0) << "the troll breaks off its pattern to chase a player within chase_range";
   EXPECT_GT(resume_tick, chase_tick) << "and goes back to patrolling when the player is gone";
+  // At the end it walks its rectangle again (rows 3-11, cols 14-23 with the offset), unless it
+  // is chasing once more.
+  const AgentView t = members(w, troll).at(0);
+  const TileRC at = tile_of(s, t.position);
+  std::printf("[figures] tile_patrols: campsite troll ends on tile (%d, %d), %s\n", at.row, at.col,
+              t.target == p ? "chasing" : "patrolling");
+  if (!(t.target == p)) {
+    EXPECT_TRUE((at.row == 3 || at.row == 11 || at.col == 14 || at.col == 23) && at.row >= 3 && at.row <= 11 &&
+                at.col >= 14 && at.col <= 23)
+        << at.row << "," << at.col;
+  }
 }
 
 }  // namespace
