@@ -261,6 +261,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
         <details class="group" data-group="${g.index}"${g.index === 0 ? ' open' : ''}>
           <summary><b>${escapeHtml(g.name)}</b> <span class="muted">#${g.index} · ${escapeHtml(g.technique)} · ${escapeHtml(g.kind)} ·
             <span class="count-label">${g.count}</span> agents</span></summary>
+          <div class="group-msg"></div>
           <div class="grid">
             <label for="tune-${g.index}-count" title="agents in the group">count</label>
             <input id="tune-${g.index}-count" class="count" type="number" step="1" min="0" data-group="${g.index}" data-key="count">
@@ -268,7 +269,6 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
               <label for="tune-${g.index}-${k}" title="${escapeHtml(k)}">${escapeHtml(k)}</label>
               <input id="tune-${g.index}-${k}" type="number" step="any" data-group="${g.index}" data-key="${escapeHtml(k)}">`).join('')}
           </div>
-          <div class="group-msg"></div>
         </details>`).join('') || '<p class="muted">No groups.</p>';
     }
     for (const g of tuneGroups) {

@@ -188,5 +188,9 @@ export async function startStatic(dir = WEB_ROOT) {
     fs.createReadStream(file).pipe(res);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: server.address().port, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    port: server.address().port,
+    // Browsers keep connections alive: drop them, or close() waits for them to time out.
+    close: () => new Promise((r) => { server.close(() => r()); server.closeAllConnections(); }),
+  };
 }
