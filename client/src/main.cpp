@@ -233,6 +233,7 @@ class Viewer {
   std::uint64_t compared_ = 0;
   std::uint64_t corrections_ = 0;       // mispredictions (not counting captures/respawns)
   std::uint64_t teleports_ = 0;         // respawns seen in the prediction
+  std::uint64_t held_states_ = 0;       // server states after ticks that held a late input
   bool expect_teleport_ = false;
   RateWindow corrections_window_{{}, 60000};
   std::int32_t owed_ticks_ = 0, skip_ticks_ = 0;
@@ -371,6 +372,7 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   remote_.reset();
   corrections_ = 0;
   teleports_ = 0;
+  held_states_ = 0;
   compared_ = 0;
   captures_ = 0;
   follow_id_ = 0;
@@ -573,7 +575,10 @@ void Viewer::on_snapshot(const SnapshotFrame& s, std::uint32_t bytes) {
       const std::uint32_t applied = s.last_input_sequence;
       const behavior::CraftState before = predictor_.state();
       const bool had = predictor_.has_state();
-      const ReconcileResult r = predictor_.reconcile(server, applied);
+      // A capture respawns the craft where only the server decides: not a misprediction.
+      const bool respawned = had && v.spawn_tick != spawn_tick_;
+      const ReconcileResult r =
+          predictor_.reconcile(server, ServerProgress{applied, s.input_held_ticks, s.input_slips, !(respawned || expect_teleport_)});
       server_state_ = server;
       have_server_state_ = true;
       server_state_tick_ = tick;
@@ -584,16 +589,16 @@ void Viewer::on_snapshot(const SnapshotFrame& s, std::uint32_t bytes) {
         last_pred_error_m_ = r.error_m;
         max_pred_error_m_ = std::max(max_pred_error_m_, r.error_m);
       }
-      const bool teleport = expect_teleport_ || r.jump_m > 8;
-      if (r.corrected) {
-        if (teleport) {
-          ++teleports_;
-        } else {
-          ++corrections_;
-          corrections_window_.add(now);
-        }
+      if (r.held) ++held_states_;
+      const bool respawn = had && (respawned || expect_teleport_);
+      if (respawn) ++teleports_;
+      if (r.corrected) {  // compared bit for bit (held ticks included) and different
+        ++corrections_;
+        corrections_window_.add(now);
       }
       expect_teleport_ = false;
+      // A respawn or a large jump is drawn at once; small corrections fade.
+      const bool teleport = respawn || r.jump_m > 8;
       const behavior::CraftState after = predictor_.state();
       if (!had || teleport) {
         pred_prev_ = pred_cur_ = after;
@@ -1218,6 +1223,7 @@ void Viewer::publish(double now) {
   jnum(j, "corrections", static_cast<double>(corrections_));
   jnum(j, "corrections_per_min", corrections_window_.sum(now));
   jnum(j, "respawn_corrections", static_cast<double>(teleports_));
+  jnum(j, "held_states", static_cast<double>(held_states_));
   jnum(j, "compared", static_cast<double>(compared_));
   jnum(j, "pred_error", last_pred_error_m_);
   jnum(j, "pred_error_max", max_pred_error_m_);

@@ -16,7 +16,6 @@ namespace {
     NAME, [](const sim::GroupSpec& g) -> double { return g.PATH ? 1.0 : 0.0; },       \
         [](sim::GroupSpec& g, double v) { g.PATH = v != 0; }, true                    \
   }
-
 #define FLOCKSTEP_INT_FIELD(NAME, PATH)                                               \
   GroupField {                                                                        \
     NAME, [](const sim::GroupSpec& g) -> double { return static_cast<double>(g.PATH); }, \

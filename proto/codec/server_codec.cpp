@@ -343,10 +343,12 @@ const std::string& SnapshotEncoder::encode_body(const sim::World& world) {
   return bytes_;
 }
 
-void encode_snapshot_suffix(std::uint32_t last_input_sequence, std::string& out) {
+void encode_snapshot_suffix(InputProgress input, std::string& out) {
   v1::ServerMessage m;
   // A zero would not be encoded at all (proto3 default), which is exactly "none applied yet".
-  m.mutable_snapshot()->set_last_input_sequence(last_input_sequence);
+  m.mutable_snapshot()->set_last_input_sequence(input.last_sequence);
+  m.mutable_snapshot()->set_input_held_ticks(input.held_ticks);
+  m.mutable_snapshot()->set_input_slips(input.slips);
   serialize(m, out);
 }
 
@@ -371,10 +373,12 @@ void encode_delta_body(std::uint64_t server_tick, std::uint64_t baseline_tick, s
   serialize(m, out);
 }
 
-void encode_delta_suffix(std::uint32_t last_input_sequence, const sim::AgentView* own, std::string& out) {
+void encode_delta_suffix(InputProgress input, const sim::AgentView* own, std::string& out) {
   v1::ServerMessage m;
   v1::DeltaSnapshot* d = m.mutable_delta_snapshot();
-  d->set_last_input_sequence(last_input_sequence);
+  d->set_last_input_sequence(input.last_sequence);
+  d->set_input_held_ticks(input.held_ticks);
+  d->set_input_slips(input.slips);
   if (own) {
     v1::OwnCraft* o = d->mutable_own();
     o->set_id(own->id.value);

@@ -53,9 +53,19 @@ class SnapshotEncoder {
   std::string bytes_;
 };
 
-/// The per-player bytes appended to a shared body: ServerMessage{snapshot{last_input_sequence}}.
-/// Concatenated protobuf encodings merge, so body + suffix decodes as one Snapshot.
-void encode_snapshot_suffix(std::uint32_t last_input_sequence, std::string& out);
+/// Where a player's input stream stands at a snapshot: the newest input applied, and how many
+/// ticks the server has simulated since then holding it because no newer one had arrived
+/// (Snapshot.input_held_ticks). The client steps its prediction for that input as many more
+/// times before comparing, so a late input never reads as a misprediction.
+struct InputProgress {
+  std::uint32_t last_sequence = 0;  ///< newest InputFrame.sequence applied; 0 = none yet
+  std::uint32_t held_ticks = 0;     ///< ticks since it was applied (0 = the state is right after it)
+  std::uint32_t slips = 0;          ///< held ticks + dropped frames so far (wrapping counter)
+};
+
+/// The per-player bytes appended to a shared body: ServerMessage{snapshot{last_input_sequence,
+/// input_held_ticks, input_slips}}. Concatenated protobuf encodings merge, so body + suffix decodes as one Snapshot.
+void encode_snapshot_suffix(InputProgress input, std::string& out);
 
 /// Client side: the agents of a snapshot as AgentViews.
 Result decode_snapshot_agents(const v1::Snapshot& in, std::vector<sim::AgentView>& out);
@@ -66,8 +76,8 @@ Result decode_snapshot_agents(const v1::Snapshot& in, std::vector<sim::AgentView
 void encode_delta_body(std::uint64_t server_tick, std::uint64_t baseline_tick, std::uint64_t state_hash,
                        std::string_view agents, std::uint32_t agent_count, std::string& out);
 /// The per-player bytes appended to a delta body: ServerMessage{delta_snapshot{last_input_sequence,
-/// own}} with the craft's exact state (null = none: spectators need no suffix at all).
-void encode_delta_suffix(std::uint32_t last_input_sequence, const sim::AgentView* own, std::string& out);
+/// input_held_ticks, input_slips, own}} with the craft's exact state (null = none: spectators need no suffix at all).
+void encode_delta_suffix(InputProgress input, const sim::AgentView* own, std::string& out);
 
 /// Receiver side of the delta snapshot stream (viewer, bot, tests): keeps the frames of the last
 /// kHistory decoded snapshots, decodes each DeltaSnapshot against its baseline, and turns the

@@ -144,8 +144,10 @@ describe('rooms, lobby and tuning end-to-end', { timeout: 240000 }, () => {
     await page.evaluate((i) => { document.querySelector(`details[data-group="${i}"]`).open = true; }, g.index);
     await page.fill(`#tune-${g.index}-max_speed`, String(speed));
     await page.press(`#tune-${g.index}-max_speed`, 'Enter');
-    const s1 = await waitState(page, (x) => x.tune.groups[g.index].params.max_speed === speed,
-      { what: `group ${g.index} max_speed ${speed} from the GroupUpdate`, timeoutMs: 10000 });
+    // Two things arrive in either order: the GroupUpdate broadcast over the WebSocket, and the
+    // HTTP answer to the POST. Wait for both.
+    const s1 = await waitState(page, (x) => x.tune.groups[g.index].params.max_speed === speed && x.tune.last,
+      { what: `group ${g.index} max_speed ${speed} from the GroupUpdate, and the POST's answer`, timeoutMs: 10000 });
     assert.equal(s1.tune.last.status, 200, JSON.stringify(s1.tune.last));
     assert.equal(await page.inputValue(`#tune-${g.index}-max_speed`), String(speed));
 

@@ -147,6 +147,8 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
         SnapshotFrame f;
         f.server_tick = d.server_tick();
         f.last_input_sequence = d.last_input_sequence();
+        f.input_held_ticks = d.input_held_ticks();
+        f.input_slips = d.input_slips();
         f.state_hash = d.state_hash();
         f.baseline_tick = d.baseline_tick();
         f.agents = &receiver_.agents();

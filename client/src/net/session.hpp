@@ -35,6 +35,8 @@ const char* to_string(LinkState s);
 struct SnapshotFrame {
   std::uint64_t server_tick = 0;
   std::uint32_t last_input_sequence = 0;  ///< players: newest input the server applied
+  std::uint32_t input_held_ticks = 0;     ///< players: ticks the server held it since (queue dry)
+  std::uint32_t input_slips = 0;          ///< players: held ticks + dropped frames so far (wrapping)
   std::uint64_t state_hash = 0;
   std::uint64_t baseline_tick = 0;        ///< 0 = it was a full snapshot
   /// Every agent in this client's area of interest at server_tick, sorted by id; the own craft's

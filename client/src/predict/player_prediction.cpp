@@ -98,18 +98,31 @@ std::uint32_t PlayerPredictor::advance(sim::PlayerInput input) {
   return r.sequence;
 }
 
-ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, std::uint32_t last_applied) {
+ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, ServerProgress at_server) {
   ReconcileResult res;
   res.first = !has_state_;
+  // Ticks since the last state in which the server did not apply our next input in sequence.
+  // Those after last_applied (held_ticks) can be replayed exactly; any earlier one happened at a
+  // point of the chain we cannot know, so that state is rebased on without a comparison.
+  const std::uint32_t slipped = at_server.slips - slips_;  // wrapping counter
+  const bool chain_exact = has_state_ && slipped == at_server.held_ticks;
+  slips_ = at_server.slips;
+  res.held = has_state_ && slipped > 0;
+  if (res.held) ++held_states_;
+  const std::uint32_t last_applied = at_server.last_applied;
   const behavior::CraftState before = state_;
 
   // Compare with what we predicted for the same input, then drop everything acknowledged.
   while (count_ > 0 && at(0).sequence <= last_applied) {
     const InputRecord& r = at(0);
-    if (r.sequence == last_applied && r.predicted && has_state_) {
+    if (r.sequence == last_applied && r.predicted && chain_exact && at_server.comparable &&
+        at_server.held_ticks <= kMaxHeldTicks) {
+      // The server held this input while its queue was dry: step it as often as it did.
+      behavior::CraftState expect = r.after;
+      for (std::uint32_t k = 0; k < at_server.held_ticks; ++k) step_player_craft(expect, r.input, *scenario_, dt_);
       res.compared = true;
-      res.error_m = position_error(r.after, server);
-      res.corrected = !same_bits(r.after, server);
+      res.error_m = position_error(expect, server);
+      res.corrected = !same_bits(expect, server);
     }
     head_ = (head_ + 1) % kCapacity;
     --count_;

@@ -47,9 +47,22 @@ struct ReconcileResult {
   bool first = false;          ///< first authoritative state: prediction (re)started from it
   bool compared = false;       ///< the server's sequence was still in the buffer and was compared
   bool corrected = false;      ///< compared and the bits differed: a misprediction
+  bool held = false;           ///< the server held the input for extra ticks (its queue ran dry);
+                               ///< the comparison stepped the prediction as often, and the present
+                               ///< prediction moved by jump_m (a timing correction, not a misprediction)
   real error_m = 0;            ///< position difference between prediction and server at that sequence, m
   real jump_m = 0;             ///< how far the current predicted position moved by the replay, m
   std::int32_t replayed = 0;   ///< inputs replayed on top of the server state
+};
+
+/// How an authoritative state relates to the inputs: Snapshot.last_input_sequence and
+/// input_held_ticks, and whether it can be compared at all (not across a capture and respawn,
+/// which only the server decides).
+struct ServerProgress {
+  std::uint32_t last_applied = 0;  ///< newest input applied (0 = none yet)
+  std::uint32_t held_ticks = 0;    ///< further ticks the server stepped holding that input
+  std::uint32_t slips = 0;         ///< Snapshot.input_slips: held ticks + dropped frames so far
+  bool comparable = true;          ///< false: the craft respawned since the last state; do not compare
 };
 
 /// The ring buffers and the replay. Not thread-safe; one owner.
@@ -71,10 +84,16 @@ class PlayerPredictor {
   /// input is still recorded (it will be replayed once the first snapshot comes).
   std::uint32_t advance(sim::PlayerInput input);
 
-  /// An authoritative state `server` after the server applied input `last_applied` (0 = none
-  /// yet). Compares with the prediction for that sequence, drops acknowledged inputs, and
-  /// replays the rest on top of `server`.
-  ReconcileResult reconcile(const behavior::CraftState& server, std::uint32_t last_applied);
+  /// An authoritative state `server` after the server applied input `at.last_applied` (0 = none
+  /// yet) and then held it for `at.held_ticks` more ticks. Compares with the prediction for that
+  /// sequence (stepped as many more times with the same input) when the server's timeline did
+  /// not slip anywhere else since the last state (`at.slips` grew by exactly `at.held_ticks`),
+  /// drops acknowledged inputs, and replays the rest on top of `server`.
+  ReconcileResult reconcile(const behavior::CraftState& server, ServerProgress at);
+  /// Same, with no held ticks.
+  ReconcileResult reconcile(const behavior::CraftState& server, std::uint32_t last_applied) {
+    return reconcile(server, ServerProgress{last_applied, 0, 0, true});
+  }
 
   /// Predicted state after the newest input.
   const behavior::CraftState& state() const { return state_; }
@@ -89,6 +108,11 @@ class PlayerPredictor {
   std::int32_t unacked_count() const { return count_; }
   /// Mispredictions found so far.
   std::uint64_t corrections() const { return corrections_; }
+  /// States in which the server had held an input for extra ticks (its queue ran dry).
+  std::uint64_t held_states() const { return held_states_; }
+  /// Longest hold the comparison steps through; a longer one (a client frozen for seconds) is
+  /// not compared, just rebased on.
+  static constexpr std::uint32_t kMaxHeldTicks = 240;
 
  private:
   InputRecord& at(std::int32_t k) { return ring_[static_cast<std::size_t>((head_ + k) % kCapacity)]; }
@@ -104,6 +128,8 @@ class PlayerPredictor {
   behavior::CraftState state_{};
   bool has_state_ = false;
   std::uint64_t corrections_ = 0;
+  std::uint64_t held_states_ = 0;
+  std::uint32_t slips_ = 0;  // ServerProgress::slips of the state last rebased on
 };
 
 }  // namespace flockstep::client

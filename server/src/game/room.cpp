@@ -282,6 +282,7 @@ void Room::inputs(ConnectionId conn, std::span<const codec::InputFrame> frames) 
   // (they would only add latency) instead of growing the queue.
   while (p->pending.size() > config_.input_buffer_ticks) {
     p->pending.pop_front();
+    ++p->input_slips;
     if (metrics_) metrics_->inputs_late.inc();
   }
 }
@@ -366,7 +367,7 @@ void Room::send_snapshot() {
     if (!s) continue;
     if (p->plain) {
       std::string suffix;
-      codec::encode_snapshot_suffix(p->last_applied, suffix);
+      codec::encode_snapshot_suffix(input_progress(*p), suffix);
       s->send_snapshot(plain_body(), std::move(suffix));
       continue;
     }
@@ -387,7 +388,7 @@ void Room::send_snapshot() {
     if (!body) continue;
     if (metrics_) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
     std::string suffix;
-    codec::encode_delta_suffix(p->last_applied, idx >= 0 ? &own : nullptr, suffix);
+    codec::encode_delta_suffix(input_progress(*p), idx >= 0 ? &own : nullptr, suffix);
     s->send_snapshot(std::move(body), std::move(suffix));
   }
   for (auto& [conn, sp] : spectators_) {
@@ -421,6 +422,16 @@ void Room::update_agent_metrics() {
   update_client_metrics();
 }
 
+codec::InputProgress Room::input_progress(const Player& p) const {
+  codec::InputProgress in;
+  in.last_sequence = p.last_applied;
+  in.slips = p.input_slips;
+  // Ticks after the one that applied the input, in which the world held it (the queue was dry).
+  if (p.last_applied > 0 && world_.tick() > p.applied_tick)
+    in.held_ticks = static_cast<std::uint32_t>(std::min<std::uint64_t>(world_.tick() - p.applied_tick, UINT32_MAX));
+  return in;
+}
+
 void Room::tick() {
   // 1. Inputs: one frame per player per tick, in sequence order; none queued = hold the last.
   for (auto& p : players_) {
@@ -428,11 +439,15 @@ void Room::tick() {
       drive_bot(*p);
       continue;
     }
-    if (p->pending.empty()) continue;
+    if (p->pending.empty()) {
+      if (p->last_applied > 0) ++p->input_slips;  // the world holds the last input this tick
+      continue;
+    }
     const codec::InputFrame f = p->pending.front();
     p->pending.pop_front();
     world_.set_input(p->entity, sim::PlayerInput{f.turn, f.throttle});
     p->last_applied = f.sequence;
+    p->applied_tick = world_.tick() + 1;  // the step below applies it
     if (metrics_) metrics_->inputs_applied.inc();
   }
 

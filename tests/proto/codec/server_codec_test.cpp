@@ -414,13 +414,15 @@ TEST(ServerCodec, SnapshotBodyPlusSuffixDecodesAsOneSnapshot) {
   SnapshotEncoder enc;
   const std::string body = enc.encode_body(world);
   std::string suffix;
-  encode_snapshot_suffix(0xABCDE, suffix);
-  EXPECT_LT(suffix.size(), 8u);  // a few bytes per player
+  encode_snapshot_suffix({0xABCDE, 3, 7}, suffix);
+  EXPECT_LE(suffix.size(), 10u);  // a few bytes per player
 
   v1::ServerMessage msg;
   ASSERT_TRUE(decode_server_message(bytes_of(body + suffix), msg).ok());
   ASSERT_EQ(msg.payload_case(), v1::ServerMessage::kSnapshot);
   EXPECT_EQ(msg.snapshot().last_input_sequence(), 0xABCDEu);
+  EXPECT_EQ(msg.snapshot().input_held_ticks(), 3u);
+  EXPECT_EQ(msg.snapshot().input_slips(), 7u);
   EXPECT_EQ(msg.snapshot().server_tick(), world.tick());
   EXPECT_EQ(msg.snapshot().state_hash(), world.state_hash());
   std::vector<sim::AgentView> views;

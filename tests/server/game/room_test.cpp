@@ -39,6 +39,8 @@ class FakeSink : public ClientSink {
     v1::Snapshot plain;
     plain.set_server_tick(d.server_tick());
     plain.set_last_input_sequence(d.last_input_sequence());
+    plain.set_input_held_ticks(d.input_held_ticks());
+    plain.set_input_slips(d.input_slips());
     plain.set_state_hash(d.state_hash());
     for (const sim::AgentView& a : receiver.agents()) codec::encode_agent(a, *plain.add_agents());
     snapshots.push_back(plain);
@@ -318,6 +320,53 @@ TEST(Room, InputsApplyOncePerTickInSequenceOrderAndResendsAreIgnored) {
   for (int i = 0; i < 3; ++i) room.tick();
   ASSERT_FALSE(sink->snapshots.empty());
   EXPECT_EQ(sink->snapshots.back().last_input_sequence(), 4u);
+}
+
+TEST(Room, SnapshotsReportTicksThatHeldALateInputAndEverySlip) {
+  // The client predicts one tick per input; when its queue at the server runs dry the world
+  // holds the last input. The player's suffix says so (input_held_ticks after the newest
+  // applied input, input_slips in all), so the client compares exactly instead of guessing.
+  RoomConfig c = config();
+  c.input_buffer_ticks = 4;
+  Room room(c, calm_world(), nullptr, nullptr);
+  auto sink = std::make_shared<FakeSink>();
+  room.join(1, sink, player());
+  const std::vector<codec::InputFrame> two{{1, 0.5, 1}, {2, 0.5, 1}};
+  room.inputs(1, two);
+  while (room.current_tick() % 3 != 2) room.tick();  // the next tick sends a snapshot
+  const std::uint64_t t0 = room.current_tick();
+  room.tick();
+  ASSERT_FALSE(sink->snapshots.empty());
+  const v1::Snapshot& s0 = sink->snapshots.back();
+  ASSERT_EQ(s0.server_tick(), t0 + 1);
+  EXPECT_EQ(s0.last_input_sequence(), 2u);
+  // Inputs 1 and 2 were applied in the first two ticks; every tick since held input 2.
+  EXPECT_EQ(s0.input_held_ticks(), s0.server_tick() - 2);
+  EXPECT_EQ(s0.input_slips(), s0.input_held_ticks());
+
+  // A fresh input resets the held count; the slips so far stay counted.
+  const std::uint32_t slips_before = s0.input_slips();
+  const codec::InputFrame third{3, 0, 1};
+  room.inputs(1, std::span<const codec::InputFrame>(&third, 1));
+  room.tick();
+  room.tick();
+  room.tick();  // applied in the first of these, held in the next two; a snapshot is due
+  const v1::Snapshot& s1 = sink->snapshots.back();
+  EXPECT_EQ(s1.last_input_sequence(), 3u);
+  EXPECT_EQ(s1.input_held_ticks(), 2u);
+  EXPECT_EQ(s1.input_slips(), slips_before + 2);
+
+  // A burst over the backlog drops frames: each is a slip too.
+  std::vector<codec::InputFrame> burst;
+  for (std::uint32_t q = 4; q <= 10; ++q) burst.push_back({q, 0, 1});
+  room.inputs(1, burst);  // 7 frames into a backlog of 4: 3 dropped
+  room.tick();
+  room.tick();
+  room.tick();
+  const v1::Snapshot& s2 = sink->snapshots.back();
+  EXPECT_EQ(s2.last_input_sequence(), 9u);  // 4..6 dropped, 7, 8, 9 applied
+  EXPECT_EQ(s2.input_held_ticks(), 0u);
+  EXPECT_EQ(s2.input_slips(), slips_before + 2 + 3);
 }
 
 TEST(Room, InputBacklogIsBoundedOldestDropped) {
