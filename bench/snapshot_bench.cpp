@@ -50,7 +50,10 @@ struct Figures {
 };
 
 /// Mean snapshot size of `snapshots` snapshots in the given mode, measured outside the timer.
-Figures measure(std::int32_t n, int mode, int snapshots) {
+/// Mode 2 (delta) codes each snapshot against the frame `baseline_age` snapshots older: 1 is a
+/// client whose ack arrives before the next snapshot (loopback); over a real link the newest
+/// acknowledged frame is about RTT / 50 ms + 1 snapshots old (age 4 at 150 ms RTT).
+Figures measure(std::int32_t n, int mode, int snapshots, int baseline_age = 1) {
   fs::sim::World w(fs::sim::canonical::flock(n));
   const codec::WireGeometry g = codec::WireGeometry::of(w.scenario());
   for (int k = 0; k < kSettleTicks; ++k) w.step();
@@ -66,6 +69,8 @@ Figures measure(std::int32_t n, int mode, int snapshots) {
   }
   codec::SnapshotEncoder plain;
   Figures f;
+  std::vector<codec::ViewFrame> history;  // the frames sent so far, newest last (delta mode)
+  history.push_back(base);
   for (int s = 0; s < snapshots; ++s) {
     for (int k = 0; k < kTicksPerSnapshot; ++k) w.step();
     sample(w, g, cur);
@@ -73,17 +78,21 @@ Figures measure(std::int32_t n, int mode, int snapshots) {
     if (mode == 0) {
       bytes = plain.encode_body(w).size();
     } else {
+      // The acknowledged baseline: baseline_age frames back (the oldest sent while warming up).
+      const codec::ViewFrame& acked =
+          history[history.size() - static_cast<std::size_t>(std::min<int>(baseline_age, static_cast<int>(history.size())))];
       codec::EncodeInput in;
       in.tick = w.tick();
-      in.base = mode == 2 ? &base : nullptr;
+      in.base = mode == 2 ? &acked : nullptr;
       in.visible = cur;
       std::string bits, body;
       codec::ViewFrame next;
       codec::encode_agents(in, g, bits, next);
-      codec::encode_delta_body(w.tick(), mode == 2 ? base.tick : 0, w.state_hash(), bits,
+      codec::encode_delta_body(w.tick(), mode == 2 ? acked.tick : 0, w.state_hash(), bits,
                                static_cast<std::uint32_t>(next.agents.size()), body);
       bytes = body.size();
-      base = std::move(next);
+      history.push_back(std::move(next));
+      if (history.size() > 32) history.erase(history.begin());  // the server's 32-frame history
     }
     f.bytes += static_cast<double>(bytes);
     f.moving += moving(prev, cur);
@@ -192,6 +201,14 @@ int write_csv(const std::string& path) {
           << f.bytes * 8 * kSnapshotRateHz / 1000 << '\n';
       std::cout << n << ' ' << names[mode] << ' ' << f.bytes << " B, " << f.bytes_per_moving << " B/moving agent\n";
     }
+  }
+  // Older baselines (clients farther away): 1,000 agents in view, delta against the frame 2, 4
+  // and 8 snapshots back (100, 200 and 400 ms at 20 Hz).
+  for (const int age : {2, 4, 8}) {
+    const Figures f = measure(1000, 2, 60, age);
+    const std::string name = "delta_baseline_age_" + std::to_string(age);
+    out << 1000 << ',' << name << ',' << f.bytes << ',' << f.bytes_per_moving << ',' << f.bytes * 8 * kSnapshotRateHz / 1000 << '\n';
+    std::cout << 1000 << ' ' << name << ' ' << f.bytes << " B, " << f.bytes_per_moving << " B/moving agent\n";
   }
   return 0;
 }

@@ -172,6 +172,7 @@ void encode_world_spec(const sim::Scenario& s, v1::WorldSpec& out) {
   out.set_grid_cell(s.grid_cell);
   put_craft(s.player_craft, *out.mutable_player_craft());
   out.set_respawn_protection_s(s.respawn_protection_s);
+  out.set_steering_interval_ticks(s.steering_interval_ticks);
   for (const sim::Circle& c : s.obstacles) {
     v1::Circle* o = out.add_obstacles();
     put(c.center, *o->mutable_center());
@@ -227,6 +228,7 @@ Result decode_world_spec(const v1::WorldSpec& in, sim::Scenario& s) {
   s.grid_cell = in.grid_cell();
   if (!get_craft(in.player_craft(), s.player_craft)) return not_finite("world.player_craft");
   s.respawn_protection_s = in.respawn_protection_s();
+  s.steering_interval_ticks = in.steering_interval_ticks() == 0 ? 1 : in.steering_interval_ticks();
   s.obstacles.clear();
   for (int i = 0; i < in.obstacles_size(); ++i) {
     sim::Circle c;

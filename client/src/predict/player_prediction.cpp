@@ -4,6 +4,7 @@
 
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
+#include "flockstep/sim/rules.hpp"
 
 namespace flockstep::client {
 
@@ -24,30 +25,11 @@ void step_player_craft(behavior::CraftState& s, sim::PlayerInput input, const si
   behavior::craft_step(s, scenario.player_craft, t, dt);
   s.orientation = math::wrap_angle(s.orientation);
 
-  // World::apply_rules for one body of radius length / 2 (captures are the server's business).
+  // World::confine for a player: the same shared rules (captures are the server's business).
   const real r = scenario.player_craft.length * 0.5;
-  for (const behavior::Circle& c : scenario.obstacles) {
-    const Vec2 d = s.position - c.center;
-    const real min_d = c.radius + r;
-    const real d2 = math::length_sq(d);
-    if (d2 >= min_d * min_d) continue;
-    const real len = math::sqrt(d2);
-    const Vec2 n = len > 0 ? d / len : Vec2{1, 0};
-    s.position = c.center + n * min_d;
-    const real vn = math::dot(s.velocity, n);
-    if (vn < 0) s.velocity -= n * vn;
-  }
-  const real w = scenario.width, h = scenario.height;
-  if (scenario.wrap) {
-    s.position = math::wrap_torus(s.position, w, h);
-  } else {
-    Vec2& p = s.position;
-    Vec2& v = s.velocity;
-    if (p.x < r) { p.x = r; if (v.x < 0) v.x = 0; }
-    if (p.x > w - r) { p.x = w - r; if (v.x > 0) v.x = 0; }
-    if (p.y < r) { p.y = r; if (v.y < 0) v.y = 0; }
-    if (p.y > h - r) { p.y = h - r; if (v.y > 0) v.y = 0; }
-  }
+  sim::push_out_of_obstacles(s.position, s.velocity, r, scenario.obstacles, scenario.wrap ? scenario.width : 0,
+                             scenario.wrap ? scenario.height : 0);
+  sim::apply_border(s.position, s.velocity, r, scenario);
 }
 
 bool same_bits(const behavior::CraftState& a, const behavior::CraftState& b) {

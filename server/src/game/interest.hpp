@@ -42,10 +42,29 @@ struct WorldSample {
   std::vector<double> x, y, speed;    ///< per agent (same order): position m, speed m/s
   double width = 0, height = 0;       ///< world size, m
   bool wrap = false;
+
+  /// Coarse bucket grid over the sample (build_index()), so a client's area costs the agents
+  /// near it instead of a pass over the whole world: 25 areas over 100,000 agents were 2.5
+  /// million distance tests per snapshot. cols == 0: no index, select_visible scans everything.
+  double cell_m = 0;
+  std::int32_t cols = 0, rows = 0;
+  std::vector<std::int32_t> cell_start;  ///< cols * rows + 1 offsets into cell_items
+  std::vector<std::int32_t> cell_items;  ///< sample indices per cell, ascending within a cell
+  std::vector<std::int32_t> players;     ///< sample indices of player crafts, ascending
+
+  /// Smallest bucket side, m: a client's area (a 100 m circle, a screen of 100-300 m) spans a
+  /// few cells. [Limit: > 0]
+  static constexpr double kMinCellM = 32;
+  /// Most buckets per axis (bounds the index's memory for huge worlds; cells grow instead).
+  static constexpr std::int32_t kMaxCellsPerAxis = 256;
+  /// Rebuild the bucket grid from x, y and agents (a counting sort: O(agents + cells)).
+  void build_index();
 };
 
 /// Agents of `world` inside `area` (plus, with hysteresis, those of `previous` still near it),
-/// sorted by id, with their budget weights (nearer and faster = larger).
+/// sorted by id, with their budget weights (nearer and faster = larger). With an index only the
+/// buckets the area (grown by the hysteresis) touches are examined, and the result is the same
+/// as the full scan's (tests/server/game/snapshot_streams_test.cpp compares them).
 void select_visible(const WorldSample& world, const Area& area, const codec::ViewFrame* previous,
                     const InterestConfig& config, std::vector<codec::QAgent>& out, std::vector<float>& weight);
 

@@ -73,21 +73,16 @@ void Recorder::start(const sim::World& world, const sim::Scenario& scenario, con
   flush();
 }
 
-void Recorder::snapshot(const sim::World& world) {
+void Recorder::snapshot(std::uint64_t tick, std::span<const codec::QAgent> agents, std::uint64_t state_hash) {
   if (!file_) return;
-  const std::uint64_t tick = world.tick();
   const bool keyframe = !have_base_ || tick - last_keyframe_tick_ >= keyframe_ticks_;
-  visible_.clear();
-  const std::int32_t n = world.size();
-  for (std::int32_t i = 0; i < n; ++i) visible_.push_back(codec::quantize(world.view(i), geometry_));
-  std::sort(visible_.begin(), visible_.end(), [](const codec::QAgent& a, const codec::QAgent& b) { return a.id < b.id; });
   codec::EncodeInput in;
   in.tick = tick;
   in.base = keyframe ? nullptr : &base_;
-  in.visible = visible_;
+  in.visible = agents;
   in.budget_bytes = 0;  // recordings have no budget: every change is in every snapshot
   codec::encode_agents(in, geometry_, agents_, next_);
-  codec::encode_delta_body(tick, keyframe ? 0 : base_.tick, world.state_hash(), agents_,
+  codec::encode_delta_body(tick, keyframe ? 0 : base_.tick, state_hash, agents_,
                            static_cast<std::uint32_t>(next_.agents.size()), bytes_);
   write_record(bytes_);
   std::swap(base_, next_);

@@ -12,6 +12,7 @@
 /// logged once and ends the recording; the game never stops for it.
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -42,8 +43,9 @@ class Recorder {
   bool ok() const { return file_ != nullptr; }
   /// The Welcome record (Room::set_recorder calls it). Resets the delta chain.
   void start(const sim::World& world, const sim::Scenario& scenario, const RoomConfig& config);
-  /// A snapshot tick of the world.
-  void snapshot(const sim::World& world);
+  /// A snapshot tick: `agents` is every agent quantised, sorted by id (SnapshotStreams'
+  /// sample of the same tick); `state_hash` as in the live stream (0 = not this snapshot).
+  void snapshot(std::uint64_t tick, std::span<const codec::QAgent> agents, std::uint64_t state_hash);
   /// A message the room broadcast (one serialized ServerMessage).
   void message(std::string_view bytes);
   /// Flush buffered records to the file (also done after every keyframe and on destruction).
@@ -64,7 +66,6 @@ class Recorder {
   bool have_base_ = false;
   codec::WireGeometry geometry_;
   codec::ViewFrame base_, next_;
-  std::vector<codec::QAgent> visible_;
   std::string agents_, bytes_;
   std::uint32_t keyframe_s_;
   std::uint64_t records_ = 0;

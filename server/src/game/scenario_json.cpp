@@ -271,6 +271,7 @@ sim::Scenario parse_scenario(const std::string& text) {
     else if (key == "max_players") s.max_players = static_cast<std::int32_t>(integer(v, key, 0, 1000000));
     else if (key == "grid_cell") s.grid_cell = number(v, key);
     else if (key == "respawn_protection_s") s.respawn_protection_s = number(v, key);
+    else if (key == "steering_interval_ticks") s.steering_interval_ticks = static_cast<std::int32_t>(integer(v, key, 1, 8));
     else if (key == "player_craft") craft_params(v, key, s.player_craft);
     else if (key == "obstacles") {
       const json& obs = array(v, key);
@@ -383,6 +384,7 @@ std::string scenario_to_json(const sim::Scenario& s) {
   o["max_players"] = s.max_players;
   o["grid_cell"] = s.grid_cell;
   o["respawn_protection_s"] = s.respawn_protection_s;
+  if (s.steering_interval_ticks != 1) o["steering_interval_ticks"] = s.steering_interval_ticks;
   const behavior::CraftParams& c = s.player_craft;
   o["player_craft"] = {{"mass", c.mass},
                        {"inertia", c.inertia},

@@ -62,26 +62,52 @@ std::size_t SnapshotStreams::history_size(ConnectionId conn) const {
   return n;
 }
 
-void SnapshotStreams::begin(const sim::World& world) {
+namespace {
+
+/// Agents quantised per task when the sampling runs on the world's task runner.
+constexpr std::int32_t kSampleChunk = 4096;
+
+struct SampleJob {
+  const sim::World* world;
+  const codec::WireGeometry* geometry;
+  const std::vector<std::pair<std::uint32_t, std::int32_t>>* order;
+  WorldSample* sample;
+};
+
+/// One chunk of the sampling: writes only its own range of the sample.
+void sample_chunk(void* arg, std::int32_t task) {
+  const SampleJob& job = *static_cast<const SampleJob*>(arg);
+  const std::size_t begin = static_cast<std::size_t>(task) * kSampleChunk;
+  const std::size_t end = std::min(job.order->size(), begin + kSampleChunk);
+  WorldSample& s = *job.sample;
+  for (std::size_t k = begin; k < end; ++k) {
+    const sim::AgentView v = job.world->view((*job.order)[k].second);
+    s.agents[k] = codec::quantize(v, *job.geometry);
+    s.x[k] = v.position.x;
+    s.y[k] = v.position.y;
+    s.speed[k] = math::length(v.velocity);
+  }
+}
+
+}  // namespace
+
+void SnapshotStreams::begin(const sim::World& world, std::uint64_t state_hash) {
   tick_ = world.tick();
-  state_hash_ = world.state_hash();
+  state_hash_ = state_hash;
   const std::int32_t n = world.size();
+  // The codec walks agents in id order (baseline and view merge by id). Dense order usually is
+  // id order already (agents are spawned in slot order and rarely removed), so check first.
   order_.resize(static_cast<std::size_t>(n));
-  std::iota(order_.begin(), order_.end(), 0);
-  // The codec walks agents in id order (baseline and view merge by id): sort once per snapshot.
-  std::sort(order_.begin(), order_.end(),
-            [&](std::int32_t a, std::int32_t b) { return world.view(a).id.value < world.view(b).id.value; });
+  for (std::int32_t i = 0; i < n; ++i) order_[static_cast<std::size_t>(i)] = {world.id_at(i).value, i};
+  if (!std::is_sorted(order_.begin(), order_.end())) std::sort(order_.begin(), order_.end());
   sample_.agents.resize(order_.size());
   sample_.x.resize(order_.size());
   sample_.y.resize(order_.size());
   sample_.speed.resize(order_.size());
-  for (std::size_t k = 0; k < order_.size(); ++k) {
-    const sim::AgentView v = world.view(order_[k]);
-    sample_.agents[k] = codec::quantize(v, geometry_);
-    sample_.x[k] = v.position.x;
-    sample_.y[k] = v.position.y;
-    sample_.speed[k] = math::length(v.velocity);
-  }
+  SampleJob job{&world, &geometry_, &order_, &sample_};
+  const auto tasks = static_cast<std::int32_t>((order_.size() + kSampleChunk - 1) / kSampleChunk);
+  world.task_runner().run_batch(tasks, &sample_chunk, &job);
+  sample_.build_index();
   cache_.clear();
 }
 

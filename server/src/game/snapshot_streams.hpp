@@ -59,8 +59,13 @@ class SnapshotStreams {
   /// The client acknowledged snapshot `tick` (0 = it lost its baselines: send a full one next) and
   /// optionally set its view rectangle. Unknown connections and ticks never sent are ignored.
   void ack(ConnectionId conn, std::uint64_t tick, const codec::ViewRect* view);
-  /// Start a snapshot: quantise the world once.
-  void begin(const sim::World& world);
+  /// Start a snapshot: quantise the world once (on the world's task runner: the sampling is per
+  /// agent, in fixed chunks) and index it for the clients' areas. `state_hash` goes into every
+  /// body of this snapshot (0 = none; Room sends it once per second).
+  void begin(const sim::World& world, std::uint64_t state_hash);
+  /// The world as sampled by the last begin(): every agent quantised, sorted by id (the recorder
+  /// writes the same sample).
+  const WorldSample& sample() const { return sample_; }
   /// The body for one client (spectators: the view it sent; players: `area` around the craft).
   /// Returns the encoded ServerMessage{delta_snapshot} body (shared when another client needs the
   /// same bytes), records the frame in the client's history. Null for unknown connections.
@@ -106,7 +111,7 @@ class SnapshotStreams {
   // Scratch reused between clients.
   std::vector<codec::QAgent> visible_;
   std::vector<float> weight_;
-  std::vector<std::int32_t> order_;
+  std::vector<std::pair<std::uint32_t, std::int32_t>> order_;  // (id, dense index), sorted by id
   std::string bits_;
   StreamStats stats_;
 };

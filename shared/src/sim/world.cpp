@@ -8,6 +8,7 @@
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/intercept.hpp"
 #include "flockstep/behavior/kinematic.hpp"
+#include "flockstep/sim/rules.hpp"
 #include "flockstep/behavior/steering.hpp"
 #include "flockstep/behavior/los_chase.hpp"
 
@@ -71,6 +72,7 @@ std::string validate(const Scenario& s) {
   if (!(s.width > 0) || !math::is_finite(s.width)) return bad("width", "must be a positive number");
   if (!(s.height > 0) || !math::is_finite(s.height)) return bad("height", "must be a positive number");
   if (s.tick_rate_hz < 1 || s.tick_rate_hz > 240) return bad("tick_rate_hz", "must be in 1..240");
+  if (s.steering_interval_ticks < 1 || s.steering_interval_ticks > 8) return bad("steering_interval_ticks", "must be in 1..8");
   if (s.max_agents < 1 || s.max_agents > 1000000) return bad("max_agents", "must be in 1..1000000");
   if (s.max_players < 0 || s.max_players > s.max_agents) return bad("max_players", "must be in 0..max_agents");
   if (!(s.grid_cell > 0)) return bad("grid_cell", "must be > 0");
@@ -500,12 +502,14 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
   const std::span<const std::int32_t> slots = grid_.slots();
   // Flocking scratch, once per task rather than per agent (Neighbour zero-fills on construction).
   behavior::Neighbour nb[kMaxNeighbours];
+  // Scenario::steering_interval_ticks: vehicles whose turn it is not keep their last force.
+  const auto interval = static_cast<std::uint64_t>(scenario_.steering_interval_ticks);
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
     if (motion_[i] == Motion::kCraft) steer_craft(i);
     else if (motion_[i] == Motion::kTile) steer_tile(i);
     else if (motion_[i] == Motion::kKinematic) steer_kinematic(i);
-    else steer_vehicle(i, k, nb);
+    else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) steer_vehicle(i, k, nb);
   }
 }
 
@@ -827,33 +831,17 @@ real World::radius_of(std::int32_t i) const {
 
 void World::confine(std::int32_t i) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
-  const real w = scenario_.width, h = scenario_.height;
   const real r = radius_of(i);
-  // No body ever ends a tick inside an obstacle: project it onto the surface and drop the
-  // inward part of its velocity. Steering avoids obstacles; this rule guarantees it.
-  for (const Circle& c : obstacles_near(position_[i])) {
-    const Vec2 d = position_[i] - c.center;
-    const real min_d = c.radius + r;
-    const real d2 = math::length_sq(d);
-    if (d2 >= min_d * min_d) continue;
-    const real len = math::sqrt(d2);
-    // Exactly at the centre: push out along +x (deterministic, never NaN).
-    const Vec2 n = len > 0 ? d / len : Vec2{1, 0};
-    position_[i] = c.center + n * min_d;
-    const real vn = math::dot(velocity_[i], n);
-    if (vn < 0) velocity_[i] -= n * vn;
-  }
-  if (scenario_.wrap) {
-    position_[i] = math::wrap_torus(position_[i], w, h);  // T14
+  if (kind_[i] == AgentKind::kPlayer) {
+    // Players: every obstacle, torus-aware, exactly as a client predicting its craft does it
+    // (client/src/predict/player_prediction.cpp); players are few, so the per-cell index buys
+    // nothing here and a second obstacle list could only disagree with the client's.
+    push_out_of_obstacles(position_[i], velocity_[i], r, scenario_.obstacles,
+                          scenario_.wrap ? scenario_.width : 0, scenario_.wrap ? scenario_.height : 0);
   } else {
-    // Solid borders: clamp inside and cancel the outward velocity component.
-    Vec2& p = position_[i];
-    Vec2& v = velocity_[i];
-    if (p.x < r) { p.x = r; if (v.x < 0) v.x = 0; }
-    if (p.x > w - r) { p.x = w - r; if (v.x > 0) v.x = 0; }
-    if (p.y < r) { p.y = r; if (v.y < 0) v.y = 0; }
-    if (p.y > h - r) { p.y = h - r; if (v.y > 0) v.y = 0; }
+    push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
   }
+  apply_border(position_[i], velocity_[i], r, scenario_);
 }
 
 void World::apply_captures() {

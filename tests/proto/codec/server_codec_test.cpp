@@ -27,7 +27,7 @@ constexpr std::size_t field_count() {
 // If one of these fails, a sim struct changed: map the new field in proto/codec (and the
 // .proto mirror), extend the distinct-value fill below, then update the count.
 static_assert(field_count<sim::AgentView>() == 11, "AgentView changed: map it in encode_agent/decode_agent");
-static_assert(field_count<sim::Scenario>() == 19, "Scenario changed: map it in encode/decode_world_spec");
+static_assert(field_count<sim::Scenario>() == 20, "Scenario changed: map it in encode/decode_world_spec");
 static_assert(field_count<sim::GroupSpec>() == 40, "GroupSpec changed: map it (group_fields.cpp for numbers)");
 static_assert(field_count<sim::PathSpec>() == 3, "PathSpec changed");
 static_assert(field_count<behavior::CraftParams>() == 8, "CraftParams changed: map it (world.proto CraftParams, group_fields)");
@@ -176,6 +176,7 @@ sim::Scenario distinct_scenario() {
   s.grid_cell = 16.5;
   s.player_craft = {1.1, 0.6, 1.2, 4.4, 3.3, 0.45, 4.5, 2.5};
   s.respawn_protection_s = 2.75;
+  s.steering_interval_ticks = 3;
   s.obstacles = {{{10.5, 20.5}, 3.5}, {{30.25, 40.75}, 1.25}};
   s.walls = {{{1.5, 2.5}, {3.5, 4.5}}};
   s.paths = {{"loop", {{5.5, 6.5}, {7.5, 8.5}, {9.5, 1.5}}, true}, {"line", {{0.5, 0.25}, {2, 3}}, false}};
@@ -301,6 +302,7 @@ TEST(ServerCodec, ScenarioRoundTripsEveryFieldThroughWelcome) {
   EXPECT_EQ(c.lateral_drag, e.lateral_drag);
   EXPECT_EQ(c.angular_drag, e.angular_drag);
   EXPECT_EQ(out.respawn_protection_s, in.respawn_protection_s);
+  EXPECT_EQ(out.steering_interval_ticks, in.steering_interval_ticks);
   ASSERT_EQ(out.obstacles.size(), in.obstacles.size());
   for (std::size_t i = 0; i < in.obstacles.size(); ++i) {
     EXPECT_EQ(out.obstacles[i].center, in.obstacles[i].center);

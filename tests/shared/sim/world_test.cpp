@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <vector>
 
 #include "flockstep/sim/canonical.hpp"
 
@@ -180,6 +181,73 @@ TEST(World, RemovalKeepsOtherAgentsState) {
   EXPECT_FALSE(w.alive(victim.id));
   EXPECT_TRUE(w.alive(last.id));
   EXPECT_EQ(w.size(), 10);
+}
+
+TEST(World, SteeringIntervalRecomputesEachVehicleOnItsTurnOnly) {
+  // Behaviour level of detail: with steering_interval_ticks = 3 a vehicle steers when
+  // (tick + id slot) is divisible by 3 and keeps its last force (and aim point) otherwise.
+  Scenario s;
+  s.name = "lod";
+  s.width = 120;
+  s.height = 120;
+  s.wrap = true;
+  s.max_agents = 64;
+  s.max_players = 0;
+  s.steering_interval_ticks = 3;
+  GroupSpec g;
+  g.name = "wanderers";
+  g.kind = AgentKind::kWanderer;
+  g.technique = Technique::kWander;
+  g.count = 40;
+  s.groups = {g};
+  ASSERT_EQ(validate(s), "");
+  World w(s);
+  std::vector<Vec2> aim(static_cast<std::size_t>(w.size()));
+  for (std::int32_t i = 0; i < w.size(); ++i) aim[static_cast<std::size_t>(i)] = w.view(i).aim;
+  std::int32_t steered = 0, held = 0;
+  for (int t = 0; t < 30; ++t) {
+    const std::uint64_t tick = w.tick();  // the tick the step below computes
+    w.step();
+    for (std::int32_t i = 0; i < w.size(); ++i) {
+      const AgentView v = w.view(i);
+      const bool turn = (tick + v.id.slot()) % 3 == 0;
+      const bool changed = !(v.aim == aim[static_cast<std::size_t>(i)]);
+      EXPECT_EQ(changed, turn) << "agent " << v.id.value << " tick " << tick;
+      (turn ? steered : held) += 1;
+      aim[static_cast<std::size_t>(i)] = v.aim;
+    }
+  }
+  EXPECT_EQ(steered + held, 30 * 40);
+  EXPECT_NEAR(static_cast<double>(steered) / (steered + held), 1.0 / 3, 0.02);
+
+  s.steering_interval_ticks = 0;
+  EXPECT_EQ(validate(s), "steering_interval_ticks: must be in 1..8");
+  s.steering_interval_ticks = 9;
+  EXPECT_EQ(validate(s), "steering_interval_ticks: must be in 1..8");
+}
+
+TEST(World, T36_FlockWithSteeringIntervalStaysAFlockOutsideObstacles) {
+  // The 100,000-agent load (docs/performance.md) runs the flock with steering every 2nd tick:
+  // it still forms a flock (neighbours in view like every-tick steering) and never enters an
+  // obstacle (the rules run every tick).
+  Scenario every = canonical::flock(2000);
+  Scenario lod = every;
+  lod.steering_interval_ticks = 2;
+  World a(every), b(lod);
+  for (int t = 0; t < 600; ++t) {
+    a.step();
+    b.step();
+  }
+  EXPECT_GE(min_obstacle_clearance(a), -1e-9);
+  EXPECT_GE(min_obstacle_clearance(b), -1e-9);
+  // Polarisation (|mean heading|): flocking aligns headings; the held force must not undo it.
+  auto polarisation = [](const World& w) {
+    Vec2 sum;
+    for (std::int32_t i = 0; i < w.size(); ++i) sum += math::normalized(w.view(i).velocity);
+    return math::length(sum) / w.size();
+  };
+  EXPECT_GT(polarisation(b), 0.5 * polarisation(a));
+  EXPECT_NE(a.state_hash(), b.state_hash());
 }
 
 TEST(World, AnnotationsAreReported) {

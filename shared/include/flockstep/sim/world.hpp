@@ -255,6 +255,12 @@ struct Scenario {
   real grid_cell = 8;               ///< spatial grid cell, m. [Limit: >= every neighbour radius]
   behavior::CraftParams player_craft{};  ///< physics of player crafts (clients predict with it)
   real respawn_protection_s = 2;    ///< a respawned player cannot be captured this long, s
+  /// Behaviour level of detail (time slicing, as PSCrowd ran behaviour at 1/8 of the frame rate):
+  /// each force-steered vehicle recomputes its steering every this many ticks, on a rota by id
+  /// slot (slot + tick divisible by it), and keeps its last force in between; integration and
+  /// the rules still run every tick, and crafts, kinematic and tile movers steer every tick.
+  /// 1 = every vehicle every tick (the behaviour as the catalog defines it). [Limit: 1..8]
+  std::int32_t steering_interval_ticks = 1;
   std::vector<Circle> obstacles;
   std::vector<Wall> walls;
   std::vector<PathSpec> paths;
@@ -331,6 +337,8 @@ class World {
   /// Lend the World a runner for its per-agent phases (steering, integration, gathering). The
   /// runner's context must outlive every later step(); a default TaskRunner runs serially.
   void set_task_runner(const TaskRunner& runner) { runner_ = runner; }
+  /// The runner lent by set_task_runner (hosts reuse it for their own per-agent batches).
+  const TaskRunner& task_runner() const { return runner_; }
 
   std::uint64_t tick() const { return tick_; }
   real dt() const { return dt_; }
@@ -340,6 +348,8 @@ class World {
   /// Live agents, densely indexed 0..size()-1 (the order changes when agents are removed).
   std::int32_t size() const { return count_; }
   AgentView view(std::int32_t index) const;
+  /// Id of the agent at a dense index (cheaper than view(index).id). [Limit: 0 <= index < size()]
+  AgentId id_at(std::int32_t index) const { return id_[static_cast<std::size_t>(index)]; }
   /// Dense index of a live id, or -1.
   std::int32_t index_of(AgentId id) const;
   bool alive(AgentId id) const { return index_of(id) >= 0; }

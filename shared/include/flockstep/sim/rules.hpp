@@ -1,0 +1,30 @@
+#pragma once
+/// \file rules.hpp
+/// The per-body rules that end every tick (World phase 4), as free functions so a client that
+/// predicts its own craft runs exactly the same code as the server (client/src/predict):
+///   1. obstacles: no body ends a tick inside one; it is put on the surface and loses the
+///      inward part of its velocity (steering avoids obstacles, this rule guarantees it);
+///   2. the border: torus wrap (T14) or the solid clamp that cancels outward velocity.
+#include <span>
+
+#include "flockstep/behavior/types.hpp"
+#include "flockstep/math/vec2.hpp"
+
+namespace flockstep::sim {
+
+struct Scenario;
+
+/// Keep a body of `radius` m at `p` (velocity `v`, m/s) outside every circle of `obstacles`.
+/// One pass in the given order projects it out of each circle it overlaps. Only when that pass
+/// leaves it inside a circle (two overlapping obstacles: leaving one pushed it into the other)
+/// is it moved to the nearest point outside both, where their grown circles cross. With
+/// `wrap_width`/`wrap_height` > 0 every centre is first taken at its torus copy nearest to the
+/// body (the centres of World's per-cell obstacle lists are already shifted: pass 0).
+void push_out_of_obstacles(math::Vec2& p, math::Vec2& v, math::real radius, std::span<const behavior::Circle> obstacles,
+                           math::real wrap_width = 0, math::real wrap_height = 0);
+
+/// The border rule of `scenario` for a body of `radius` m: torus wrap, or clamp inside
+/// [radius, size - radius] and cancel the outward velocity component.
+void apply_border(math::Vec2& p, math::Vec2& v, math::real radius, const Scenario& scenario);
+
+}  // namespace flockstep::sim
