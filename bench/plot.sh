@@ -22,7 +22,7 @@ set logscale xy
 set grid
 set key top left
 set xlabel "agents"
-set title "flock tick, CPU ms per tick (game thread)"
+set title "flock tick, wall ms per tick (median)"
 set ylabel "ms"
 set xrange [700:140000]
 plot "$R/sim_tick.csv" skip 1 using 1:2 with linespoints lw 2 title "1 thread", \

@@ -109,7 +109,7 @@ std::vector<double> tick_bounds() {
   // Fine between 1 ms and the 60 Hz period (16.7 ms), where a loaded server's ticks sit, so the
   // load tool can tell "p99 2 ms" from "p99 15 ms".
   return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.002, 0.003, 0.004, 0.006, 0.008, 0.010, 0.0125,
-          0.0167, 0.025, 0.033, 0.1};
+          0.0167, 0.025, 0.033, 0.05, 0.066, 0.1};
 }
 std::vector<double> size_bounds() { return {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576}; }
 std::vector<double> rtt_bounds() { return {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}; }
