@@ -5,6 +5,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "net/http_session.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
@@ -13,6 +17,13 @@ namespace flockstep::server::net {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+
+namespace {
+// A canned 503 without reading the request: cheapest possible refusal.
+constexpr char kBusy[] =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
+    "Retry-After: 1\r\nConnection: close\r\n\r\nserver full\n";
+}  // namespace
 
 ConnectionGuard::ConnectionGuard(ServerContext* ctx) : ctx_(ctx) {
   ctx_->open_connections.fetch_add(1, std::memory_order_relaxed);
@@ -42,6 +53,33 @@ Listener::Listener(asio::io_context& ioc, const tcp::endpoint& endpoint, ServerC
   acceptor_.bind(endpoint);
   acceptor_.listen(asio::socket_base::max_listen_connections);
   port_ = acceptor_.local_endpoint().port();
+  take_reserve();
+}
+
+Listener::~Listener() {
+  for (int& fd : reserve_)
+    if (fd >= 0) ::close(fd);
+}
+
+void Listener::take_reserve() {
+  for (int& fd : reserve_)
+    if (fd < 0) fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // may fail at EMFILE: retried next time
+}
+
+int Listener::shed_backlog() {
+  for (int& fd : reserve_) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  int shed = 0;
+  for (; shed < kMaxShedPerPause; ++shed) {
+    // Plain accept4 on the listening socket: non-blocking, so an empty backlog ends the loop.
+    const int s = ::accept4(acceptor_.native_handle(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (s < 0) break;
+    [[maybe_unused]] const ssize_t n = ::send(s, kBusy, sizeof kBusy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);  // best effort
+    ::close(s);
+  }
+  return shed;
 }
 
 void Listener::run() { asio::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); }); }
@@ -65,9 +103,16 @@ void Listener::do_accept() {
 void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   if (ec) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;  // stopped
-    // EMFILE and friends: log (rate limited) and retry after a pause, so running out of file
-    // descriptors does not turn the accept loop into a busy loop.
-    ctx_.log.warn("accept_failed", {{"error", ec.message()}});
+    // EMFILE and friends: answer what waits in the backlog with the reserve descriptors, log
+    // (rate limited) and retry after a pause, so running out of file descriptors neither turns
+    // the accept loop into a busy loop nor leaves clients hanging in the backlog.
+    int shed = 0;
+    if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
+      shed = shed_backlog();
+      ctx_.metrics.connections_rejected.inc(static_cast<std::uint64_t>(shed));
+    }
+    ctx_.log.warn("accept_failed", {{"error", ec.message()}, {"shed", shed}});
+    take_reserve();
     backoff_.expires_after(std::chrono::milliseconds(50));
     backoff_.async_wait([self = shared_from_this()](boost::system::error_code e) {
       if (!e) self->do_accept();
@@ -78,10 +123,6 @@ void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
     ctx_.metrics.connections_rejected.inc();
     ctx_.log.warn("connection_refused", {{"reason", ctx_.shutting_down ? "shutting_down" : "max_connections"},
                                          {"limit", ctx_.config.max_connections}});
-    // A canned 503 without reading the request: cheapest possible refusal.
-    static const char kBusy[] =
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
-        "Retry-After: 1\r\nConnection: close\r\n\r\nserver full\n";
     auto sock = std::make_shared<tcp::socket>(std::move(socket));
     asio::async_write(*sock, asio::buffer(kBusy, sizeof kBusy - 1), [sock](boost::system::error_code, std::size_t) {
       boost::system::error_code ignored;
