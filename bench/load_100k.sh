@@ -57,14 +57,9 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-PORT=""
-for _ in $(seq 300); do
-  PORT="$(grep -oE 'listening .*port=[0-9]+' "$LOG" | grep -oE 'port=[0-9]+' | head -1 | cut -d= -f2 || true)"
-  [[ -n "$PORT" ]] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$LOG" >&2; say "ERROR: the server exited"; exit 1; }
-  sleep 0.1
-done
-[[ -n "$PORT" ]] || { cat "$LOG" >&2; say "ERROR: the server did not report its port"; exit 1; }
+# shellcheck source=bench/common.sh
+source "$ROOT/bench/common.sh"
+PORT="$(wait_for_port "$LOG" "$SERVER_PID" 300)" || { say "ERROR: the server did not start"; exit 1; }
 say "server on port $PORT: $AGENTS boids at 30 Hz (steering every $STEER_EVERY ticks), snapshots at 15 Hz; $PLAYERS players + $SPECTATORS spectators for ${DURATION} s"
 
 # Spectators watch a 200 m x 120 m window each (a viewer's screen at a middling zoom), spread

@@ -42,13 +42,9 @@ cleanup() {
   rm -f "$LOG"
 }
 trap cleanup EXIT
-PORT=""
-for _ in $(seq 100); do
-  PORT="$(grep -oE 'listening .*port=[0-9]+' "$LOG" | grep -oE 'port=[0-9]+' | head -1 | cut -d= -f2 || true)"
-  [[ -n "$PORT" ]] && break
-  sleep 0.1
-done
-[[ -n "$PORT" ]] || { cat "$LOG"; say "ERROR: server did not start"; exit 1; }
+# shellcheck source=bench/common.sh
+source "$ROOT/bench/common.sh"
+PORT="$(wait_for_port "$LOG" "$SERVER_PID" 100)" || { say "ERROR: server did not start"; exit 1; }
 say "server pid $SERVER_PID port $PORT; $CONNECTIONS bots ($PLAYERS players) for $DURATION s; samples every $INTERVAL s -> $OUT"
 
 BOT_OUT="$(mktemp)"

@@ -272,12 +272,18 @@ TEST(PlayerPrediction, ResendingUnackedInputsMakesLossCostNothing) {
   EXPECT_EQ(st.corrections, 0);
 }
 
-TEST(PlayerPrediction, StarvedServerIsComparedThroughTheHeldTicksAndNeverMispredicts) {
+// A client that stalls for 12 ticks with one input of lead: the server runs out of inputs and
+// holds the last one.
+LinkParams starving_link() {
   LinkParams link;
   link.lead_ticks = 1;
   link.stall_at = 200;
-  link.stall_len = 12;  // the server runs out of inputs and holds the last one
-  const RunStats st = run_link(arena(false), link, 900);
+  link.stall_len = 12;
+  return link;
+}
+
+TEST(PlayerPrediction, StarvedServerIsComparedThroughTheHeldTicksAndNeverMispredicts) {
+  const RunStats st = run_link(arena(false), starving_link(), 900);
   // The server reported held ticks; the prediction stepped through them and matched exactly.
   EXPECT_GE(st.held, 1);
   EXPECT_GT(st.compared, 200);
@@ -292,10 +298,7 @@ TEST(PlayerPrediction, IgnoringHeldTicksWouldReadAStarvedServerAsAMisprediction)
   // The same starved link with the server's input_held_ticks / input_slips dropped on the floor:
   // what the viewer measured before they existed (e2e prediction errors of 3-15 mm on a busy
   // host). It shows the reports are what makes the comparison exact, not a lucky schedule.
-  LinkParams link;
-  link.lead_ticks = 1;
-  link.stall_at = 200;
-  link.stall_len = 12;
+  LinkParams link = starving_link();
   link.report_slips = false;
   const RunStats st = run_link(arena(false), link, 900);
   EXPECT_GE(st.corrections, 1);
