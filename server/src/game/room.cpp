@@ -371,6 +371,15 @@ void Room::send_snapshot() {
     if (!plain) plain = std::make_shared<const std::string>(plain_encoder_.encode_body(world_));
     return plain;
   };
+  // Every client's body is queued first, then the distinct ones are encoded at once on the
+  // world's task runner (both cores), then sent.
+  struct Out {
+    std::shared_ptr<ClientSink> sink;
+    std::int32_t ticket;
+    std::string suffix;
+  };
+  std::vector<Out> outs;
+  outs.reserve(players_.size() + spectators_.size());
   for (auto& p : players_) {
     auto s = p->sink.lock();
     if (!s) continue;
@@ -393,12 +402,11 @@ void Room::send_snapshot() {
         area.radius = config_.aoi_radius_m;
       }
     }
-    auto body = streams_.encode_for(p->conn, &area);
-    if (!body) continue;
-    if (metrics_) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
+    const std::int32_t ticket = streams_.queue(p->conn, &area);
+    if (ticket < 0) continue;
     std::string suffix;
     codec::encode_delta_suffix(input_progress(*p), idx >= 0 ? &own : nullptr, suffix);
-    s->send_snapshot(std::move(body), std::move(suffix));
+    outs.push_back({std::move(s), ticket, std::move(suffix)});
   }
   for (auto& [conn, sp] : spectators_) {
     auto s = sp.sink.lock();
@@ -407,11 +415,15 @@ void Room::send_snapshot() {
       s->send_snapshot(plain_body(), {});
       continue;
     }
-    const std::uint64_t before = streams_.stats().encodes;
-    auto body = streams_.encode_for(conn, nullptr);
+    const std::int32_t ticket = streams_.queue(conn, nullptr);
+    if (ticket >= 0) outs.push_back({std::move(s), ticket, {}});
+  }
+  streams_.encode_queued(world_.task_runner());
+  for (Out& o : outs) {
+    auto body = streams_.body(o.ticket);
     if (!body) continue;
-    if (metrics_ && streams_.stats().encodes != before) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
-    s->send_snapshot(std::move(body), {});
+    if (metrics_ && streams_.fresh(o.ticket)) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
+    o.sink->send_snapshot(std::move(body), std::move(o.suffix));
   }
   streams_.end();
   if (metrics_) metrics_->snapshots_encoded.inc(streams_.stats().encodes - encodes_before);

@@ -32,6 +32,9 @@ namespace flockstep::server::game {
 /// Stream settings (from config::Config).
 struct StreamConfig {
   std::uint32_t budget_bytes = 0;  ///< agent record bytes per snapshot per client; 0 = unlimited
+  /// encode_queued() hands bodies to the task runner only for worlds of at least this many
+  /// agents (smaller ones encode on the calling thread; see encode_queued).
+  std::size_t parallel_encode_min_agents = 8192;
   InterestConfig interest;
 };
 
@@ -66,11 +69,21 @@ class SnapshotStreams {
   /// The world as sampled by the last begin(): every agent quantised, sorted by id (the recorder
   /// writes the same sample).
   const WorldSample& sample() const { return sample_; }
-  /// The body for one client (spectators: the view it sent; players: `area` around the craft).
-  /// Returns the encoded ServerMessage{delta_snapshot} body (shared when another client needs the
-  /// same bytes), records the frame in the client's history. Null for unknown connections.
+  /// Queue one client's body (spectators: the view it sent; players: `area` around the craft).
+  /// Clients that need the same bytes (same area, same baseline frame) get one body. Returns a
+  /// ticket for body(), or -1 for an unknown connection.
+  std::int32_t queue(ConnectionId conn, const Area* player_area);
+  /// Encode every body queued since the last call, one task per distinct body on `runner` (the
+  /// world's: the bytes are the same on any number of threads), then record each client's frame
+  /// in its history.
+  void encode_queued(const sim::TaskRunner& runner);
+  /// The encoded ServerMessage{delta_snapshot} body of a ticket, after encode_queued().
+  std::shared_ptr<const std::string> body(std::int32_t ticket) const;
+  /// True when the ticket's body was encoded for it (not shared with an earlier ticket).
+  bool fresh(std::int32_t ticket) const;
+  /// queue() + encode_queued() on this thread + body(), for one client.
   std::shared_ptr<const std::string> encode_for(ConnectionId conn, const Area* player_area);
-  /// End the snapshot: drop the per-tick share cache.
+  /// End the snapshot: drop the per-tick share cache and the tickets.
   void end();
 
   const StreamStats& stats() const { return stats_; }
@@ -98,6 +111,23 @@ class SnapshotStreams {
   /// Area (kind, circle, rectangle, always-visible id) and baseline frame: equal keys, equal bytes.
   using ShareKey = std::tuple<std::uint8_t, double, double, double, double, double, double, double, std::uint32_t,
                               bool, const codec::ViewFrame*>;
+  /// One distinct body of this snapshot and the scratch to encode it (kept between snapshots).
+  struct Job {
+    Area area;
+    const codec::ViewFrame* base = nullptr;
+    Shared out;
+    std::int32_t users = 0;
+    codec::EncodeStats stats;
+    std::vector<codec::QAgent> visible;
+    std::vector<float> weight;
+    std::string bits;
+  };
+  struct Ticket {
+    Client* client;
+    std::int32_t job;
+    bool shared;  // an earlier ticket of this snapshot has the same job
+  };
+  static void encode_job(void* self, std::int32_t index);
 
   const codec::ViewFrame* baseline(const Client& c) const;
 
@@ -107,12 +137,13 @@ class SnapshotStreams {
   WorldSample sample_;
   std::uint64_t tick_ = 0;
   std::uint64_t state_hash_ = 0;
-  std::map<ShareKey, Shared> cache_;
-  // Scratch reused between clients.
-  std::vector<codec::QAgent> visible_;
-  std::vector<float> weight_;
+  std::map<ShareKey, std::int32_t> cache_;  // spectators' share key -> job
+  std::vector<Job> jobs_;                   // [0, job_count_) are this snapshot's
+  std::int32_t job_count_ = 0;
+  std::int32_t encoded_jobs_ = 0;
+  std::vector<Ticket> tickets_;
+  std::size_t recorded_tickets_ = 0;
   std::vector<std::pair<std::uint32_t, std::int32_t>> order_;  // (id, dense index), sorted by id
-  std::string bits_;
   StreamStats stats_;
 };
 
