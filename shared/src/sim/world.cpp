@@ -8,126 +8,12 @@
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/intercept.hpp"
 #include "flockstep/behavior/kinematic.hpp"
+#include "flockstep/sim/player.hpp"
 #include "flockstep/sim/rules.hpp"
 #include "flockstep/behavior/steering.hpp"
 #include "flockstep/behavior/los_chase.hpp"
 
 namespace flockstep::sim {
-namespace {
-
-constexpr const char* kTechniqueNames[] = {"player",  "flock",          "chase",  "los_chase",
-                                           "intercept", "pursue",       "offset_pursuit", "wander",
-                                           "path_follow", "pattern",    "hide",   "evade",
-                                           "tile_patrol", "tile_track", "tile_chase",
-                                           "straight", "seek", "flee", "arrive", "interpose",
-                                           "fly", "track", "anti_track", "vector_track", "mine",
-                                           "kinematic_seek", "kinematic_wander", "ray_avoid"};
-static_assert(std::size(kTechniqueNames) == static_cast<std::size_t>(Technique::kCount));
-constexpr const char* kKindNames[] = {"player", "flock", "pursuer", "patrol", "wanderer"};
-static_assert(std::size(kKindNames) == static_cast<std::size_t>(AgentKind::kCount));
-
-/// Most neighbours one boid reacts to. Beyond this the nearest are kept (sorted by distance,
-/// then index, so ties are deterministic). 24 covers the 10-30 neighbours the flock scenarios
-/// are tuned for while bounding the per-agent cost.
-constexpr std::int32_t kMaxNeighbours = 24;
-/// Candidates a single query may collect before truncation to kMaxNeighbours.
-constexpr std::int32_t kMaxCandidates = 128;
-
-/// Techniques that set the velocity (or Millington's acceleration) directly (Motion::kKinematic).
-bool uses_kinematic(Technique t) {
-  return t == Technique::kStraight || t == Technique::kFly || t == Technique::kTrack ||
-         t == Technique::kAntiTrack || t == Technique::kVectorTrack || t == Technique::kMine ||
-         t == Technique::kKinematicSeek || t == Technique::kKinematicWander || t == Technique::kRayAvoid;
-}
-
-bool uses_craft(Technique t) {
-  return t == Technique::kPlayer || t == Technique::kLosChase || t == Technique::kIntercept ||
-         t == Technique::kPattern;
-}
-
-}  // namespace
-
-const char* technique_name(Technique t) {
-  const auto i = static_cast<std::size_t>(t);
-  return i < std::size(kTechniqueNames) ? kTechniqueNames[i] : "unknown";
-}
-
-bool parse_technique(std::string_view name, Technique& out) {
-  for (std::size_t i = 0; i < std::size(kTechniqueNames); ++i) {
-    if (name == kTechniqueNames[i]) {
-      out = static_cast<Technique>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-const char* kind_name(AgentKind k) {
-  const auto i = static_cast<std::size_t>(k);
-  return i < std::size(kKindNames) ? kKindNames[i] : "unknown";
-}
-
-std::string validate(const Scenario& s) {
-  auto bad = [](const std::string& field, const std::string& why) { return field + ": " + why; };
-  if (!(s.width > 0) || !math::is_finite(s.width)) return bad("width", "must be a positive number");
-  if (!(s.height > 0) || !math::is_finite(s.height)) return bad("height", "must be a positive number");
-  if (s.tick_rate_hz < 1 || s.tick_rate_hz > 240) return bad("tick_rate_hz", "must be in 1..240");
-  if (s.steering_interval_ticks < 1 || s.steering_interval_ticks > 8) return bad("steering_interval_ticks", "must be in 1..8");
-  if (s.max_agents < 1 || s.max_agents > 1000000) return bad("max_agents", "must be in 1..1000000");
-  if (s.max_players < 0 || s.max_players > s.max_agents) return bad("max_players", "must be in 0..max_agents");
-  if (!(s.grid_cell > 0)) return bad("grid_cell", "must be > 0");
-  std::int64_t total = 0;
-  for (std::size_t gi = 0; gi < s.groups.size(); ++gi) {
-    const GroupSpec& g = s.groups[gi];
-    const std::string p = "groups[" + std::to_string(gi) + "]";
-    if (g.count < 0) return bad(p + ".count", "must be >= 0");
-    total += g.count;
-    if (g.technique == Technique::kPlayer) return bad(p + ".technique", "'player' is reserved for connected players");
-    if (!(g.max_speed > 0)) return bad(p + ".max_speed", "must be > 0");
-    if (!(g.max_force > 0)) return bad(p + ".max_force", "must be > 0");
-    if (!(g.mass > 0)) return bad(p + ".mass", "must be > 0");
-    if (!(g.radius > 0)) return bad(p + ".radius", "must be > 0");
-    if (g.flock.neighbour_radius > s.grid_cell) return bad(p + ".flock.neighbour_radius", "must be <= grid_cell");
-    if (!(g.flock.fov_deg > 0 && g.flock.fov_deg <= 360)) return bad(p + ".flock.fov_deg", "must be in (0, 360]");
-    if (g.arrive_deceleration < 1) return bad(p + ".arrive_deceleration", "must be >= 1");
-    if (g.technique == Technique::kPathFollow &&
-        (g.path < 0 || g.path >= static_cast<std::int32_t>(s.paths.size())))
-      return bad(p + ".path", "must name an existing path");
-    if (g.technique == Technique::kOffsetPursuit &&
-        (g.leader_group < 0 || g.leader_group >= static_cast<std::int32_t>(s.groups.size()) ||
-         g.leader_group == static_cast<std::int32_t>(gi)))
-      return bad(p + ".leader_group", "must name another group");
-    const auto ngroups = static_cast<std::int32_t>(s.groups.size());
-    if (g.technique == Technique::kInterpose &&
-        (g.leader_group < 0 || g.leader_group >= ngroups || g.leader_group == static_cast<std::int32_t>(gi)))
-      return bad(p + ".leader_group", "must name another group");
-    if (g.target_group < -1 || g.target_group >= ngroups || g.target_group == static_cast<std::int32_t>(gi))
-      return bad(p + ".target_group", "must be -1 (nearest player) or name another group");
-    if (!math::is_finite(g.goal)) return bad(p + ".goal", "must be finite");
-    if (!math::is_finite(g.heading_deg)) return bad(p + ".heading_deg", "must be finite");
-    if (!(g.swerve_after_s >= 0)) return bad(p + ".swerve_after_s", "must be >= 0");
-    if (!(g.swerve_deg >= -360 && g.swerve_deg <= 360)) return bad(p + ".swerve_deg", "must be in -360..360");
-    if (g.fly.min_burst_ticks < 1) return bad(p + ".fly.min_burst_ticks", "must be >= 1");
-    if (g.fly.max_burst_ticks < g.fly.min_burst_ticks) return bad(p + ".fly.max_burst_ticks", "must be >= fly.min_burst_ticks");
-    if (!(g.mine.tracking_distance > 0)) return bad(p + ".mine.tracking_distance", "must be > 0");
-    if (!(g.mine.near_noise_chance >= 0 && g.mine.near_noise_chance <= 1)) return bad(p + ".mine.near_noise_chance", "must be in [0, 1]");
-    if (!(g.mine.far_noise_chance >= 0 && g.mine.far_noise_chance <= 1)) return bad(p + ".mine.far_noise_chance", "must be in [0, 1]");
-    if (!(g.kinematic_max_rotation >= 0)) return bad(p + ".kinematic_max_rotation", "must be >= 0");
-    if (g.rays.config < 0 || g.rays.config > 3) return bad(p + ".rays.config", "must be 0 (single), 1 (whiskers), 2 (parallel) or 3 (fan)");
-    if (!(g.rays.lookahead > 0)) return bad(p + ".rays.lookahead", "must be > 0");
-    if (!(g.rays.whisker_length > 0)) return bad(p + ".rays.whisker_length", "must be > 0");
-    if (!(g.rays.side_angle >= 0 && g.rays.side_angle <= math::kPi / 2)) return bad(p + ".rays.side_angle", "must be in 0..pi/2");
-    if (!(g.rays.parallel_offset >= 0)) return bad(p + ".rays.parallel_offset", "must be >= 0");
-    if (!(g.rays.avoid_distance > g.radius)) return bad(p + ".rays.avoid_distance", "must be > radius");
-  }
-  if (std::string t = validate_tiles(s); !t.empty()) return t;
-  if (total + s.max_players > s.max_agents) return bad("max_agents", "smaller than the sum of group counts plus max_players");
-  for (std::size_t i = 0; i < s.paths.size(); ++i)
-    if (s.paths[i].points.size() < 2) return bad("paths[" + std::to_string(i) + "].points", "needs at least 2 points");
-  for (std::size_t i = 0; i < s.obstacles.size(); ++i)
-    if (!(s.obstacles[i].radius > 0)) return bad("obstacles[" + std::to_string(i) + "].radius", "must be > 0");
-  return {};
-}
 
 World::World(const Scenario& scenario)
     : scenario_(scenario),
@@ -164,6 +50,8 @@ World::World(const Scenario& scenario)
   fly_.resize(cap);
   ray_state_.resize(cap);
   kin_rotation_.resize(cap);
+  dyn_wander_.resize(cap);
+  path_state_.resize(cap);
   tile_.resize(cap);
   slot_position_.resize(cap);
   slot_velocity_.resize(cap);
@@ -176,12 +64,12 @@ World::World(const Scenario& scenario)
   events_.reserve(256);
   players_.reserve(static_cast<std::size_t>(scenario.max_players));
   leader_index_.assign(scenario.groups.size(), -1);
-  targeted_.assign(scenario.groups.size(), 0);
   members_.resize(scenario.groups.size());
-  for (const GroupSpec& g : scenario.groups)
-    if (g.target_group >= 0) targeted_[static_cast<std::size_t>(g.target_group)] = 1;
-  for (const GroupSpec& g : scenario.groups)
-    fov_cos_half_.push_back(g.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(g.flock.fov_deg * 0.5 * math::kDegToRad).cos);
+  // T54: every scenario path as a parameterised line path, for the steering model's followers.
+  line_paths_.resize(scenario_.paths.size());
+  for (std::size_t p = 0; p < scenario_.paths.size(); ++p)
+    behavior::make_fixed_line_path(scenario_.paths[p].points, scenario_.paths[p].loop, line_paths_[p]);
+  rebuild_groups();
   // Solid borders are walls like any other, so the feelers (T75) keep agents inside.
   if (!scenario_.wrap) {
     const real w = scenario_.width, h = scenario_.height;
@@ -241,7 +129,7 @@ std::span<const Circle> World::obstacles_near(Vec2 p) const {
   return std::span<const Circle>(obstacle_cell_items_.data() + b, e - b);
 }
 
-AgentId World::allocate(std::int32_t group, AgentKind kind, Motion motion) {
+AgentId World::allocate(std::int32_t group, AgentKind kind, Model motion) {
   if (free_slots_.empty()) return {};
   const std::int32_t slot = free_slots_.back();
   free_slots_.pop_back();
@@ -276,6 +164,9 @@ AgentId World::allocate(std::int32_t group, AgentKind kind, Motion motion) {
   fly_[i] = {};
   ray_state_[i] = {};
   kin_rotation_[i] = 0;
+  dyn_wander_[i] = {};
+  path_state_[i] = {};
+  if (!smoother_.empty()) smoother_[i] = {};
   return id;
 }
 
@@ -310,6 +201,9 @@ void World::free_index(std::int32_t i) {
     fly_[i] = fly_[last];
     ray_state_[i] = ray_state_[last];
     kin_rotation_[i] = kin_rotation_[last];
+    dyn_wander_[i] = dyn_wander_[last];
+    path_state_[i] = path_state_[last];
+    if (!smoother_.empty()) smoother_[i] = smoother_[last];
     slot_dense_[id_[i].slot()] = i;
   }
   --count_;
@@ -349,9 +243,7 @@ void World::spawn_group(std::int32_t gi) { spawn_agents(gi, 0, scenario_.groups[
 
 void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_end) {
   const GroupSpec& g = scenario_.groups[gi];
-  const bool tiles = g.technique == Technique::kTilePatrol || g.technique == Technique::kTileTrack ||
-                     g.technique == Technique::kTileChase;
-  const Motion motion = uses_craft(g.technique) ? Motion::kCraft : (tiles ? Motion::kTile : (uses_kinematic(g.technique) ? Motion::kKinematic : Motion::kVehicle));
+  const Model motion = group_model_[static_cast<std::size_t>(gi)];
   for (std::int32_t k = k_begin; k < k_end; ++k) {
     const AgentId id = allocate(gi, g.kind, motion);
     if (!id.valid()) return;
@@ -360,12 +252,12 @@ void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_e
     orientation_[i] = rng_[i].uniform(-math::kPi, math::kPi);
     heading_[i] = math::as_vector(orientation_[i]);
     // Start moving at a third of top speed so flocks and crafts look alive from tick 0.
-    const real v0 = motion == Motion::kCraft ? real(0) : g.max_speed / 3;
+    const real v0 = motion == Model::kCraft ? real(0) : g.max_speed / 3;
     velocity_[i] = heading_[i] * v0;
     wander_[i] = behavior::wander_init(g.wander, rng_[i]);
     if (g.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[i], craft_state_of(i));
-    if (motion == Motion::kTile) init_tile_agent(i, k);
-    if (motion == Motion::kKinematic) init_technique_state(i);
+    if (motion == Model::kTile) init_tile_agent(i, k);
+    if (motion == Model::kKinematic) init_technique_state(i);
   }
 }
 
@@ -382,7 +274,7 @@ AgentId World::add_player() {
   // body appears at the start of the next step (a command like any other).
   if (count_kind(AgentKind::kPlayer) >= scenario_.max_players) return {};
   if (free_slots_.empty()) return {};
-  const AgentId id = allocate(-1, AgentKind::kPlayer, Motion::kCraft);
+  const AgentId id = allocate(-1, AgentKind::kPlayer, Model::kCraft);
   const std::int32_t i = count_ - 1;
   position_[i] = player_spawn_point(rng_[i]);
   orientation_[i] = rng_[i].uniform(-math::kPi, math::kPi);
@@ -394,11 +286,8 @@ AgentId World::add_player() {
 void World::remove(AgentId id) { commands_.push_back({Command::Type::kRemove, id, {}}); }
 
 void World::set_input(AgentId player, PlayerInput input) {
-  // Clamp again here (the codec already did): NaN fails both comparisons and becomes 0.
-  auto sanitize = [](real v, real lo, real hi) { return v >= lo && v <= hi ? v : (v > hi ? hi : (v < lo ? lo : real(0))); };
-  input.turn = sanitize(input.turn, -1, 1);
-  input.throttle = sanitize(input.throttle, 0, 1);
-  commands_.push_back({Command::Type::kInput, player, input});
+  // Clamp again here (the codec already did), so the world's invariants never depend on it.
+  commands_.push_back({Command::Type::kInput, player, sanitize_input(input)});
 }
 
 void World::apply_commands() {
@@ -500,216 +389,95 @@ void World::gather_slots(std::int32_t begin, std::int32_t end) {
 void World::compute_steering(std::int32_t begin, std::int32_t end) {
   // Walk agents in slot (cell) order: consecutive agents share most of their neighbour cells.
   const std::span<const std::int32_t> slots = grid_.slots();
-  // Flocking scratch, once per task rather than per agent (Neighbour zero-fills on construction).
-  behavior::Neighbour nb[kMaxNeighbours];
-  // Scenario::steering_interval_ticks: vehicles whose turn it is not keep their last force.
+  // Scenario::steering_interval_ticks: force-model agents whose turn it is not keep their last output.
   const auto interval = static_cast<std::uint64_t>(scenario_.steering_interval_ticks);
+  // Force-model agents are steered in batches of one group (compose.hpp); the one-controller
+  // models (craft, tile, kinematic) steer agent by agent.
+  std::int32_t batch_slot[kAgentsPerTask];
+  std::int32_t batch_group[kAgentsPerTask];
+  std::int32_t m = 0;
+  bool one_group = true;
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
-    if (motion_[i] == Motion::kCraft) steer_craft(i);
-    else if (motion_[i] == Motion::kTile) steer_tile(i);
-    else if (motion_[i] == Motion::kKinematic) steer_kinematic(i);
-    else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) steer_vehicle(i, k, nb);
+    const Model model = motion_[i];
+    if (model == Model::kCraft) steer_craft(i);
+    else if (model == Model::kTile) steer_tile(i);
+    else if (model == Model::kKinematic) steer_kinematic(i);
+    else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) {
+      batch_slot[m] = k;
+      batch_group[m] = group_[i];
+      one_group = one_group && group_[i] == batch_group[0];
+      ++m;
+    }
+  }
+  if (m == 0) return;
+  // Order by group, keeping slot order inside a group (a task usually holds one or two groups).
+  std::int32_t order[kAgentsPerTask];
+  for (std::int32_t q = 0; q < m; ++q) order[q] = q;
+  if (!one_group)
+    std::stable_sort(order, order + m, [&](std::int32_t a, std::int32_t b) { return batch_group[a] < batch_group[b]; });
+  std::int32_t run[kComposeBatch];
+  for (std::int32_t q = 0; q < m;) {
+    const std::int32_t g = batch_group[order[q]];
+    std::int32_t n = 0;
+    while (q < m && batch_group[order[q]] == g && n < kComposeBatch) run[n++] = batch_slot[order[q++]];
+    steer_composed(g, run, n);
   }
 }
 
-void World::steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour* nb) {
+Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb) {
   // Own state comes from the slot copies (the same values, gathered this tick): the agents are
   // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
   const Vec2 pos = slot_position_[slot];
   const Vec2 vel = slot_velocity_[slot];
   const Vec2 head = slot_heading_[slot];
-  const std::int32_t own_group = slot_group_[slot];
-  const GroupSpec& g = scenario_.groups[own_group];
   const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
-  behavior::TruncatedRunningSum sum{g.max_force};
-  BehaviorState st = BehaviorState::kNone;
-  AgentId target{};
-  Vec2 aim = pos;
-  // Priority 1-2: walls (incl. solid borders) and obstacles (T75, T73).
-  if (g.layers.walls > 0 && !scenario_.walls.empty()) {
-    const Vec2 f = behavior::wall_avoidance_force(b, scenario_.walls, g.feelers);
-    if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
-    sum.add(g.layers.walls, f);
+  // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
+  // measured as a visible share of the tick). Only the kept ones become Neighbours.
+  // One spare entry: the branch-free visitor writes before it knows whether it keeps.
+  real cdx[kMaxCandidates + 1], cdy[kMaxCandidates + 1], cd2[kMaxCandidates + 1];
+  std::int32_t cslot[kMaxCandidates + 1];
+  std::int32_t n = 0;
+  const real cos_half = fov_cos_half_[static_cast<std::size_t>(own_group)];
+  const bool check_fov = cos_half > -1;
+  const Vec2 h = head;
+  const std::int32_t* groups = slot_group_.data();
+  grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(),
+                    [&](std::int32_t k, Vec2 d, real d2) {
+                      // Field of view (T32): keep k if the angle between heading and d is within
+                      // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without branches
+                      // (ahead or behind is a coin flip for the branch predictor): the candidate
+                      // is always written and n advances only if it is kept.
+                      const bool outside = check_fov & (d2 > 0) & (math::dot(h, d) < cos_half * math::sqrt(d2));
+                      const bool keep = (groups[k] == own_group) & (n < kMaxCandidates) & !outside;
+                      cdx[n] = d.x;
+                      cdy[n] = d.y;
+                      cd2[n] = d2;
+                      cslot[n] = k;
+                      n += static_cast<std::int32_t>(keep);
+                    });
+  // Which candidates to keep, in the order their forces are summed: all of them in visiting
+  // order, or beyond kMaxNeighbours the nearest, ordered by (distance, id) for determinism.
+  std::int32_t order[kMaxCandidates];
+  for (std::int32_t c = 0; c < n; ++c) order[c] = c;
+  if (n > kMaxNeighbours) {
+    std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
+      return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && slot_id_[cslot[a]] < slot_id_[cslot[c]]);
+    });
+    n = kMaxNeighbours;
   }
-  const std::span<const Circle> near = obstacles_near(pos);
-  if (!sum.full() && g.layers.obstacles > 0 && !near.empty()) {
-    const Vec2 f = behavior::obstacle_avoidance_force(b, near, g.detection);
-    if (!math::is_zero(f)) st = BehaviorState::kAvoiding;
-    sum.add(g.layers.obstacles, f);
+  for (std::int32_t c = 0; c < n; ++c) {
+    const std::int32_t o = order[c];
+    const std::int32_t k = cslot[o];
+    nb[c] = {pos + Vec2{cdx[o], cdy[o]}, slot_velocity_[k], slot_heading_[k]};
   }
-  real player_dist = math::kInfinity;
-  const std::int32_t pj = nearest_player(pos, &player_dist);
-  const Vec2 player_pos = pj >= 0 ? pos + delta(pos, position_[pj]) : Vec2{};
-  const behavior::Mover player{player_pos, pj >= 0 ? velocity_[pj] : Vec2{}};
-  // Priority 3: prey keeps away from players inside its panic range.
-  const bool prey = g.kind == AgentKind::kFlock || g.kind == AgentKind::kWanderer;
-  if (!sum.full() && prey && pj >= 0 && g.layers.flee_players > 0 && player_dist < g.panic_range) {
-    sum.add(g.layers.flee_players, behavior::flee_force(b, player_pos, g.panic_range));
-    st = BehaviorState::kFleeing;
-    target = id_[pj];
-  }
-  // Priority 4: the group's technique, acting on the nearest player or on the nearest agent of
-  // target_group (tj, tpos, tmover).
-  if (!sum.full()) {
-    Vec2 f;
-    std::int32_t tj = pj;
-    Vec2 tpos = player_pos;
-    behavior::Mover tmover = player;
-    if (g.target_group >= 0) {
-      tj = nearest_target(g, i, pos, nullptr);
-      tpos = tj >= 0 ? pos + delta(pos, position_[tj]) : Vec2{};
-      tmover = {tpos, tj >= 0 ? velocity_[tj] : Vec2{}};
-    }
-    switch (g.technique) {
-      case Technique::kFlock: {
-        // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
-        // measured as a visible share of the tick). Only the kept ones become Neighbours.
-        // One spare entry: the branch-free visitor writes before it knows whether it keeps.
-        real cdx[kMaxCandidates + 1], cdy[kMaxCandidates + 1], cd2[kMaxCandidates + 1];
-        std::int32_t cslot[kMaxCandidates + 1];
-        std::int32_t n = 0;
-        const real cos_half = fov_cos_half_[own_group];
-        const bool check_fov = cos_half > -1;
-        const Vec2 h = head;
-        const std::int32_t* groups = slot_group_.data();
-        grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(),
-                          [&](std::int32_t k, Vec2 d, real d2) {
-                            // Field of view: keep k if the angle between heading and d is within
-                            // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without
-                            // branches (ahead or behind is a coin flip for the branch predictor):
-                            // the candidate is always written and n advances only if it is kept.
-                            const bool outside = check_fov & (d2 > 0) & (math::dot(h, d) < cos_half * math::sqrt(d2));
-                            const bool keep = (groups[k] == own_group) & (n < kMaxCandidates) & !outside;
-                            cdx[n] = d.x;
-                            cdy[n] = d.y;
-                            cd2[n] = d2;
-                            cslot[n] = k;
-                            n += static_cast<std::int32_t>(keep);
-                          });
-        // Which candidates to keep, in the order their forces are summed: all of them in visiting
-        // order, or beyond kMaxNeighbours the nearest, ordered by (distance, id) for determinism.
-        std::int32_t order[kMaxCandidates];
-        for (std::int32_t c = 0; c < n; ++c) order[c] = c;
-        if (n > kMaxNeighbours) {
-          std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
-            return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && slot_id_[cslot[a]] < slot_id_[cslot[c]]);
-          });
-          n = kMaxNeighbours;
-        }
-        for (std::int32_t c = 0; c < n; ++c) {
-          const std::int32_t o = order[c];
-          const std::int32_t k = cslot[o];
-          nb[c] = {pos + Vec2{cdx[o], cdy[o]}, slot_velocity_[k], slot_heading_[k]};
-        }
-        const behavior::FlockForces ff =
-            behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
-        f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
-            ff.cohesion * g.flock.w_cohesion +
-            (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
-        if (g.flock.w_wander > 0) {
-          behavior::WanderState ws = slot_wander_[slot];
-          math::Rng r = slot_rng_[slot];
-          f += behavior::wander_force(b, g.wander, ws, r, dt_) * g.flock.w_wander;
-          wander_[i] = ws;  // own state only: no other agent reads it this phase
-          rng_[i] = r;
-        }
-        if (st == BehaviorState::kNone) st = BehaviorState::kSeeking;
-        break;
-      }
-      case Technique::kChase:
-      case Technique::kPursue:
-      case Technique::kEvade:
-      case Technique::kHide:
-        if (tj >= 0) {
-          target = id_[tj];
-          if (g.technique == Technique::kChase) { f = behavior::seek_force(b, tpos); aim = tpos; st = BehaviorState::kSeeking; }
-          else if (g.technique == Technique::kPursue) { f = behavior::pursue_force(b, tmover); aim = behavior::pursue_point(b, tmover); st = BehaviorState::kSeeking; }
-          else if (g.technique == Technique::kEvade) { f = behavior::evade_force(b, tmover); st = BehaviorState::kFleeing; }
-          else {
-            behavior::HideDebug dbg{};
-            f = behavior::hide_force(b, tmover, scenario_.obstacles, g.hide, &dbg);
-            aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : pos;
-            st = BehaviorState::kHiding;
-          }
-        } else {
-          f = behavior::arrive_force(b, {scenario_.width / 2, scenario_.height / 2}, g.arrive_deceleration);
-        }
-        break;
-      case Technique::kOffsetPursuit: {
-        const std::int32_t li = leader_index_[g.leader_group];
-        if (li >= 0) {
-          const GroupSpec& lg = scenario_.groups[group_[li]];
-          const behavior::Body leader{pos + delta(pos, position_[li]), velocity_[li], heading_[li],
-                                      lg.mass, lg.max_force, lg.max_speed, lg.radius};
-          f = behavior::offset_pursuit_force(b, leader, g.offset, behavior::OffsetFrame::kLeaderLocal, g.arrive_deceleration);
-          target = id_[li];
-          aim = math::to_world_point(g.offset, leader.position, leader.heading);
-          st = BehaviorState::kSeeking;
-        }
-        break;
-      }
-      case Technique::kWander: {
-        behavior::WanderState ws = slot_wander_[slot];
-        math::Rng r = slot_rng_[slot];
-        f = behavior::wander_force(b, g.wander, ws, r, dt_);
-        wander_[i] = ws;
-        rng_[i] = r;
-        aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, pos, head);
-        break;
-      }
-      case Technique::kPathFollow: {
-        const PathSpec& path = scenario_.paths[g.path];
-        behavior::WaypointState ws = waypoint_[i];
-        const behavior::WaypointParams wp{g.waypoint_seek_distance, g.arrive_deceleration, path.loop};
-        f = behavior::follow_waypoints_force(b, path.points, wp, ws);
-        waypoint_[i] = ws;
-        aim = path.points[static_cast<std::size_t>(ws.current)];
-        st = BehaviorState::kPatrolling;
-        break;
-      }
-      case Technique::kSeek:
-      case Technique::kArrive: {
-        const bool has_goal = !math::is_zero(g.goal);
-        if (has_goal || tj >= 0) {
-          aim = has_goal ? pos + delta(pos, g.goal) : tpos;
-          if (!has_goal) target = id_[tj];
-        } else {
-          aim = {scenario_.width / 2, scenario_.height / 2};
-        }
-        f = g.technique == Technique::kSeek ? behavior::seek_force(b, aim)
-                                            : behavior::arrive_force(b, aim, g.arrive_deceleration);
-        st = BehaviorState::kSeeking;
-        break;
-      }
-      case Technique::kFlee:
-        if (tj >= 0) {
-          f = behavior::flee_force(b, tpos, g.panic_range > 0 ? g.panic_range : math::kInfinity);
-          target = id_[tj];
-          aim = tpos;
-          if (!math::is_zero(f)) st = BehaviorState::kFleeing;
-        }
-        break;
-      case Technique::kInterpose: {
-        const std::int32_t li = leader_index_[g.leader_group];
-        if (tj >= 0 && li >= 0) {
-          const behavior::Mover leader{pos + delta(pos, position_[li]), velocity_[li]};
-          f = behavior::interpose_force(b, tmover, leader, g.arrive_deceleration);
-          aim = behavior::interpose_point(b, tmover, leader);
-          target = id_[tj];
-          st = BehaviorState::kSeeking;
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    sum.add(g.layers.primary, f);
-  }
-  force_[i] = sum.result();
-  target_[i] = target;
-  aim_[i] = aim;
-  state_[i] = st;
+  const behavior::FlockForces ff =
+      behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
+  Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
+           ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
+  if (g.flock.w_wander > 0)
+    f += behavior::wander_force(b, g.wander, slot_wander_[slot], slot_rng_[slot], dt_) * g.flock.w_wander;
+  return f;
 }
 
 }  // namespace flockstep::sim
@@ -723,13 +491,7 @@ void World::steer_craft(std::int32_t i) {
   Vec2 aim = position_[i];
   BehaviorState st = BehaviorState::kNone;
   if (kind_[i] == AgentKind::kPlayer) {
-    // Turn > 0 is "right": the port bow thruster (T10). factor = |turn| keeps analogue sticks
-    // proportional; keyboards send +-1.
-    const PlayerInput in = input_[i];
-    t.port = in.turn > 0;
-    t.starboard = in.turn < 0;
-    t.factor = in.turn < 0 ? -in.turn : in.turn;
-    t.throttle = in.throttle;
+    t = player_thrusters(input_[i]);  // for viewers; integrate() runs step_player itself
   } else {
     const GroupSpec& g = scenario_.groups[group_[i]];
     real player_dist = math::kInfinity;
@@ -778,39 +540,76 @@ void World::steer_craft(std::int32_t i) {
 
 void World::integrate(std::int32_t begin, std::int32_t end) {
   for (std::int32_t i = begin; i < end; ++i) {
-    if (motion_[i] == Motion::kKinematic) {
-      integrate_kinematic(i);
-      confine(i);
-      FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
-      continue;
-    }
-    if (motion_[i] == Motion::kTile) {
-      integrate_tile(i);  // moves between tile centres inside the map: no confine needed
-      continue;
-    }
-    if (motion_[i] == Motion::kCraft) {
-      behavior::CraftState cs = craft_state_of(i);
-      const behavior::CraftParams& cp =
-          kind_[i] == AgentKind::kPlayer ? scenario_.player_craft : scenario_.groups[group_[i]].craft;
-      behavior::craft_step(cs, cp, thrusters_[i], dt_);
-      position_[i] = cs.position;
-      velocity_[i] = cs.velocity;
-      // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
-      orientation_[i] = math::wrap_angle(cs.orientation);
-      angular_velocity_[i] = cs.angular_velocity;
-      heading_[i] = math::as_vector(orientation_[i]);
-    } else {
-      const GroupSpec& g = scenario_.groups[group_[i]];
-      behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
-      behavior::body_update(b, force_[i], dt_);
-      position_[i] = b.position;
-      velocity_[i] = b.velocity;
-      heading_[i] = b.heading;
-      orientation_[i] = math::orientation_of(b.heading);
+    switch (motion_[i]) {
+      case Model::kTile:
+        integrate_tile(i);  // moves between tile centres inside the map: no confine needed
+        continue;
+      case Model::kKinematic:
+        integrate_kinematic(i);
+        break;
+      case Model::kSteering:
+        integrate_steering_model(i);
+        break;
+      case Model::kCraft:
+        if (kind_[i] == AgentKind::kPlayer) {
+          // The one player step shared with every client's predictor (player.hpp).
+          behavior::CraftState cs = craft_state_of(i);
+          step_player(cs, input_[i], scenario_, dt_);
+          position_[i] = cs.position;
+          velocity_[i] = cs.velocity;
+          orientation_[i] = cs.orientation;
+          angular_velocity_[i] = cs.angular_velocity;
+          heading_[i] = math::as_vector(orientation_[i]);
+          FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
+          continue;  // step_player confined it
+        } else {
+          behavior::CraftState cs = craft_state_of(i);
+          behavior::craft_step(cs, scenario_.groups[static_cast<std::size_t>(group_[i])].craft, thrusters_[i], dt_);
+          position_[i] = cs.position;
+          velocity_[i] = cs.velocity;
+          // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
+          orientation_[i] = math::wrap_angle(cs.orientation);
+          angular_velocity_[i] = cs.angular_velocity;
+          heading_[i] = math::as_vector(orientation_[i]);
+        }
+        break;
+      default: {
+        const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+        behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
+        behavior::body_update(b, force_[i], dt_);
+        position_[i] = b.position;
+        velocity_[i] = b.velocity;
+        heading_[i] = b.heading;
+        // T82: the heading the agent shows (and looks ahead with) averages its recent velocity
+        // directions, so a force that flips side every tick does not judder it; the velocity is untouched.
+        const std::int32_t samples = compose_[static_cast<std::size_t>(group_[i])].filters.heading_samples;
+        if (samples > 0) heading_[i] = behavior::smooth_heading(smoother_[i], samples, b.velocity, b.heading);
+        orientation_[i] = math::orientation_of(heading_[i]);
+        break;
+      }
     }
     confine(i);
     FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
   }
+}
+
+void World::integrate_steering_model(std::int32_t i) {
+  // T05 Newton-Euler-1 with the speed clip, as Millington's steering behaviours expect; the
+  // angular output turns the facing unless T02 facing smoothing is on, which turns it toward the
+  // direction of motion instead.
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+  const Composition& c = compose_[static_cast<std::size_t>(group_[i])];
+  behavior::Kinematic k{position_[i], orientation_[i], velocity_[i], angular_velocity_[i]};
+  behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_, c.max_rotation);
+  if (c.filters.facing_fraction > 0) {
+    k.orientation = behavior::smooth_facing(k.orientation, k.velocity, {c.filters.facing_fraction});
+    k.rotation = 0;
+  }
+  position_[i] = k.position;
+  velocity_[i] = k.velocity;
+  orientation_[i] = k.orientation;
+  angular_velocity_[i] = k.rotation;
+  heading_[i] = math::as_vector(orientation_[i]);
 }
 
 behavior::Thrusters World::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {
@@ -832,24 +631,16 @@ real World::radius_of(std::int32_t i) const {
 void World::confine(std::int32_t i) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real r = radius_of(i);
-  if (kind_[i] == AgentKind::kPlayer) {
-    // Players: every obstacle, torus-aware, exactly as a client predicting its craft does it
-    // (client/src/predict/player_prediction.cpp); players are few, so the per-cell index buys
-    // nothing here and a second obstacle list could only disagree with the client's.
-    push_out_of_obstacles(position_[i], velocity_[i], r, scenario_.obstacles,
-                          scenario_.wrap ? scenario_.width : 0, scenario_.wrap ? scenario_.height : 0);
-  } else {
-    push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
-  }
+  // (Players are confined by step_player.)
+  push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
   apply_border(position_[i], velocity_[i], r, scenario_);
 }
 
 void World::apply_captures() {
   // Captures: a pursuer touching an unprotected player. Dense order, one capture per player per tick.
-  const auto protect_ticks = static_cast<std::uint64_t>(scenario_.respawn_protection_s * scenario_.tick_rate_hz);
   for (const std::int32_t pj : players_) {
     if (index_of(id_[pj]) != pj) continue;
-    if (tick_ - spawn_tick_[pj] < protect_ticks) continue;
+    if (capture_protected(tick_, spawn_tick_[pj], scenario_)) continue;
     for (std::int32_t i = 0; i < count_; ++i) {
       if (kind_[i] != AgentKind::kPursuer) continue;
       const real reach = scenario_.groups[group_[i]].capture_radius + radius_of(pj);
@@ -899,9 +690,13 @@ void World::init_technique_state(std::int32_t i) {
 
 std::int32_t World::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {
   if (g.target_group < 0) return nearest_player(p, distance);
+  return nearest_in_group(g.target_group, self, p, distance);
+}
+
+std::int32_t World::nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
   std::int32_t best = -1;
   real best_d2 = math::kInfinity;
-  for (const std::int32_t j : members_[static_cast<std::size_t>(g.target_group)]) {
+  for (const std::int32_t j : members_[static_cast<std::size_t>(group)]) {
     if (j == self) continue;
     const real d2 = math::length_sq(delta(p, position_[j]));
     if (d2 < best_d2) { best_d2 = d2; best = j; }  // members_ is in dense order: ties keep the lower index
@@ -1017,6 +812,26 @@ void World::steer_kinematic(std::int32_t i) {
         if (has_goal) target = {};
       }
       break;
+    case Technique::kKinematicFlee:
+      // T38: full speed straight away from the target (no target: stand still).
+      if (tj >= 0) {
+        out = behavior::kinematic_flee({pos, orientation_[i]}, tpos, {g.max_speed}).velocity;
+        aim = tpos;
+        st = BehaviorState::kFleeing;
+      }
+      break;
+    case Technique::kKinematicArrive:
+      // T39: cover the remaining distance in time_to_target, capped at max_speed; stop inside the radius.
+      if (has_aim) {
+        behavior::KinematicArriveParams ap;
+        ap.max_speed = g.max_speed;
+        ap.radius = g.radius;
+        out = behavior::kinematic_arrive({pos, orientation_[i]}, goal, ap).velocity;
+        aim = goal;
+        st = BehaviorState::kSeeking;
+        if (has_goal) target = {};
+      }
+      break;
     case Technique::kKinematicWander: {
       const behavior::KinematicSteeringOutput o =
           behavior::kinematic_wander({pos, orientation_[i]}, {g.max_speed, g.kinematic_max_rotation}, rng_[i]);
@@ -1110,13 +925,13 @@ void World::apply_target_captures() {
       position_[j] = spawn_point(pg, rng_[j]);
       orientation_[j] = rng_[j].uniform(-math::kPi, math::kPi);
       heading_[j] = math::as_vector(orientation_[j]);
-      velocity_[j] = motion_[j] == Motion::kCraft ? Vec2{} : heading_[j] * (pg.max_speed / 3);
+      velocity_[j] = motion_[j] == Model::kCraft ? Vec2{} : heading_[j] * (pg.max_speed / 3);
       angular_velocity_[j] = 0;
       chase_mode_[j] = behavior::ChaseMode::intercept;
       waypoint_[j] = {};
       if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
-      if (motion_[j] == Motion::kTile) init_tile_agent(j, 0);
-      if (motion_[j] == Motion::kKinematic) init_technique_state(j);
+      if (motion_[j] == Model::kTile) init_tile_agent(j, 0);
+      if (motion_[j] == Model::kKinematic) init_technique_state(j);
       spawn_tick_[j] = tick_ + 1;
       events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});
       break;
@@ -1153,11 +968,32 @@ std::string World::set_group(std::int32_t group, const GroupSpec& spec) {
   return {};
 }
 
+void World::rebuild_groups() {
+  const std::size_t n = scenario_.groups.size();
+  compose_.resize(n);
+  group_model_.resize(n);
+  fov_cos_half_.resize(n);
+  targeted_.assign(n, 0);
+  bool smoothing = false;
+  for (std::size_t g = 0; g < n; ++g) {
+    const GroupSpec& spec = scenario_.groups[g];
+    compose_[g] = composition_of(spec);
+    group_model_[g] = model_of(spec);
+    fov_cos_half_[g] = spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
+    if (spec.target_group >= 0) targeted_[static_cast<std::size_t>(spec.target_group)] = 1;
+    for (const BehaviorSpec& b : compose_[g].behaviors)
+      if (b.target_group >= 0) targeted_[static_cast<std::size_t>(b.target_group)] = 1;
+    smoothing = smoothing || compose_[g].filters.heading_samples > 0;
+  }
+  // T82 ring buffers (~260 B an agent) only once some group smooths its heading.
+  if (smoothing && smoother_.empty()) smoother_.resize(static_cast<std::size_t>(capacity_));
+}
+
 void World::apply_group_updates() {
   for (const auto& [gi, spec] : pending_groups_) {
     const auto g = static_cast<std::size_t>(gi);
     scenario_.groups[g] = spec;
-    fov_cos_half_[g] = spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
+    rebuild_groups();
     std::int32_t n = group_size(gi);
     if (spec.count > n) {
       const std::int32_t first = count_;

@@ -1,0 +1,576 @@
+// The two force models (vehicle, steering) run their group's composition as batches: one kernel
+// per behaviour over the group's agents in a task, then the combiner per agent (compose.hpp).
+#include <algorithm>
+
+#include "flockstep/behavior/blend.hpp"
+#include "flockstep/behavior/body.hpp"
+#include "flockstep/behavior/collision_avoidance.hpp"
+#include "flockstep/behavior/combine.hpp"
+#include "flockstep/behavior/flocking.hpp"
+#include "flockstep/behavior/motion.hpp"
+#include "flockstep/behavior/path.hpp"
+#include "flockstep/behavior/separation.hpp"
+#include "flockstep/behavior/steering.hpp"
+#include "flockstep/sim/world.hpp"
+
+namespace flockstep::sim {
+namespace {
+
+using behavior::SteeringOutput;
+
+real length_of(const behavior::SteeringOutput& s) {
+  return math::length(s.linear) + (s.angular < 0 ? -s.angular : s.angular);
+}
+
+}  // namespace
+
+/// Per-agent scratch of one batch: the combiner's state and the annotation.
+struct World::Lane {
+  std::int32_t i = 0;     // dense index
+  std::int32_t k = 0;     // slot index (cell order)
+  Vec2 pos, vel, head;
+  behavior::TruncatedRunningSum sum{0};
+  SteeringOutput out[kMaxBehaviors];  // weighted outputs of the evaluated behaviours
+  bool has[kMaxBehaviors] = {};
+  real angular = 0;       // running-sum / dither angular part (steering model)
+  bool decided = false;   // T78/T80: a winner was found
+  SteeringOutput result;  // T78/T80: the winner's output
+  BehaviorState st = BehaviorState::kNone;
+  AgentId target;
+  Vec2 aim;
+};
+
+void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n) {
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
+  const Composition& c = compose_[static_cast<std::size_t>(gi)];
+  const bool vehicle = group_model_[static_cast<std::size_t>(gi)] == Model::kVehicle;
+  // Vehicles combine forces (N) under max_force; steering agents accelerations under max_force / mass.
+  const real budget = vehicle ? g.max_force : g.max_force / g.mass;
+  const behavior::BlendParams clip{budget, c.max_angular};
+  const std::span<const std::int32_t> slots = grid_.slots();
+  const auto nb = static_cast<std::size_t>(c.behaviors.size());
+  const bool lazy_sum = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kDither;
+
+  Lane lanes[kComposeBatch];
+  for (std::int32_t j = 0; j < n; ++j) {
+    Lane& L = lanes[j];
+    L.k = slot_list[j];
+    L.i = slots[static_cast<std::size_t>(L.k)];
+    L.pos = slot_position_[L.k];
+    L.vel = slot_velocity_[L.k];
+    L.head = slot_heading_[L.k];
+    L.sum = behavior::TruncatedRunningSum{budget};
+    L.aim = L.pos;
+  }
+
+  for (std::size_t bk = 0; bk < nb; ++bk) {
+    const BehaviorSpec& bs = c.behaviors[bk];
+    if (!(bs.weight > 0)) continue;  // T09: a zero weight switches the behaviour off
+    // T80: entering a new priority group, the previous group's blend decides if it is non-zero.
+    if (c.combiner == Combiner::kGrouped && bk > 0 && bs.priority != c.behaviors[bk - 1].priority) {
+      for (std::int32_t j = 0; j < n; ++j) {
+        Lane& L = lanes[j];
+        if (L.decided) continue;
+        SteeringOutput s{};
+        for (std::size_t q = 0; q < bk; ++q)
+          if (L.has[q] && c.behaviors[q].priority == c.behaviors[bk - 1].priority) s += L.out[q];
+        if (length_of(s) > c.epsilon) { L.decided = true; L.result = s; }
+      }
+    }
+    // Which lanes evaluate this behaviour (the lazy combiners skip the rest).
+    bool active[kComposeBatch];
+    for (std::int32_t j = 0; j < n; ++j) {
+      Lane& L = lanes[j];
+      bool a = true;
+      if (lazy_sum) a = !L.sum.full();
+      // T81: the draw comes from the agent's own stream (its slot copy, written back below).
+      if (a && c.combiner == Combiner::kDither) a = slot_rng_[L.k].uniform01() < bs.probability;
+      if (c.combiner == Combiner::kPriority || c.combiner == Combiner::kGrouped) a = !L.decided;
+      active[j] = a;
+    }
+    SteeringOutput raw[kComposeBatch];
+    bool produced[kComposeBatch];
+    run_behavior(g, gi, bs, lanes, n, active, raw, produced);
+    for (std::int32_t j = 0; j < n; ++j) {
+      if (!active[j] || !produced[j]) continue;
+      Lane& L = lanes[j];
+      const SteeringOutput w = raw[j] * bs.weight;
+      switch (c.combiner) {
+        case Combiner::kRunningSum:
+        case Combiner::kDither:
+          L.sum.add(bs.weight, raw[j].linear);
+          L.angular += w.angular;
+          break;
+        case Combiner::kPriority:
+          if (length_of(w) > c.epsilon) { L.decided = true; L.result = w; }
+          break;
+        default:
+          break;
+      }
+      L.out[bk] = raw[j];
+      L.has[bk] = true;
+    }
+  }
+
+  for (std::int32_t j = 0; j < n; ++j) {
+    Lane& L = lanes[j];
+    SteeringOutput r{};
+    switch (c.combiner) {
+      case Combiner::kRunningSum:
+      case Combiner::kDither:
+        r = {L.sum.result(), math::clamp(L.angular, -c.max_angular, c.max_angular)};
+        break;
+      case Combiner::kPriority:
+        r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{};
+        break;
+      case Combiner::kGrouped: {
+        if (!L.decided) {  // the last group decides, or nothing does
+          SteeringOutput s{};
+          const std::int32_t last = c.behaviors.back().priority;
+          for (std::size_t q = 0; q < nb; ++q)
+            if (L.has[q] && c.behaviors[q].priority == last) s += L.out[q] * c.behaviors[q].weight;
+          if (length_of(s) > c.epsilon) { L.decided = true; L.result = s; }
+        }
+        r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{};
+        break;
+      }
+      case Combiner::kBlend:
+      case Combiner::kUrgency: {
+        SteeringOutput outs[kMaxBehaviors];
+        real base[kMaxBehaviors];
+        for (std::size_t q = 0; q < nb; ++q) {
+          outs[q] = L.has[q] ? L.out[q] : SteeringOutput{};
+          base[q] = L.has[q] ? c.behaviors[q].weight : 0;
+        }
+        const std::span<const SteeringOutput> so(outs, nb);
+        if (c.combiner == Combiner::kBlend) {
+          r = behavior::blend_steering(so, std::span<const real>(base, nb), clip);
+        } else {
+          const behavior::BlendWeights bw = behavior::urgency_weights(so, std::span<const real>(base, nb), c.sharpness);
+          r = behavior::blend_steering(so, bw.view(), clip);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    // The agent's random streams were advanced in its slot copies: write them back.
+    rng_[L.i] = slot_rng_[L.k];
+    wander_[L.i] = slot_wander_[L.k];
+    force_[L.i] = r.linear;
+    kin_rotation_[L.i] = vehicle ? 0 : r.angular;
+    target_[L.i] = L.target;
+    aim_[L.i] = L.aim;
+    state_[L.i] = L.st;
+  }
+}
+
+void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
+                         const bool* active, behavior::SteeringOutput* raw, bool* produced) {
+  const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
+  const real accel = g.max_force / g.mass;
+  // Resolve the behaviour's target for lane j: the nearest live agent of target_group, or the
+  // nearest player; its position is taken at its torus copy nearest to the agent.
+  auto target_of = [&](Lane& L, Vec2& tpos, behavior::Mover& tmover) -> std::int32_t {
+    std::int32_t tj;
+    if (bs.target_group >= 0) tj = nearest_in_group(bs.target_group, L.i, L.pos, nullptr);
+    else tj = nearest_player(L.pos, nullptr);
+    tpos = tj >= 0 ? L.pos + delta(L.pos, position_[tj]) : Vec2{};
+    tmover = {tpos, tj >= 0 ? velocity_[tj] : Vec2{}};
+    return tj;
+  };
+  auto body_of = [&](const Lane& L) {
+    return behavior::Body{L.pos, L.vel, L.head, g.mass, g.max_force, g.max_speed, g.radius};
+  };
+  auto kin_of = [&](const Lane& L) {
+    return behavior::Kinematic{L.pos, orientation_[L.i], L.vel, angular_velocity_[L.i]};
+  };
+  const bool has_goal = !math::is_zero(bs.goal);
+  for (std::int32_t j = 0; j < n; ++j) { produced[j] = false; raw[j] = {}; }
+
+  // One loop per behaviour type: the switch is outside the per-agent loop.
+  switch (bs.type) {
+    case BehaviorType::kWallAvoid:
+      if (scenario_.walls.empty()) return;
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        raw[j].linear = behavior::wall_avoidance_force(body_of(L), scenario_.walls, g.feelers);
+        if (!math::is_zero(raw[j].linear)) L.st = BehaviorState::kAvoiding;
+        produced[j] = true;
+      }
+      return;
+    case BehaviorType::kObstacleAvoid:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        const std::span<const Circle> near = obstacles_near(L.pos);
+        if (near.empty()) continue;
+        raw[j].linear = behavior::obstacle_avoidance_force(body_of(L), near, g.detection);
+        if (!math::is_zero(raw[j].linear)) L.st = BehaviorState::kAvoiding;
+        produced[j] = true;
+      }
+      return;
+    case BehaviorType::kFleePlayers: {
+      const real range = bs.range > 0 ? bs.range : g.panic_range;
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        real d = math::kInfinity;
+        const std::int32_t pj = nearest_player(L.pos, &d);
+        if (pj < 0 || !(d < range)) continue;
+        raw[j].linear = behavior::flee_force(body_of(L), L.pos + delta(L.pos, position_[pj]), range);
+        L.st = BehaviorState::kFleeing;
+        L.target = id_[pj];
+        produced[j] = true;
+      }
+      return;
+    }
+    case BehaviorType::kFlock: {
+      behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        raw[j].linear = flock_force(g, gi, L.k, nb);
+        if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
+        produced[j] = true;
+      }
+      return;
+    }
+    case BehaviorType::kSeek:
+    case BehaviorType::kArrive:
+    case BehaviorType::kPursue:
+    case BehaviorType::kEvade:
+    case BehaviorType::kHide:
+    case BehaviorType::kFlee:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        const behavior::Body b = body_of(L);
+        Vec2 tpos;
+        behavior::Mover tm;
+        const bool seek_like = bs.type == BehaviorType::kSeek || bs.type == BehaviorType::kArrive;
+        const std::int32_t tj = (seek_like && has_goal) ? -1 : target_of(L, tpos, tm);
+        produced[j] = true;
+        if (seek_like && has_goal) {
+          L.aim = L.pos + delta(L.pos, bs.goal);
+          raw[j].linear = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, L.aim)
+                                                         : behavior::arrive_force(b, L.aim, bs.deceleration);
+          L.st = BehaviorState::kSeeking;
+          continue;
+        }
+        if (tj < 0) {
+          // No target (no player yet, or the target group is empty): idle at the world centre;
+          // flee has nothing to flee from.
+          if (bs.type != BehaviorType::kFlee) raw[j].linear = behavior::arrive_force(b, centre, g.arrive_deceleration);
+          if (seek_like) { L.aim = centre; L.st = BehaviorState::kSeeking; }
+          continue;
+        }
+        L.target = id_[tj];
+        switch (bs.type) {
+          case BehaviorType::kSeek: raw[j].linear = behavior::seek_force(b, tpos); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kArrive: raw[j].linear = behavior::arrive_force(b, tpos, bs.deceleration); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kPursue: raw[j].linear = behavior::pursue_force(b, tm); L.aim = behavior::pursue_point(b, tm); L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kEvade: raw[j].linear = behavior::evade_force(b, tm); L.st = BehaviorState::kFleeing; break;
+          case BehaviorType::kFlee:
+            raw[j].linear = behavior::flee_force(b, tpos, bs.range > 0 ? bs.range : math::kInfinity);
+            L.aim = tpos;
+            if (!math::is_zero(raw[j].linear)) L.st = BehaviorState::kFleeing;
+            break;
+          default: {  // kHide
+            behavior::HideDebug dbg{};
+            raw[j].linear = behavior::hide_force(b, tm, scenario_.obstacles, g.hide, &dbg);
+            L.aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : L.pos;
+            L.st = BehaviorState::kHiding;
+            break;
+          }
+        }
+      }
+      return;
+    case BehaviorType::kOffsetPursuit:
+    case BehaviorType::kInterpose: {
+      const std::int32_t li = leader_index_[static_cast<std::size_t>(bs.leader_group)];
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        produced[j] = true;
+        if (li < 0 || li == L.i) continue;
+        const behavior::Body b = body_of(L);
+        if (bs.type == BehaviorType::kOffsetPursuit) {
+          const GroupSpec& lg = scenario_.groups[static_cast<std::size_t>(group_[li])];
+          const behavior::Body leader{L.pos + delta(L.pos, position_[li]), velocity_[li], heading_[li],
+                                      lg.mass, lg.max_force, lg.max_speed, lg.radius};
+          raw[j].linear = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
+                                                         bs.deceleration);
+          L.target = id_[li];
+          L.aim = math::to_world_point(bs.offset, leader.position, leader.heading);
+          L.st = BehaviorState::kSeeking;
+        } else {
+          Vec2 tpos;
+          behavior::Mover tm;
+          const std::int32_t tj = target_of(L, tpos, tm);
+          if (tj < 0) continue;
+          const behavior::Mover leader{L.pos + delta(L.pos, position_[li]), velocity_[li]};
+          raw[j].linear = behavior::interpose_force(b, tm, leader, bs.deceleration);
+          L.aim = behavior::interpose_point(b, tm, leader);
+          L.target = id_[tj];
+          L.st = BehaviorState::kSeeking;
+        }
+      }
+      return;
+    }
+    case BehaviorType::kWander:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        behavior::WanderState& ws = slot_wander_[L.k];  // own state only: no other agent reads it
+        raw[j].linear = behavior::wander_force(body_of(L), g.wander, ws, slot_rng_[L.k], dt_);
+        L.aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, L.pos, L.head);
+        produced[j] = true;
+      }
+      return;
+    case BehaviorType::kFollowWaypoints: {
+      const PathSpec& path = scenario_.paths[static_cast<std::size_t>(bs.path)];
+      const behavior::WaypointParams wp{g.waypoint_seek_distance, bs.deceleration, path.loop};
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        behavior::WaypointState ws = waypoint_[L.i];
+        raw[j].linear = behavior::follow_waypoints_force(body_of(L), path.points, wp, ws);
+        waypoint_[L.i] = ws;
+        L.aim = path.points[static_cast<std::size_t>(ws.current)];
+        L.st = BehaviorState::kPatrolling;
+        produced[j] = true;
+      }
+      return;
+    }
+    // ---- Millington's steering behaviours: accelerations on a Kinematic ----
+    case BehaviorType::kDynamicSeek:
+    case BehaviorType::kDynamicFlee:
+    case BehaviorType::kDynamicArrive:
+    case BehaviorType::kFace:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        Vec2 tpos;
+        behavior::Mover tm;
+        Vec2 point;
+        if (has_goal) {
+          point = L.pos + delta(L.pos, bs.goal);
+        } else {
+          const std::int32_t tj = target_of(L, tpos, tm);
+          if (tj < 0) continue;
+          L.target = id_[tj];
+          point = tpos;
+        }
+        const behavior::Kinematic k = kin_of(L);
+        produced[j] = true;
+        L.aim = point;
+        switch (bs.type) {
+          case BehaviorType::kDynamicSeek: raw[j] = behavior::dynamic_seek(k, point, {accel}); L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kDynamicFlee: raw[j] = behavior::dynamic_flee(k, point, {accel}); L.st = BehaviorState::kFleeing; break;
+          case BehaviorType::kDynamicArrive: {
+            behavior::ArriveParams ap;
+            ap.max_acceleration = accel;
+            ap.max_speed = g.max_speed;
+            ap.slow_radius = bs.slow_radius;
+            ap.target_radius = bs.target_radius;
+            ap.time_to_target = bs.time_to_target;
+            ap.brake_inside_target = true;  // settle on the point rather than drift (T44 refinement)
+            raw[j] = behavior::dynamic_arrive(k, point, ap);
+            L.st = BehaviorState::kSeeking;
+            break;
+          }
+          default: raw[j] = behavior::face(k, point, align_params(bs)); break;
+        }
+      }
+      return;
+    case BehaviorType::kAlign:
+    case BehaviorType::kVelocityMatch:
+    case BehaviorType::kDynamicPursue:
+    case BehaviorType::kDynamicEvade:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        Vec2 tpos;
+        behavior::Mover tm;
+        const std::int32_t tj = target_of(L, tpos, tm);
+        if (tj < 0) continue;
+        const behavior::Kinematic k = kin_of(L);
+        produced[j] = true;
+        L.target = id_[tj];
+        L.aim = tpos;
+        switch (bs.type) {
+          case BehaviorType::kAlign: raw[j] = behavior::align(k, orientation_[tj], align_params(bs)); break;
+          case BehaviorType::kVelocityMatch: raw[j] = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target}); break;
+          case BehaviorType::kDynamicPursue: {
+            behavior::DynamicPursueParams pp;
+            pp.prediction.max_prediction = bs.max_prediction;
+            pp.base = bs.arrive ? behavior::PursueBase::arrive : behavior::PursueBase::seek;
+            pp.seek.max_acceleration = accel;
+            pp.arrive.max_acceleration = accel;
+            pp.arrive.max_speed = g.max_speed;
+            pp.arrive.slow_radius = bs.slow_radius;
+            pp.arrive.target_radius = bs.target_radius;
+            pp.arrive.time_to_target = bs.time_to_target;
+            const behavior::Delegated<Vec2> d = behavior::dynamic_pursue_delegated(k, tm, pp);
+            raw[j] = d.steering;
+            L.aim = d.surrogate;
+            L.st = BehaviorState::kSeeking;
+            break;
+          }
+          default: {
+            behavior::DynamicEvadeParams ep;
+            ep.prediction.max_prediction = bs.max_prediction;
+            ep.flee.max_acceleration = accel;
+            const behavior::Delegated<Vec2> d = behavior::dynamic_evade_delegated(k, tm, ep);
+            raw[j] = d.steering;
+            L.aim = d.surrogate;
+            L.st = BehaviorState::kFleeing;
+            break;
+          }
+        }
+      }
+      return;
+    case BehaviorType::kLookWhereGoing:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        raw[j] = behavior::look_where_you_are_going(kin_of(lanes[j]), align_params(bs));
+        produced[j] = true;
+      }
+      return;
+    case BehaviorType::kDynamicWander: {
+      behavior::DynamicWanderParams wp;
+      wp.max_acceleration = accel;
+      if (bs.range > 0) wp.wander_radius = bs.range;
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        behavior::DynamicWanderState ws = dyn_wander_[L.i];
+        const behavior::DynamicWanderOutput o = behavior::dynamic_wander(kin_of(L), ws, wp, slot_rng_[L.k]);
+        dyn_wander_[L.i] = ws;
+        raw[j] = o.steering;
+        L.aim = o.target;
+        produced[j] = true;
+      }
+      return;
+    }
+    case BehaviorType::kFollowPath: {
+      const behavior::LinePath path = line_paths_[static_cast<std::size_t>(bs.path)].view();
+      behavior::PredictivePathFollowParams pp;
+      pp.follow.path_offset = bs.path_offset;
+      pp.follow.seek.max_acceleration = accel;
+      pp.follow.arrive.max_acceleration = accel;
+      pp.follow.arrive.max_speed = g.max_speed;
+      pp.predict_time = bs.predict_time;
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        Lane& L = lanes[j];
+        behavior::PathFollowState ps = path_state_[L.i];
+        const behavior::PathFollowOutput o = bs.predict_time > 0
+                                                 ? behavior::follow_path_predictive(kin_of(L), path, ps, pp)
+                                                 : behavior::follow_path(kin_of(L), path, ps, pp.follow);
+        path_state_[L.i] = ps;
+        raw[j] = o.steering;
+        L.aim = o.target;
+        L.st = BehaviorState::kPatrolling;
+        produced[j] = true;
+      }
+      return;
+    }
+    case BehaviorType::kSeparation:
+    case BehaviorType::kAttraction:
+    case BehaviorType::kConeAvoid:
+    case BehaviorType::kCollisionAvoid:
+    case BehaviorType::kMillingtonFlock:
+      for (std::int32_t j = 0; j < n; ++j) {
+        if (!active[j]) continue;
+        raw[j] = neighbour_behavior(g, gi, bs, lanes[j].i, lanes[j].k, &lanes[j].st);
+        produced[j] = true;
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+behavior::AlignParams World::align_params(const BehaviorSpec& bs) {
+  behavior::AlignParams ap;
+  ap.slow_radius = bs.slow_radius;
+  ap.target_radius = bs.target_radius;
+  ap.time_to_target = bs.time_to_target;
+  ap.brake_inside_target = true;
+  return ap;
+}
+
+behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
+                                                   std::int32_t i, std::int32_t slot, BehaviorState* st) const {
+  const real accel = g.max_force / g.mass;
+  const Vec2 pos = slot_position_[slot];
+  const bool millington_flock = bs.type == BehaviorType::kMillingtonFlock;
+  // Default neighbourhoods: the catalog's figures (separation threshold 2 m, cone range 10 m
+  // clipped to the grid, flocking 5 m).
+  real radius = bs.range > 0 ? bs.range : (millington_flock ? real(5) : real(2));
+  radius = math::min(radius, scenario_.grid_cell);
+  const bool same_group_only = millington_flock;
+  const std::int32_t want_group = bs.type == BehaviorType::kAttraction && bs.target_group >= 0 ? bs.target_group : -1;
+  // Candidates as Kinematics (position at the torus copy nearest to this agent), at most
+  // kMaxCandidates, in the grid's deterministic visiting order.
+  behavior::Kinematic others[kMaxCandidates + 1];
+  std::int32_t count = 0;
+  std::int32_t self_index = -1;
+  const behavior::Kinematic self{pos, orientation_[i], slot_velocity_[slot], angular_velocity_[i]};
+  if (millington_flock) { others[0] = self; self_index = 0; count = 1; }
+  grid_.query_slots(pos, radius, slot, slot_position_.data(), [&](std::int32_t k, Vec2 d, real) {
+    if (count >= kMaxCandidates) return;
+    if (same_group_only && slot_group_[k] != gi) return;
+    if (want_group >= 0 && slot_group_[k] != want_group) return;
+    others[count++] = {pos + d, math::orientation_of(slot_heading_[k]), slot_velocity_[k], 0};
+  });
+  const std::span<const behavior::Kinematic> span(others, static_cast<std::size_t>(count));
+  switch (bs.type) {
+    case BehaviorType::kSeparation:
+    case BehaviorType::kAttraction: {
+      behavior::SeparationParams sp;
+      sp.threshold = radius;
+      sp.decay_coefficient = bs.decay;
+      sp.max_acceleration = accel;
+      sp.decay = behavior::SeparationDecay::kInverseSquare;
+      if (bs.type == BehaviorType::kSeparation) return behavior::separation(self, span, sp);
+      Vec2 pts[kMaxCandidates + 1];
+      for (std::int32_t q = 0; q < count; ++q) pts[q] = others[q].position;
+      return behavior::attraction(self, std::span<const Vec2>(pts, static_cast<std::size_t>(count)), sp);
+    }
+    case BehaviorType::kConeAvoid: {
+      behavior::ConeCheckParams cp;
+      cp.half_angle = bs.cone_deg * math::kDegToRad;
+      cp.range = radius;
+      cp.max_acceleration = accel;
+      const SteeringOutput s = behavior::cone_check_avoidance(self, span, cp);
+      if (!s.none()) *st = BehaviorState::kAvoiding;
+      return s;
+    }
+    case BehaviorType::kCollisionAvoid: {
+      behavior::CollisionAvoidanceParams cp;
+      cp.max_acceleration = accel;
+      cp.collision_radius = 2 * g.radius;
+      cp.time_horizon = bs.max_prediction;
+      const SteeringOutput s = behavior::collision_avoidance(self, span, cp);
+      if (!s.none()) *st = BehaviorState::kAvoiding;
+      return s;
+    }
+    default: {
+      behavior::FlockingParams fp;
+      fp.neighbourhood_radius = radius;
+      fp.blend.max_acceleration = accel;
+      fp.cohesion.max_acceleration = accel;
+      fp.cohesion.max_speed = g.max_speed;
+      fp.alignment.max_acceleration = accel;
+      fp.separation.max_acceleration = accel;
+      *st = BehaviorState::kSeeking;
+      return behavior::millington_flocking(self, span, self_index, fp);
+    }
+  }
+}
+
+}  // namespace flockstep::sim
