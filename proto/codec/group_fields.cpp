@@ -104,6 +104,56 @@ const GroupField* find_group_field(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+/// "behaviors[K].field" -> K and field; false if the path has another shape.
+bool split_behavior_path(std::string_view path, std::size_t& index, std::string_view& field) {
+  constexpr std::string_view kPrefix = "behaviors[";
+  if (path.substr(0, kPrefix.size()) != kPrefix) return false;
+  const std::size_t close = path.find("].", kPrefix.size());
+  if (close == std::string_view::npos || close == kPrefix.size() || close - kPrefix.size() > 2) return false;
+  index = 0;
+  for (std::size_t c = kPrefix.size(); c < close; ++c) {
+    if (path[c] < '0' || path[c] > '9') return false;
+    index = index * 10 + static_cast<std::size_t>(path[c] - '0');
+  }
+  field = path.substr(close + 2);
+  return true;
+}
+
+}  // namespace
+
+ParamKind group_param_kind(const sim::GroupSpec& g, std::string_view path) {
+  if (const GroupField* f = find_group_field(path)) return f->is_bool ? ParamKind::kBool : ParamKind::kNumber;
+  if (g.technique != sim::Technique::kComposed) return ParamKind::kUnknown;
+  if (sim::find_composition_field(path)) return ParamKind::kNumber;
+  std::size_t k = 0;
+  std::string_view field;
+  if (!split_behavior_path(path, k, field) || k >= g.compose.behaviors.size()) return ParamKind::kUnknown;
+  const sim::BehaviorField* bf = sim::find_behavior_field(field);
+  if (!bf) return ParamKind::kUnknown;
+  return bf->is_bool ? ParamKind::kBool : ParamKind::kNumber;
+}
+
+bool set_group_param(sim::GroupSpec& g, std::string_view path, double value) {
+  if (const GroupField* f = find_group_field(path)) {
+    f->set(g, value);
+    return true;
+  }
+  if (g.technique != sim::Technique::kComposed) return false;
+  if (const sim::CompositionField* cf = sim::find_composition_field(path)) {
+    cf->set(g.compose, value);
+    return true;
+  }
+  std::size_t k = 0;
+  std::string_view field;
+  if (!split_behavior_path(path, k, field) || k >= g.compose.behaviors.size()) return false;
+  const sim::BehaviorField* bf = sim::find_behavior_field(field);
+  if (!bf) return false;
+  bf->set(g.compose.behaviors[k], value);
+  return true;
+}
+
 const char* pattern_name(sim::PatternKind k) {
   switch (k) {
     case sim::PatternKind::kSquare: return "square";

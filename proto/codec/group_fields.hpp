@@ -5,10 +5,11 @@
 /// behaviour table with it (WorldSpec.groups[].params) and the server's JSON scenario loader reads
 /// groups with it, so a parameter added to the sim needs one line here to reach files, wire and
 /// clients (and the codec round-trip test fails until it has it).
+#include <cstdint>
 #include <span>
 #include <string_view>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::codec {
 
@@ -25,6 +26,19 @@ std::span<const GroupField> group_fields();
 
 /// Find a field by name; nullptr if unknown.
 const GroupField* find_group_field(std::string_view name);
+
+/// What a tunable parameter path names (see set_group_param).
+enum class ParamKind : std::uint8_t { kUnknown = 0, kNumber, kBool };
+
+/// The kind of a tunable parameter of `g` by its path: a group_fields() name ("max_speed"), a
+/// composition field ("sharpness", "filters.heading_samples") or a behaviour field of a composed
+/// group ("behaviors[2].weight", "behaviors[0].slow_radius"). kUnknown if there is no such
+/// parameter (an unknown name, or a behaviour index the group does not have).
+ParamKind group_param_kind(const sim::GroupSpec& g, std::string_view path);
+
+/// Set the parameter `path` of `g` (see group_param_kind) to `value`. Returns false when the
+/// path names nothing. Range checks are sim::validate()'s job.
+bool set_group_param(sim::GroupSpec& g, std::string_view path, double value);
 
 /// Physics pattern name ("square", "zigzag", "arbitrary").
 const char* pattern_name(sim::PatternKind k);

@@ -132,6 +132,25 @@ void encode_group(const sim::GroupSpec& g, v1::AgentGroup& o) {
   put(g.goal, *o.mutable_goal());
   o.set_tile_pattern(g.tile_pattern);
   o.set_track(g.track);
+  if (g.technique == sim::Technique::kComposed) {
+    v1::Composition& c = *o.mutable_compose();
+    c.set_model(sim::model_name(g.model));
+    c.set_combiner(sim::combiner_name(g.compose.combiner));
+    for (const sim::CompositionField& f : sim::composition_fields()) {
+      v1::Param* p = c.add_params();
+      p->set_name(std::string(f.name));
+      p->set_value(f.get(g.compose));
+    }
+    for (const sim::BehaviorSpec& b : g.compose.behaviors) {
+      v1::Behavior& ob = *c.add_behaviors();
+      ob.set_type(sim::behavior_name(b.type));
+      for (const sim::BehaviorField& f : sim::behavior_fields()) {
+        v1::Param* p = ob.add_params();
+        p->set_name(std::string(f.name));
+        p->set_value(f.get(b));
+      }
+    }
+  }
 }
 
 Result decode_group(const v1::AgentGroup& o, const std::string& where, sim::GroupSpec& g) {
@@ -155,6 +174,30 @@ Result decode_group(const v1::AgentGroup& o, const std::string& where, sim::Grou
   if (o.has_goal() && !get(o.goal(), g.goal)) return not_finite(where + ".goal");
   g.tile_pattern = o.tile_pattern();
   g.track = o.track();
+  if (g.technique == sim::Technique::kComposed) {
+    const v1::Composition& c = o.compose();
+    if (!sim::parse_model(c.model(), g.model)) return fail(Status::kBadEnum, where + ".compose.model unknown");
+    if (!sim::parse_combiner(c.combiner(), g.compose.combiner))
+      return fail(Status::kBadEnum, where + ".compose.combiner unknown");
+    for (const v1::Param& p : c.params()) {
+      const sim::CompositionField* f = sim::find_composition_field(p.name());
+      if (!f) return fail(Status::kBadEnum, where + ".compose.params: unknown parameter '" + p.name() + "'");
+      if (!finite(p.value())) return not_finite(where + ".compose." + p.name());
+      f->set(g.compose, p.value());
+    }
+    if (c.behaviors_size() > sim::kMaxBehaviors) return fail(Status::kBadEnum, where + ".compose.behaviors: too many");
+    for (const v1::Behavior& ob : c.behaviors()) {
+      sim::BehaviorSpec b;
+      if (!sim::parse_behavior(ob.type(), b.type)) return fail(Status::kBadEnum, where + ".compose.behaviors: unknown type");
+      for (const v1::Param& p : ob.params()) {
+        const sim::BehaviorField* f = sim::find_behavior_field(p.name());
+        if (!f) return fail(Status::kBadEnum, where + ".compose.behaviors: unknown parameter '" + p.name() + "'");
+        if (!finite(p.value())) return not_finite(where + ".compose.behaviors." + p.name());
+        f->set(b, p.value());
+      }
+      g.compose.behaviors.push_back(b);
+    }
+  }
   return {};
 }
 

@@ -4,33 +4,9 @@
 
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
-#include "flockstep/sim/rules.hpp"
+#include "flockstep/sim/player.hpp"
 
 namespace flockstep::client {
-
-void step_player_craft(behavior::CraftState& s, sim::PlayerInput input, const sim::Scenario& scenario, real dt) {
-  // Same clamp as World::set_input (NaN fails both comparisons and becomes 0).
-  auto sanitize = [](real v, real lo, real hi) { return v >= lo && v <= hi ? v : (v > hi ? hi : (v < lo ? lo : real(0))); };
-  input.turn = sanitize(input.turn, -1, 1);
-  input.throttle = sanitize(input.throttle, 0, 1);
-
-  // World::steer_craft for a player: turn > 0 is "right", the port bow thruster (T10).
-  behavior::Thrusters t{};
-  t.port = input.turn > 0;
-  t.starboard = input.turn < 0;
-  t.factor = input.turn < 0 ? -input.turn : input.turn;
-  t.throttle = input.throttle;
-
-  // World::integrate for a craft.
-  behavior::craft_step(s, scenario.player_craft, t, dt);
-  s.orientation = math::wrap_angle(s.orientation);
-
-  // World::confine for a player: the same shared rules (captures are the server's business).
-  const real r = scenario.player_craft.length * 0.5;
-  sim::push_out_of_obstacles(s.position, s.velocity, r, scenario.obstacles, scenario.wrap ? scenario.width : 0,
-                             scenario.wrap ? scenario.height : 0);
-  sim::apply_border(s.position, s.velocity, r, scenario);
-}
 
 bool same_bits(const behavior::CraftState& a, const behavior::CraftState& b) {
   const real av[6] = {a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.orientation, a.angular_velocity};
@@ -72,7 +48,7 @@ std::uint32_t PlayerPredictor::advance(sim::PlayerInput input) {
   r.input = input;
   r.predicted = has_state_ && scenario_ != nullptr;
   if (r.predicted) {
-    step_player_craft(state_, input, *scenario_, dt_);
+    sim::step_player(state_, input, *scenario_, dt_);
     r.after = state_;
   } else {
     r.after = {};
@@ -101,7 +77,7 @@ ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, S
         at_server.held_ticks <= kMaxHeldTicks) {
       // The server held this input while its queue was dry: step it as often as it did.
       behavior::CraftState expect = r.after;
-      for (std::uint32_t k = 0; k < at_server.held_ticks; ++k) step_player_craft(expect, r.input, *scenario_, dt_);
+      for (std::uint32_t k = 0; k < at_server.held_ticks; ++k) sim::step_player(expect, r.input, *scenario_, dt_);
       res.compared = true;
       res.error_m = position_error(expect, server);
       res.corrected = !same_bits(expect, server);
@@ -119,7 +95,7 @@ ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, S
   if (has_state_) {
     for (std::int32_t k = 0; k < count_; ++k) {
       InputRecord& r = at(k);
-      step_player_craft(state_, r.input, *scenario_, dt_);
+      sim::step_player(state_, r.input, *scenario_, dt_);
       r.after = state_;
       r.predicted = true;
       ++res.replayed;

@@ -2,8 +2,8 @@
 /// \file player_prediction.hpp
 /// Client-side prediction of the player's own craft, Overwatch style: a ring buffer of the
 /// inputs sent (with the state predicted after each), replayed on top of every authoritative
-/// state the server sends. The craft is stepped with the SAME shared code as the server
-/// (behavior::craft_step plus the world's per-tick rules for a player), so with no loss and a
+/// state the server sends. The craft is stepped with the very function the server's World
+/// runs for a player (sim::step_player, shared/), so with no loss and a
 /// steady input stream the server's state equals the predicted one bit for bit and no
 /// correction ever happens.
 ///
@@ -14,19 +14,13 @@
 #include <span>
 
 #include "flockstep/behavior/craft.hpp"
+#include "flockstep/sim/player.hpp"
 #include "flockstep/sim/world.hpp"
 
 namespace flockstep::client {
 
 using math::real;
 using math::Vec2;
-
-/// One tick of a player craft exactly as sim::World::step() does it for a player with the given
-/// input: thrusters from the input (turn > 0 = right = port thruster, factor |turn|), T10
-/// craft_step, orientation wrapped into (-pi, pi], then the world's rules for that body
-/// (projection out of circular obstacles, then torus wrap or the solid border clamp).
-/// Not modelled (the server's snapshot corrects them): captures and respawns.
-void step_player_craft(behavior::CraftState& s, sim::PlayerInput input, const sim::Scenario& scenario, real dt);
 
 /// Bitwise equality of two craft states (prediction is exact, so this is the test, not a tolerance).
 bool same_bits(const behavior::CraftState& a, const behavior::CraftState& b);

@@ -114,13 +114,12 @@ TuneResult Room::tune(std::int32_t group, const std::vector<TunePatch>& patches)
       spec.count = static_cast<std::int32_t>(p.value);
       continue;
     }
-    const codec::GroupField* f = codec::find_group_field(p.key);
-    if (!f) {
+    // A group field, or for a composed group a composition or behaviour field ("behaviors[1].weight").
+    if (!codec::set_group_param(spec, p.key, p.value)) {
       r.status = 400;
       r.error = p.key + ": unknown group field";
       return r;
     }
-    f->set(spec, p.value);
   }
   if (std::string why = world_.set_group(group, spec); !why.empty()) {
     r.status = 400;

@@ -182,6 +182,35 @@ void group_field(sim::GroupSpec& g, const std::string& name, const json& v, cons
   else f->set(g, number(v, path));
 }
 
+/// One behaviour of a composition: {"type": "dynamic_arrive", "goal": [50, 60], "slow_radius": 5, ...}.
+template <class GroupName>
+sim::BehaviorSpec behavior(const json& j, const std::string& path, const sim::Scenario& s, std::size_t groups,
+                           GroupName group_name) {
+  sim::BehaviorSpec b;
+  object(j, path);
+  if (!j.contains("type")) error(path, "needs a type (see docs/techniques.md)");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const std::string p = path + "." + key;
+    const json& v = it.value();
+    if (key == "type") {
+      if (!sim::parse_behavior(string(v, p), b.type)) error(p, "unknown behaviour '" + v.get<std::string>() + "' (docs/techniques.md)");
+    } else if (key == "goal") b.goal = vec2(v, p);
+    else if (key == "offset") b.offset = vec2(v, p);
+    else if (key == "target_group") b.target_group = index_ref(v, p, groups, group_name);
+    else if (key == "leader_group") b.leader_group = index_ref(v, p, groups, group_name);
+    else if (key == "path") b.path = index_ref(v, p, s.paths.size(), [&](std::size_t i) { return s.paths[i].name; });
+    else {
+      const sim::BehaviorField* f = sim::find_behavior_field(key);
+      if (!f) error(p, "unknown key");
+      if (f->is_bool) f->set(b, boolean(v, p) ? 1.0 : 0.0);
+      else if (f->is_int) f->set(b, static_cast<double>(integer(v, p, -1, 1000)));
+      else f->set(b, number(v, p));
+    }
+  }
+  return b;
+}
+
 sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario& s, const json& all_groups) {
   sim::GroupSpec g;
   object(j, path);
@@ -190,6 +219,12 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
     return other.is_object() && other.contains("name") && other["name"].is_string() ? other["name"].get<std::string>()
                                                                                    : std::string();
   };
+  // A group with "behaviors" is a composition (technique "composed", which may be left out).
+  if (j.contains("behaviors")) {
+    g.technique = sim::Technique::kComposed;
+    if (j.contains("technique") && j["technique"] != "composed")
+      error(path + ".technique", "a group with behaviors is 'composed': leave technique out");
+  }
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const std::string p = path + "." + key;
@@ -211,6 +246,24 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
     else if (key == "track") g.track = index_ref(v, p, s.tracks.size(), [&](std::size_t i) { return s.tracks[i].name; });
     else if (key == "pattern") {
       if (!codec::parse_pattern(string(v, p), g.pattern)) error(p, "unknown pattern (square, zigzag, arbitrary)");
+    } else if (key == "model") {
+      if (!sim::parse_model(string(v, p), g.model)) error(p, "unknown model (vehicle, steering)");
+    } else if (key == "combiner") {
+      if (!sim::parse_combiner(string(v, p), g.compose.combiner))
+        error(p, "unknown combiner (running_sum, blend, priority, grouped, dither, urgency)");
+    } else if (key == "behaviors") {
+      const json& list = array(v, p);
+      for (std::size_t k = 0; k < list.size(); ++k)
+        g.compose.behaviors.push_back(behavior(list[k], p + "[" + std::to_string(k) + "]", s, all_groups.size(), group_name));
+    } else if (const sim::CompositionField* cf = sim::find_composition_field(key)) {
+      cf->set(g.compose, cf->is_int ? static_cast<double>(integer(v, p, -1, 1000)) : number(v, p));
+    } else if (key == "filters") {
+      for (auto f = object(v, p).begin(); f != v.end(); ++f) {
+        const sim::CompositionField* cf2 = sim::find_composition_field("filters." + f.key());
+        if (!cf2) error(p + "." + f.key(), "unknown key (heading_samples, facing_fraction)");
+        const std::string fp = p + "." + f.key();
+        cf2->set(g.compose, cf2->is_int ? static_cast<double>(integer(f.value(), fp, -1, 1000)) : number(f.value(), fp));
+      }
     } else if (v.is_object()) {
       // A parameter section: craft, layers, flock, wander, detection, feelers, hide.
       for (auto f = v.begin(); f != v.end(); ++f) group_field(g, key + "." + f.key(), f.value(), p + "." + f.key());
@@ -330,6 +383,13 @@ using ojson = nlohmann::ordered_json;
 
 ojson vec_json(math::Vec2 v) { return ojson::array({v.x, v.y}); }
 
+/// A parameter value: true/false for booleans, an integer when it is one, else the double.
+ojson number_json(double v, bool is_bool) {
+  if (is_bool) return ojson(v != 0);
+  if (v == std::floor(v) && std::fabs(v) < 9.0e15) return ojson(static_cast<std::int64_t>(v));
+  return ojson(v);
+}
+
 /// Insert value at a dotted path ("craft.thrust" -> {"craft": {"thrust": v}}).
 void put_dotted(ojson& o, std::string_view name, ojson value) {
   const std::size_t dot = name.find('.');
@@ -362,9 +422,28 @@ ojson group_json(const sim::GroupSpec& g) {
   for (const codec::GroupField& f : codec::group_fields()) {
     const double v = f.get(g);
     if (v == f.get(d)) continue;
-    if (f.is_bool) put_dotted(o, f.name, ojson(v != 0));
-    else if (v == std::floor(v) && std::fabs(v) < 9.0e15) put_dotted(o, f.name, ojson(static_cast<std::int64_t>(v)));
-    else put_dotted(o, f.name, ojson(v));
+    put_dotted(o, f.name, number_json(v, f.is_bool));
+  }
+  if (g.technique == sim::Technique::kComposed) {
+    o.erase("technique");  // implied by "behaviors"
+    o["model"] = sim::model_name(g.model);
+    o["combiner"] = sim::combiner_name(g.compose.combiner);
+    const sim::Composition dc;
+    for (const sim::CompositionField& f : sim::composition_fields())
+      if (f.get(g.compose) != f.get(dc)) put_dotted(o, f.name, number_json(f.get(g.compose), false));
+    ojson& list = o["behaviors"] = ojson::array();
+    const sim::BehaviorSpec db;
+    for (const sim::BehaviorSpec& b : g.compose.behaviors) {
+      ojson ob = ojson::object();
+      ob["type"] = sim::behavior_name(b.type);
+      if (b.goal != db.goal) ob["goal"] = vec_json(b.goal);
+      if (b.offset != db.offset) ob["offset"] = vec_json(b.offset);
+      for (const sim::BehaviorField& f : sim::behavior_fields()) {
+        if (f.name.rfind("goal.", 0) == 0 || f.name.rfind("offset.", 0) == 0) continue;
+        if (f.get(b) != f.get(db)) ob[std::string(f.name)] = number_json(f.get(b), f.is_bool);
+      }
+      list.push_back(std::move(ob));
+    }
   }
   return o;
 }

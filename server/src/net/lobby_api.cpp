@@ -38,6 +38,21 @@ json group_json(const sim::GroupSpec& g) {
     if (f.is_bool) j[std::string(f.name)] = v != 0;
     else j[std::string(f.name)] = v;
   }
+  if (g.technique == sim::Technique::kComposed) {
+    // The composition's tunable paths, flat like the rest: "sharpness", "behaviors[0].weight", ...
+    j["model"] = sim::model_name(g.model);
+    j["combiner"] = sim::combiner_name(g.compose.combiner);
+    for (const sim::CompositionField& f : sim::composition_fields()) j[std::string(f.name)] = f.get(g.compose);
+    for (std::size_t k = 0; k < g.compose.behaviors.size(); ++k) {
+      const sim::BehaviorSpec& b = g.compose.behaviors[k];
+      const std::string p = "behaviors[" + std::to_string(k) + "].";
+      j[p + "type"] = sim::behavior_name(b.type);
+      for (const sim::BehaviorField& f : sim::behavior_fields()) {
+        if (f.is_bool) j[p + std::string(f.name)] = f.get(b) != 0;
+        else j[p + std::string(f.name)] = f.get(b);
+      }
+    }
+  }
   return j;
 }
 
@@ -106,8 +121,15 @@ ApiResponse tune_group(game::Rooms& rooms, std::string_view name, std::string_vi
       continue;
     }
     const codec::GroupField* f = codec::find_group_field(key);
-    if (!f) return error(400, key + ": unknown group field (see the group's params in WorldSpec)", key);
-    if (f->is_bool) {
+    // Composition and behaviour fields ("sharpness", "behaviors[1].weight") depend on the group's
+    // composition, which only the room knows: it checks those names when it applies the patch.
+    const bool composed_path = key.rfind("behaviors[", 0) == 0 || sim::find_composition_field(key) != nullptr;
+    if (!f && !composed_path) return error(400, key + ": unknown group field (see the group's params in WorldSpec)", key);
+    if (!f && v.is_boolean()) {
+      patches.push_back({key, v.get<bool>() ? 1.0 : 0.0});
+      continue;
+    }
+    if (f && f->is_bool) {
       if (!v.is_boolean()) return error(400, key + ": expected true or false", key);
       patches.push_back({key, v.get<bool>() ? 1.0 : 0.0});
       continue;

@@ -124,6 +124,24 @@ const BehaviorField kFields[] = {
 #undef FLOCKSTEP_BFIELD
 #undef FLOCKSTEP_BINT
 
+#define FLOCKSTEP_CFIELD(NAME, UNIT, LIMIT, DOC, PATH, IS_INT)                                       \
+  CompositionField {                                                                                \
+    NAME, UNIT, LIMIT, DOC, [](const Composition& c) -> double { return static_cast<double>(c.PATH); },   \
+        [](Composition& c, double v) {                                                               \
+          if constexpr (IS_INT) c.PATH = v >= -1e9 && v <= 1e9 ? static_cast<std::int32_t>(v) : -1;    \
+          else c.PATH = static_cast<real>(v);                                                        \
+        }, IS_INT                                                                                    \
+  }
+const CompositionField kCompositionFields[] = {
+    FLOCKSTEP_CFIELD("sharpness", "", "0..8", "T62 urgency exponent (combiner urgency)", sharpness, true),
+    FLOCKSTEP_CFIELD("epsilon", "N or m/s^2", ">= 0", "T78/T80 threshold for a non-zero output", epsilon, false),
+    FLOCKSTEP_CFIELD("max_angular", "rad/s^2", "> 0", "clip on the combined angular acceleration (steering model)", max_angular, false),
+    FLOCKSTEP_CFIELD("max_rotation", "rad/s", "> 0", "clip on the rotation (steering model)", max_rotation, false),
+    FLOCKSTEP_CFIELD("filters.heading_samples", "samples", "0..16", "T82 heading smoothing window (vehicle; 0 = off)", filters.heading_samples, true),
+    FLOCKSTEP_CFIELD("filters.facing_fraction", "", "0..1", "T02 facing smoothing per tick (steering; 0 = off)", filters.facing_fraction, false),
+};
+#undef FLOCKSTEP_CFIELD
+
 template <class E, std::size_t N>
 bool parse_name(std::string_view name, const char* const (&names)[N], E& out) {
   for (std::size_t i = 0; i < N; ++i) {
@@ -168,6 +186,13 @@ const BehaviorField* find_behavior_field(std::string_view name) {
   return nullptr;
 }
 
+std::span<const CompositionField> composition_fields() { return kCompositionFields; }
+const CompositionField* find_composition_field(std::string_view name) {
+  for (const CompositionField& f : kCompositionFields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
 std::string validate_composition(const Composition& c, Model model, std::int32_t groups, std::int32_t paths,
                                  real grid_cell, const std::string& prefix) {
   auto bad = [&](const std::string& field, const char* why) { return prefix + "." + field + ": " + why; };
@@ -178,6 +203,8 @@ std::string validate_composition(const Composition& c, Model model, std::int32_t
   if (c.combiner >= Combiner::kCount) return bad("combiner", "unknown combiner");
   if (c.sharpness < 0 || c.sharpness > 8) return bad("sharpness", "must be in 0..8");
   if (!(c.epsilon >= 0) || !math::is_finite(c.epsilon)) return bad("epsilon", "must be >= 0");
+  if (!(c.max_angular > 0) || !math::is_finite(c.max_angular)) return bad("max_angular", "must be > 0");
+  if (!(c.max_rotation > 0) || !math::is_finite(c.max_rotation)) return bad("max_rotation", "must be > 0");
   if (c.filters.heading_samples < 0 || c.filters.heading_samples > 16) return bad("filters.heading_samples", "must be in 0..16");
   if (!(c.filters.facing_fraction >= 0 && c.filters.facing_fraction <= 1)) return bad("filters.facing_fraction", "must be in 0..1");
   std::int32_t last_priority = 0;

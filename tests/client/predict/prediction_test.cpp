@@ -200,50 +200,6 @@ RunStats run_link(const Scenario& sc, const LinkParams& link, std::int32_t ticks
   return st;
 }
 
-TEST(PlayerPrediction, StepMatchesWorldBitForBitIncludingObstaclesAndBorders) {
-  for (const bool wrap : {false, true}) {
-    const Scenario sc = arena(wrap);
-    World w(sc);
-    const AgentId me = w.add_player();
-    w.step();  // the body appears at the start of the next step
-    behavior::CraftState local = craft_of(w, me);
-    bool border[4] = {false, false, false, false};
-    bool touched_obstacle = false, crossed_seam = false;
-    for (std::uint32_t k = 1; k <= 4200; ++k) {
-      // Autopilot toward a list of goals, each for 7 s: obstacle centres (the craft slides
-      // along their surface), and points beyond every border (it is clamped there).
-      static constexpr Vec2 kGoals[] = {{-10, 20}, {30, 50}, {70, 37}, {52, -10}, {20, 20}};
-      const Vec2 goal = kGoals[(k / 420) % 5];
-      const Vec2 to = goal - local.position;
-      const Vec2 h = math::as_vector(local.orientation);
-      const real side = math::cross(h, to);  // > 0: goal on the left
-      const PlayerInput in{side > 0 ? real(-1) : real(1), math::dot(h, to) > 0 ? real(1) : real(0.3)};
-      w.set_input(me, in);
-      w.step();
-      const Vec2 before = local.position;
-      step_player_craft(local, in, w.scenario(), w.dt());
-      const behavior::CraftState server = craft_of(w, me);
-      ASSERT_TRUE(same_bits(local, server)) << "wrap=" << wrap << " tick " << k << " predicted (" << local.position.x
-                                            << ", " << local.position.y << ") server (" << server.position.x << ", "
-                                            << server.position.y << ")";
-      const real r = sc.player_craft.length * 0.5;
-      if (server.position.x == r) border[0] = true;
-      if (server.position.x == sc.width - r) border[1] = true;
-      if (server.position.y == r) border[2] = true;
-      if (server.position.y == sc.height - r) border[3] = true;
-      if (math::length(server.position - before) > 10) crossed_seam = true;
-      for (const behavior::Circle& c : sc.obstacles)
-        if (std::abs(math::length(server.position - c.center) - (c.radius + r)) < 1e-9) touched_obstacle = true;
-    }
-    if (wrap) {
-      EXPECT_TRUE(crossed_seam) << "the scripted flight should cross the torus seam";
-    } else {
-      EXPECT_TRUE(border[0] && border[1] && border[2] && border[3]) << "the scripted flight should hit all four borders " << border[0] << border[1] << border[2] << border[3];
-      EXPECT_TRUE(touched_obstacle) << "the scripted flight should slide along an obstacle";
-    }
-  }
-}
-
 TEST(PlayerPrediction, ConstantLatencyNoLossNeverCorrects) {
   LinkParams link;
   const RunStats st = run_link(arena(false), link, 900);

@@ -28,7 +28,7 @@ constexpr std::size_t field_count() {
 // .proto mirror), extend the distinct-value fill below, then update the count.
 static_assert(field_count<sim::AgentView>() == 11, "AgentView changed: map it in encode_agent/decode_agent");
 static_assert(field_count<sim::Scenario>() == 20, "Scenario changed: map it in encode/decode_world_spec");
-static_assert(field_count<sim::GroupSpec>() == 40, "GroupSpec changed: map it (group_fields.cpp for numbers)");
+static_assert(field_count<sim::GroupSpec>() == 42, "GroupSpec changed: map it (group_fields.cpp for numbers)");
 static_assert(field_count<sim::PathSpec>() == 3, "PathSpec changed");
 static_assert(field_count<behavior::CraftParams>() == 8, "CraftParams changed: map it (world.proto CraftParams, group_fields)");
 static_assert(field_count<sim::LayerWeights>() == 4, "LayerWeights changed: add it to group_fields.cpp");

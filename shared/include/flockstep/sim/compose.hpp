@@ -164,6 +164,20 @@ struct BehaviorField {
 std::span<const BehaviorField> behavior_fields();
 const BehaviorField* find_behavior_field(std::string_view name);
 
+/// One numeric field of Composition itself (combiner parameters and filters), by file name.
+struct CompositionField {
+  std::string_view name;
+  std::string_view unit;
+  std::string_view limit;
+  std::string_view doc;
+  double (*get)(const Composition&);
+  void (*set)(Composition&, double);
+  bool is_int = false;
+};
+/// sharpness, epsilon, max_angular, max_rotation, filters.heading_samples, filters.facing_fraction.
+std::span<const CompositionField> composition_fields();
+const CompositionField* find_composition_field(std::string_view name);
+
 /// What a behaviour is, for validation, the technique list and docs/techniques.md.
 struct BehaviorInfo {
   BehaviorType type;
