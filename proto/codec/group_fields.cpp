@@ -88,6 +88,9 @@ const GroupField kFields[] = {
     FLOCKSTEP_FIELD("rays.avoid_distance", rays.avoid_distance),
     FLOCKSTEP_FIELD("tile_speed", tile_speed),
     FLOCKSTEP_FIELD("chase_range", chase_range),
+    FLOCKSTEP_INT_FIELD("view_model", view_model),
+    FLOCKSTEP_BOOL_FIELD("leader_unit", leader_unit),
+    FLOCKSTEP_BOOL_FIELD("interceptor_unit", interceptor_unit),
 };
 
 #undef FLOCKSTEP_FIELD

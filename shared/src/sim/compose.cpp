@@ -138,6 +138,8 @@ const CompositionField kCompositionFields[] = {
     FLOCKSTEP_CFIELD("max_angular", "rad/s^2", "> 0", "clip on the combined angular acceleration (steering model)", max_angular, false),
     FLOCKSTEP_CFIELD("max_rotation", "rad/s", "> 0", "clip on the rotation (steering model)", max_rotation, false),
     FLOCKSTEP_CFIELD("filters.heading_samples", "samples", "0..16", "T82 heading smoothing window (vehicle; 0 = off)", filters.heading_samples, true),
+    FLOCKSTEP_CFIELD("integration", "", "0..1", "steering model: 0 Newton-Euler-1 (T05), 1 exact constant acceleration (T04)", integration, true),
+    FLOCKSTEP_CFIELD("actuation", "", "0..1", "steering model: 0 ideal, 1 car actuator (T07)", actuation, true),
     FLOCKSTEP_CFIELD("filters.facing_fraction", "", "0..1", "T02 facing smoothing per tick (steering; 0 = off)", filters.facing_fraction, false),
 };
 #undef FLOCKSTEP_CFIELD
@@ -205,6 +207,8 @@ std::string validate_composition(const Composition& c, Model model, std::int32_t
   if (!(c.epsilon >= 0) || !math::is_finite(c.epsilon)) return bad("epsilon", "must be >= 0");
   if (!(c.max_angular > 0) || !math::is_finite(c.max_angular)) return bad("max_angular", "must be > 0");
   if (!(c.max_rotation > 0) || !math::is_finite(c.max_rotation)) return bad("max_rotation", "must be > 0");
+  if (c.integration < 0 || c.integration > 1) return bad("integration", "must be 0 (Newton-Euler-1) or 1 (exact)");
+  if (c.actuation < 0 || c.actuation > 1) return bad("actuation", "must be 0 (ideal) or 1 (car)");
   if (c.filters.heading_samples < 0 || c.filters.heading_samples > 16) return bad("filters.heading_samples", "must be in 0..16");
   if (!(c.filters.facing_fraction >= 0 && c.filters.facing_fraction <= 1)) return bad("filters.facing_fraction", "must be in 0..1");
   std::int32_t last_priority = 0;
@@ -251,6 +255,7 @@ Model model_of(const GroupSpec& g) {
     case Technique::kLosChase:
     case Technique::kIntercept:
     case Technique::kPattern:
+    case Technique::kBourgFlock:
     case Technique::kPlayer: return Model::kCraft;
     case Technique::kTilePatrol:
     case Technique::kTileTrack:
@@ -265,6 +270,7 @@ Model model_of(const GroupSpec& g) {
     case Technique::kKinematicFlee:
     case Technique::kKinematicArrive:
     case Technique::kKinematicWander:
+    case Technique::kKinematicPattern:
     case Technique::kRayAvoid: return Model::kKinematic;
     default: return Model::kVehicle;
   }

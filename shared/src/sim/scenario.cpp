@@ -3,6 +3,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/math/angle.hpp"
 
 namespace flockstep::sim {
@@ -15,7 +16,8 @@ constexpr const char* kTechniqueNames[] = {"player",  "flock",          "chase",
                                            "straight", "seek", "flee", "arrive", "interpose",
                                            "fly", "track", "anti_track", "vector_track", "mine",
                                            "kinematic_seek", "kinematic_wander", "ray_avoid",
-                                           "kinematic_flee", "kinematic_arrive", "composed"};
+                                           "kinematic_flee", "kinematic_arrive", "kinematic_pattern", "bourg_flock",
+                                           "composed"};
 static_assert(std::size(kTechniqueNames) == static_cast<std::size_t>(Technique::kCount));
 constexpr const char* kKindNames[] = {"player", "flock", "pursuer", "patrol", "wanderer"};
 static_assert(std::size(kKindNames) == static_cast<std::size_t>(AgentKind::kCount));
@@ -58,6 +60,10 @@ std::string validate(const Scenario& s) {
     if (g.count < 0) return bad(p + ".count", "must be >= 0");
     total += g.count;
     if (g.technique == Technique::kPlayer) return bad(p + ".technique", "'player' is reserved for connected players");
+    if (g.view_model < 0 || g.view_model > 2) return bad(p + ".view_model", "must be 0 (wide), 1 (limited) or 2 (narrow)");
+    // AIDemo4's fixed unit table: the player plus the group's units.
+    if (g.technique == Technique::kBourgFlock && g.count > behavior::kDemo4MaxUnits - 1)
+      return bad(p + ".count", "a bourg_flock group holds at most 63 units");
     if (g.technique == Technique::kComposed) {
       if (std::string e = validate_composition(g.compose, g.model, static_cast<std::int32_t>(s.groups.size()),
                                                static_cast<std::int32_t>(s.paths.size()), s.grid_cell, p);

@@ -50,6 +50,7 @@ World::World(const Scenario& scenario)
   fly_.resize(cap);
   ray_state_.resize(cap);
   kin_rotation_.resize(cap);
+  kpattern_.resize(cap);
   dyn_wander_.resize(cap);
   path_state_.resize(cap);
   tile_.resize(cap);
@@ -165,6 +166,7 @@ AgentId World::allocate(std::int32_t group, AgentKind kind, Model motion) {
   ray_state_[i] = {};
   kin_rotation_[i] = 0;
   dyn_wander_[i] = {};
+  kpattern_[i] = {};
   path_state_[i] = {};
   if (!smoother_.empty()) smoother_[i] = {};
   return id;
@@ -202,6 +204,7 @@ void World::free_index(std::int32_t i) {
     ray_state_[i] = ray_state_[last];
     kin_rotation_[i] = kin_rotation_[last];
     dyn_wander_[i] = dyn_wander_[last];
+    kpattern_[i] = kpattern_[last];
     path_state_[i] = path_state_[last];
     if (!smoother_.empty()) smoother_[i] = smoother_[last];
     slot_dense_[id_[i].slot()] = i;
@@ -528,6 +531,14 @@ void World::steer_craft(std::int32_t i) {
         st = BehaviorState::kPatrolling;
         break;
       }
+      case Technique::kBourgFlock: {
+        const behavior::FlockSteering fs = bourg_flock_steering(i, g, cs, pj);
+        force_[i] = {fs.lateral_force, 0};  // integrate() applies it with craft_step_lateral
+        aim = fs.aim;
+        if (pj >= 0) target = id_[pj];
+        st = fs.neighbors.count > 0 || fs.leader_visible ? BehaviorState::kSeeking : BehaviorState::kNone;
+        break;
+      }
       default:
         break;
     }
@@ -564,7 +575,10 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
           continue;  // step_player confined it
         } else {
           behavior::CraftState cs = craft_state_of(i);
-          behavior::craft_step(cs, scenario_.groups[static_cast<std::size_t>(group_[i])].craft, thrusters_[i], dt_);
+          const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+          // Bourg's flocking units steer with one lateral bow force at full throttle (AIDemo4).
+          if (g.technique == Technique::kBourgFlock) behavior::craft_step_lateral(cs, g.craft, force_[i].x, 1, dt_);
+          else behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
           position_[i] = cs.position;
           velocity_[i] = cs.velocity;
           // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
@@ -600,7 +614,15 @@ void World::integrate_steering_model(std::int32_t i) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   const Composition& c = compose_[static_cast<std::size_t>(group_[i])];
   behavior::Kinematic k{position_[i], orientation_[i], velocity_[i], angular_velocity_[i]};
-  behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_, c.max_rotation);
+  if (c.integration == 1) {
+    // T04 exact for piecewise-constant acceleration, then the same clips as T05.
+    behavior::integrate_exact(k, {force_[i], kin_rotation_[i]}, dt_);
+    k.velocity = math::truncate(k.velocity, g.max_speed);
+    k.rotation = math::clamp(k.rotation, -c.max_rotation, c.max_rotation);
+    k.orientation = math::wrap_angle(k.orientation);
+  } else {
+    behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_, c.max_rotation);
+  }
   if (c.filters.facing_fraction > 0) {
     k.orientation = behavior::smooth_facing(k.orientation, k.velocity, {c.filters.facing_fraction});
     k.rotation = 0;
@@ -610,6 +632,45 @@ void World::integrate_steering_model(std::int32_t i) {
   orientation_[i] = k.orientation;
   angular_velocity_[i] = k.rotation;
   heading_[i] = math::as_vector(orientation_[i]);
+}
+
+behavior::FlockSteering World::bourg_flock_steering(std::int32_t i, const GroupSpec& g, const behavior::CraftState& cs,
+                                                    std::int32_t player) {
+  // AIDemo4's unit table, seen from this unit: id 0 is the player (the nearest one; none: a
+  // point out of every view), then the group's units in dense order, each at its torus copy
+  // nearest to this unit. At most 64 entries (validate caps the group at 63 units).
+  const std::vector<std::int32_t>& members = members_[static_cast<std::size_t>(group_[i])];
+  const Vec2 pos = position_[i];
+  std::array<behavior::Mover, behavior::kDemo4MaxUnits> units{};
+  units[0] = player >= 0 ? behavior::Mover{pos + delta(pos, position_[player]), velocity_[player]}
+                         : behavior::Mover{pos + Vec2{1e6, 0}, {}};
+  std::int32_t n = 1, self = -1, leader = -1, interceptor = -1;
+  std::uint32_t lowest = 0, second = 0;
+  for (const std::int32_t j : members) {
+    if (n >= behavior::kDemo4MaxUnits) break;
+    if (j == i) self = n;
+    units[static_cast<std::size_t>(n)] = {pos + delta(pos, position_[j]), velocity_[j]};
+    // Roles by id value, so they survive swap-remove reordering.
+    const std::uint32_t v = id_[j].value;
+    if (leader < 0 || v < lowest) { interceptor = leader; second = lowest; leader = n; lowest = v; }
+    else if (interceptor < 0 || v < second) { interceptor = n; second = v; }
+    ++n;
+  }
+  behavior::FlockContext ctx;
+  ctx.units = std::span<const behavior::Mover>(units.data(), static_cast<std::size_t>(n));
+  ctx.obstacles = scenario_.obstacles;
+  ctx.view = static_cast<behavior::ViewModel>(g.view_model);
+  ctx.leader = g.leader_unit ? leader : -1;
+  behavior::FlockRole role = behavior::FlockRole::follower;
+  if (g.leader_unit && self == leader) role = behavior::FlockRole::leader;
+  else if (g.interceptor_unit && self == interceptor) role = behavior::FlockRole::interceptor;
+  behavior::FlockUnitParams params;
+  params.los.tolerance = g.los_tolerance;
+  params.intercept.max_prediction = g.intercept_max_prediction;
+  behavior::ChaseMode mode = chase_mode_[i];
+  const behavior::FlockSteering fs = behavior::flock_unit_ai(self, cs, g.craft.length, role, ctx, params, mode);
+  chase_mode_[i] = mode;  // own state only
+  return fs;
 }
 
 behavior::Thrusters World::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {
@@ -679,6 +740,8 @@ void World::init_technique_state(std::int32_t i) {
   fly_[i] = {};
   ray_state_[i] = {};
   kin_rotation_[i] = 0;
+  kpattern_[i] = {};
+  kpattern_[i].heading_deg = orientation_[i] * (180 / math::kPi);  // T25 starts along the spawn facing
   // kStraight flies along heading_deg at full speed; kRayAvoid starts along it (it then cruises
   // along its facing when it has no goal).
   if (g.technique == Technique::kStraight || g.technique == Technique::kRayAvoid) {
@@ -832,6 +895,27 @@ void World::steer_kinematic(std::int32_t i) {
         if (has_goal) target = {};
       }
       break;
+    case Technique::kKinematicPattern: {
+      // T25 on the seed's zig-zag, one instruction a tick; its steps (2 units) are scaled so one
+      // step covers max_speed * dt and the pattern keeps its shape at any tick rate.
+      const real scale = g.max_speed * dt_ / 2;
+      std::array<behavior::PatternInstruction, behavior::kSeedZigZagPattern.size()> pattern{};
+      for (std::size_t q = 0; q < pattern.size(); ++q) {
+        pattern[q] = behavior::kSeedZigZagPattern[q];
+        pattern[q].step_forward *= scale;
+        pattern[q].step_backward *= scale;
+      }
+      behavior::PatternState ps = kpattern_[i];
+      ps.position = pos;
+      behavior::pattern_step(ps, pattern);
+      kpattern_[i] = ps;
+      out = (ps.position - pos) / dt_;
+      rotation = 0;
+      aim = pos + out;
+      target = {};
+      st = BehaviorState::kPatrolling;
+      break;
+    }
     case Technique::kKinematicWander: {
       const behavior::KinematicSteeringOutput o =
           behavior::kinematic_wander({pos, orientation_[i]}, {g.max_speed, g.kinematic_max_rotation}, rng_[i]);
@@ -981,6 +1065,7 @@ void World::rebuild_groups() {
     group_model_[g] = model_of(spec);
     fov_cos_half_[g] = spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
     if (spec.target_group >= 0) targeted_[static_cast<std::size_t>(spec.target_group)] = 1;
+    if (spec.technique == Technique::kBourgFlock) targeted_[g] = 1;  // its units see each other (members_)
     for (const BehaviorSpec& b : compose_[g].behaviors)
       if (b.target_group >= 0) targeted_[static_cast<std::size_t>(b.target_group)] = 1;
     smoothing = smoothing || compose_[g].filters.heading_samples > 0;

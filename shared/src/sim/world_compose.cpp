@@ -154,6 +154,15 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
       default:
         break;
     }
+    if (!vehicle && c.actuation == 1) {
+      // T07: what a car can do of it: force only along the heading, bounded, and a bounded torque.
+      behavior::CarActuatorParams car;
+      car.inertia = {g.mass, g.mass * g.radius * g.radius};
+      car.max_drive_force = g.max_force;
+      car.max_brake_force = g.max_force;
+      car.max_torque = g.max_force * g.radius;
+      r = behavior::acceleration_of(behavior::actuate_car(r, L.head, car), car.inertia);
+    }
     // The agent's random streams were advanced in its slot copies: write them back.
     rng_[L.i] = slot_rng_[L.k];
     wander_[L.i] = slot_wander_[L.k];

@@ -138,6 +138,13 @@ struct Composition {
   real max_rotation = 3.14159265358979323846;  ///< steering model: |rotation| clip, rad/s. [Limit: > 0]
   real max_angular = 20;                ///< clip on the combined angular acceleration (steering model), rad/s^2. [Limit: > 0]
   FilterSpec filters;
+  /// Steering model integrator: 0 = Newton-Euler-1 with speed clip (T05), 1 = the exact
+  /// constant-acceleration update (T04) followed by the same clips. [Limit: 0..1]
+  std::int32_t integration = 0;
+  /// Steering model actuator between the combined acceleration and the body: 0 = ideal (any
+  /// acceleration), 1 = car (T07: force only along the heading, bounded drive, brake and torque
+  /// from max_force). [Limit: 0..1]
+  std::int32_t actuation = 0;
 };
 
 // ---- names and the self-description tables ----------------------------------------------

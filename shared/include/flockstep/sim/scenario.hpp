@@ -59,6 +59,8 @@ enum class Technique : std::uint8_t {
   kRayAvoid,        ///< Millington steering: seek `goal` (or cruise) with ray-cast wall avoidance (T59, T60)
   kKinematicFlee,   ///< kinematic: Millington's kinematic flee from the target (T38)
   kKinematicArrive, ///< kinematic: Millington's kinematic arrive at `goal`/the target (T39)
+  kKinematicPattern,///< kinematic: the standard pattern algorithm, turn-and-step instructions (T25)
+  kBourgFlock,      ///< craft: Bourg's rigid-body flocking by lateral bow force (T33-T36), chasing players as AIDemo4 does
   kComposed,        ///< a vehicle or steering composition: GroupSpec::model + GroupSpec::compose
   kCount
 };
@@ -176,6 +178,14 @@ struct GroupSpec {
   MineSpec mine{};
   real kinematic_max_rotation = 3;  ///< kKinematicWander rotation bound, rad/s. [Limit: >= 0]
   RaySpec rays{};
+  /// kBourgFlock: the T33 visibility model, 0 wide (270 deg), 1 limited (180 deg), 2 narrow
+  /// (90 deg); tunable live like AIDemo4's keys. [Limit: 0..2]
+  std::int32_t view_model = 0;
+  /// kBourgFlock: the group's lowest-id unit leads (line-of-sight chase of the nearest player,
+  /// T21) and the others are pulled toward it when they see it (T36).
+  bool leader_unit = true;
+  /// kBourgFlock: the group's second-lowest-id unit intercepts the nearest player (T23/T24).
+  bool interceptor_unit = true;
   /// kComposed: the movement model (kVehicle or kSteering) and its composition.
   Model model = Model::kVehicle;
   Composition compose{};

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "flockstep/behavior/avoid.hpp"
+#include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/behavior/craft.hpp"
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/force_steering.hpp"
@@ -30,6 +31,7 @@
 #include "flockstep/behavior/types.hpp"
 #include "flockstep/behavior/motion.hpp"
 #include "flockstep/behavior/path.hpp"
+#include "flockstep/behavior/pattern.hpp"
 #include "flockstep/behavior/steering.hpp"
 #include "flockstep/behavior/combine.hpp"
 #include "flockstep/sim/grid.hpp"
@@ -161,6 +163,9 @@ class World {
   void compute_steering(std::int32_t begin, std::int32_t end);
   void steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour* nb);
   void steer_craft(std::int32_t i);
+  /// T33-T36 one bourg_flock unit's lateral force, with `player` the dense index of the nearest player (or -1).
+  behavior::FlockSteering bourg_flock_steering(std::int32_t i, const GroupSpec& g, const behavior::CraftState& cs,
+                                               std::int32_t player);
   behavior::Thrusters pattern_thrusters(std::int32_t i, const behavior::CraftState& cs);
   behavior::CraftState craft_state_of(std::int32_t i) const;
   real radius_of(std::int32_t i) const;
@@ -287,6 +292,7 @@ class World {
   std::vector<Model> group_model_;              // per group
   std::vector<behavior::FixedLinePath> line_paths_;  // per scenario path (T54)
   std::vector<behavior::DynamicWanderState> dyn_wander_;  // T51 per agent
+  std::vector<behavior::PatternState> kpattern_;          // T25 per agent
   std::vector<behavior::PathFollowState> path_state_;     // T52/T53 per agent
   std::vector<behavior::HeadingSmoother> smoother_;       // T82 per agent (sized only when a group filters)
 
