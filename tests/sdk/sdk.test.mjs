@@ -17,6 +17,29 @@ import { ROOT, SERVER, startServer } from '../e2e/harness.mjs';
 const SDK_DIR = process.env.FLOCKSTEP_SDK_DIR || path.join(ROOT, 'build/wasm/sdk/js/package');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The fields each `export interface` of index.d.ts declares: { Name: { field: optional } }.
+ * (Interfaces there keep one field per line at two spaces of indent.)
+ */
+function declaredInterfaces() {
+  const text = fs.readFileSync(path.join(SDK_DIR, 'index.d.ts'), 'utf8');
+  const out = {};
+  for (const m of text.matchAll(/^export interface (\w+)[^{]*\{\n([\s\S]*?)^\}/gm)) {
+    const fields = {};
+    for (const f of m[2].matchAll(/^ {2}(\w+)(\?)?:/gm)) fields[f[1]] = f[2] === '?';
+    out[m[1]] = fields;
+  }
+  return out;
+}
+
+/** The object has exactly the fields index.d.ts declares for `name` (optional ones may be absent). */
+function assertShape(types, name, obj) {
+  const decl = types[name];
+  assert.ok(decl, `index.d.ts declares ${name}`);
+  for (const k of Object.keys(obj)) assert.ok(k in decl, `${name}.${k} is declared in index.d.ts`);
+  for (const [k, optional] of Object.entries(decl)) if (!optional) assert.ok(k in obj, `${name}.${k} is present`);
+}
+
 async function waitFor(pred, ms, what) {
   const end = Date.now() + ms;
   for (;;) {
@@ -94,6 +117,18 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
     assert.ok(gap < 5, `the prediction is near the server's craft (${gap.toFixed(2)} m)`);
 
     assert.ok(events.some((e) => e.presence.some((x) => x.playerId === welcome.playerId && x.joined)), 'presence event for this player');
+
+    // What the core hands out is what index.d.ts declares, field for field.
+    const types = declaredInterfaces();
+    assertShape(types, 'Welcome', welcome);
+    assertShape(types, 'WorldInfo', welcome.world);
+    assertShape(types, 'Snapshot', last);
+    assertShape(types, 'Agent', last.own);
+    for (const a of last.agents) assertShape(types, 'Agent', a);
+    assertShape(types, 'Vec2', last.own.position);
+    assertShape(types, 'PredictionReport', last.prediction);
+    assertShape(types, 'CraftState', p);
+    for (const e of events) assertShape(types, 'Events', e);
     const pong = await client.ping();
     assert.ok(pong.rttMs >= 0 && pong.serverTick > 0);
 
@@ -101,6 +136,7 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
     client.close();
     const info = await closed;
     assert.equal(info.wsCode, 1000);
+    assertShape(types, 'CloseInfo', info);
     assert.equal(client.prediction, null, 'nothing after close');
     assert.equal(client.sendInput({ throttle: 1 }), 0);
   });
