@@ -175,6 +175,8 @@ export declare class FlockstepClient {
   join(options: JoinOptions): Promise<Welcome>;
   /** Once per simulation tick: records the input, predicts, sends every unacknowledged input. Returns its sequence (0: not a joined player). */
   sendInput(control?: InputControl): number;
+  /** Spectators: stream only the agents inside this rectangle (world metres; sides over 100 km are clamped). Throws for players or a bad rectangle. */
+  setView(view: { min: Vec2; max: Vec2 }): void;
   ping(): Promise<{ rttMs: number; serverTick: number }>;
   close(): void;
 }

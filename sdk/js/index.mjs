@@ -120,6 +120,17 @@ export class FlockstepClient {
     return r.sequence;
   }
 
+  /**
+   * Spectators: receive only the agents inside this rectangle (world metres), from the next
+   * acknowledged snapshot on; kept until replaced. Throws for players (their area is the circle
+   * around the craft) and for rectangles the server would refuse (NaN/Inf, min > max).
+   */
+  setView({ min, max }) {
+    if (this.#closed) return;
+    if (!this.#core.setView(Number(min.x), Number(min.y), Number(max.x), Number(max.y)))
+      throw new Error('@flockstep/client: setView needs a spectator and a finite rectangle with min <= max');
+  }
+
   /** Round trip to the server: resolves with { rttMs, serverTick }. */
   ping() {
     if (this.#closed) return Promise.reject(new Error('@flockstep/client: connection closed'));

@@ -141,6 +141,13 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
     assert.equal(client.sendInput({ throttle: 1 }), 0);
   });
 
+  test('players cannot set a view (their area is around the craft)', async () => {
+    const client = await sdk.connect(url);
+    await client.join({ role: 'player', name: 'viewer' });
+    assert.throws(() => client.setView({ min: { x: 0, y: 0 }, max: { x: 10, y: 10 } }), /needs a spectator/);
+    client.close();
+  });
+
   test('a spectator: the whole world, no craft, no input', async () => {
     const client = await sdk.connect(url);
     const welcome = await client.join({ role: 'spectator', name: 'sdk-watcher' });
@@ -156,6 +163,20 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
     }
     assert.equal(client.sendInput({ throttle: 1 }), 0, 'spectators send no input');
     assert.equal(client.prediction, null);
+
+    // Area of interest: a quarter of the world; agents leave only 10 m (the hysteresis) outside it.
+    const view = { min: { x: 0, y: 0 }, max: { x: welcome.world.width / 2, y: welcome.world.height / 2 } };
+    client.setView(view);
+    assert.throws(() => client.setView({ min: { x: 5, y: 0 }, max: { x: 1, y: 1 } }), /finite rectangle/);
+    const after = [];
+    client.on('snapshot', (s) => after.push(s));
+    await waitFor(() => after.length >= 10, 5000, '10 snapshots after the view');
+    const inView = after.at(-1);
+    assert.ok(inView.agents.length > 0 && inView.agents.length < snap.agents.length,
+      `fewer agents in a quarter of the world (${inView.agents.length} of ${snap.agents.length})`);
+    for (const a of inView.agents.filter((x) => x.kind !== 'player')) {  // crafts are always in a spectator's view
+      assert.ok(a.position.x <= view.max.x + 10.5 && a.position.y <= view.max.y + 10.5, `agent ${a.id} (${a.kind}) at ${a.position.x}, ${a.position.y} within the view`);
+    }
     client.close();
   });
 

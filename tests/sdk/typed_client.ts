@@ -21,6 +21,7 @@ export async function play(url: string): Promise<number> {
   const rtt: number = (await client.ping()).rttMs;
   const predicted = client.prediction;
   const heading: number = predicted ? predicted.heading : 0;
+  client.setView({ min: { x: 0, y: 0 }, max: { x: 100, y: 50 } });
   off();
   client.close();
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -298,6 +299,19 @@ class Core {
     return craft_to_js(predictor_.state());
   }
 
+  /// Spectators: the area of interest (world metres), sent with the next Ack; the server then
+  /// streams only the agents inside it (plus its hysteresis margin) and every player craft. False for a rectangle the
+  /// server would refuse (NaN/Inf, min > max) or for players (their area is around the craft).
+  bool set_view(double min_x, double min_y, double max_x, double max_y) {
+    if (player_) return false;
+    for (double v : {min_x, min_y, max_x, max_y})
+      if (!std::isfinite(v)) return false;
+    if (min_x > max_x || min_y > max_y) return false;
+    view_ = {min_x, min_y, max_x, max_y};
+    view_dirty_ = true;
+    return true;
+  }
+
   /// Bytes of a Ping (the server answers with a Pong carrying its tick).
   val ping(double time_us) {
     out_.clear();
@@ -353,7 +367,10 @@ class Core {
     const codec::Result res = receiver_.receive(d);
     // Acknowledge what was decoded: 0 after a missing baseline asks for a full snapshot.
     out_.clear();
-    if (codec::encode_ack(receiver_.ack_tick(), nullptr, out_)) r.set("reply", bytes_to_js(out_));
+    if (codec::encode_ack(receiver_.ack_tick(), view_dirty_ ? &view_ : nullptr, out_)) {
+      r.set("reply", bytes_to_js(out_));
+      view_dirty_ = false;
+    }
     if (!res.ok() || receiver_.tick() != d.server_tick()) {
       // kEmpty: baseline gone (the ack above asks for a full one); older than the newest: skip.
       r.set("type", val(res.ok() ? "stale" : res.status == codec::Status::kEmpty ? "baseline_missing" : "error"));
@@ -410,6 +427,8 @@ class Core {
   std::uint32_t max_input_frames_ = 64;
   std::uint64_t spawn_tick_ = 0;
   bool have_spawn_ = false;
+  codec::ViewRect view_{};
+  bool view_dirty_ = false;
 };
 
 }  // namespace flockstep::sdk
@@ -422,6 +441,7 @@ EMSCRIPTEN_BINDINGS(flockstep_sdk) {
       .function("receive", &Core::receive)
       .function("input", &Core::input)
       .function("prediction", &Core::prediction)
+      .function("setView", &Core::set_view)
       .function("ping", &Core::ping)
       .function("leave", &Core::leave);
   emscripten::constant("protocolVersion", flockstep::codec::kProtocolVersion);
