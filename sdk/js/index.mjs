@@ -185,9 +185,17 @@ export class FlockstepClient {
         this.#emit('pong', info);
         break;
       }
-      case 'error':
-        this.#emit('error', new Error(`@flockstep/client: ${r.detail}`));
+      case 'error': {
+        const err = new Error(`@flockstep/client: ${r.detail}`);
+        if (this.#join) {
+          // An undecodable Welcome: nothing of this connection can be trusted.
+          this.#join.reject(err);
+          this.#join = null;
+          this.#ws.close(1000);
+        }
+        this.#emit('error', err);
         break;
+      }
       default:  // ping (answered above), baseline_missing (acked 0 above), stale
         break;
     }

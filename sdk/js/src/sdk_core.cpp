@@ -275,14 +275,13 @@ class Core {
     turn = turn == turn ? std::clamp(turn, -1.0, 1.0) : 0.0;
     throttle = throttle == throttle ? std::clamp(throttle, 0.0, 1.0) : 0.0;
     const std::uint32_t seq = predictor_.advance(sim::PlayerInput{turn, throttle});
-    std::array<client::InputRecord, client::PlayerPredictor::kCapacity> window;
-    std::int32_t n = predictor_.unacked(window);
+    const std::int32_t n = predictor_.unacked(window_);
     const std::int32_t max = static_cast<std::int32_t>(std::max<std::uint32_t>(1, max_input_frames_));
     const std::int32_t first = n > max ? n - max : 0;
     std::vector<codec::InputFrame> frames;
     frames.reserve(static_cast<std::size_t>(n - first));
     for (std::int32_t i = first; i < n; ++i) {
-      const client::InputRecord& rec = window[static_cast<std::size_t>(i)];
+      const client::InputRecord& rec = window_[static_cast<std::size_t>(i)];
       frames.push_back({rec.sequence, rec.input.turn, rec.input.throttle});
     }
     out_.clear();
@@ -429,6 +428,7 @@ class Core {
   bool have_spawn_ = false;
   codec::ViewRect view_{};
   bool view_dirty_ = false;
+  std::array<client::InputRecord, client::PlayerPredictor::kCapacity> window_{};  // scratch of input()
 };
 
 }  // namespace flockstep::sdk
