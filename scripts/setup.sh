@@ -39,6 +39,8 @@ PACKAGES=(
   clang libclang-rt-14-dev
   # python3-yaml: tests/docker/validate_manifests.py parses the Agones and Compose YAML
   python3 python3-yaml
+  # python3-protobuf + python3-websockets: tests/e2e/proto_client_py.py, a third independent decoder of the wire
+  python3-protobuf python3-websockets
 )
 
 if [[ $(id -u) -eq 0 ]]; then

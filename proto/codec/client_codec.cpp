@@ -39,12 +39,16 @@ Status check_range(double& v, double lo, double hi, double tolerance) {
 }
 
 Result decode_join(const v1::Join& j, const DecodeLimits& limits, JoinRequest& out) {
+  // First: a client of another revision may mean something else by every other field.
+  if (j.protocol_version() != kProtocolVersion)
+    return fail(Status::kBadEnum, "join.protocol_version " + std::to_string(j.protocol_version()) +
+                                      " is not supported: this server speaks protocol " +
+                                      std::to_string(kProtocolVersion) + " (see docs/protocol.md)");
   switch (j.role()) {
     case v1::ROLE_PLAYER: out.role = Role::kPlayer; break;
     case v1::ROLE_SPECTATOR: out.role = Role::kSpectator; break;
     default: return fail(Status::kBadEnum, "join.role must be ROLE_PLAYER or ROLE_SPECTATOR");
   }
-  if (j.protocol_version() > 1) return fail(Status::kBadEnum, "join.protocol_version unsupported (server speaks 1)");
   if (validate_display_name(j.display_name(), limits.max_name_bytes, out.display_name) != Status::kOk)
     return fail(Status::kBadName, "join.display_name must be 1-" + std::to_string(limits.max_name_bytes) +
                                       " bytes of UTF-8 without control characters");
@@ -207,7 +211,7 @@ bool encode_join(const JoinRequest& join, std::string& out) {
   j->set_role(join.role == Role::kPlayer ? v1::ROLE_PLAYER : v1::ROLE_SPECTATOR);
   j->set_display_name(join.display_name);
   j->set_resume_token(join.resume_token);
-  j->set_protocol_version(1);
+  j->set_protocol_version(kProtocolVersion);
   j->set_plain_snapshots(join.plain_snapshots);
   j->set_room(join.room);
   return append_serialized(m, out);

@@ -18,6 +18,11 @@ namespace flockstep::codec {
 /// Role requested in Join.
 enum class Role : std::uint8_t { kPlayer = 1, kSpectator = 2 };
 
+/// The protocol revision this codec speaks (Join.protocol_version, Welcome.protocol_version).
+/// 2: the per-player part of a snapshot travels in ServerMessage.player, never merged into the
+/// shared body (docs/protocol.md, "Protocol versions"). The server refuses every other value.
+inline constexpr std::uint32_t kProtocolVersion = 2;
+
 /// Bytes in a resume token (random, issued by the server in Welcome).
 inline constexpr std::size_t kResumeTokenBytes = 16;
 
@@ -37,7 +42,7 @@ struct JoinRequest {
   bool plain_snapshots = false;  ///< plain Snapshot messages instead of the delta stream (Join field 5)
   std::string room = {};      ///< room (scenario) name, <= kMaxRoomNameBytes; empty = the default room
 };
-/// Longest Join.room accepted (issue 6).
+/// Longest Join.room accepted.
 inline constexpr std::size_t kMaxRoomNameBytes = 64;
 
 /// A validated input frame: finite, turn in [-1, 1], throttle in [0, 1], sequence >= 1.

@@ -390,10 +390,12 @@ const std::string& SnapshotEncoder::encode_body(const sim::World& world) {
 
 void encode_snapshot_suffix(InputProgress input, std::string& out) {
   v1::ServerMessage m;
-  // A zero would not be encoded at all (proto3 default), which is exactly "none applied yet".
-  m.mutable_snapshot()->set_last_input_sequence(input.last_sequence);
-  m.mutable_snapshot()->set_input_held_ticks(input.held_ticks);
-  m.mutable_snapshot()->set_input_slips(input.slips);
+  // A zero would not be encoded at all (proto3 default), which is exactly "none applied yet";
+  // `player` itself is always present for a player (an empty PlayerSnapshot is 2 bytes).
+  v1::PlayerSnapshot* p = m.mutable_player();
+  p->set_last_input_sequence(input.last_sequence);
+  p->set_input_held_ticks(input.held_ticks);
+  p->set_input_slips(input.slips);
   serialize(m, out);
 }
 
@@ -420,7 +422,7 @@ void encode_delta_body(std::uint64_t server_tick, std::uint64_t baseline_tick, s
 
 void encode_delta_suffix(InputProgress input, const sim::AgentView* own, std::string& out) {
   v1::ServerMessage m;
-  v1::DeltaSnapshot* d = m.mutable_delta_snapshot();
+  v1::PlayerSnapshot* d = m.mutable_player();
   d->set_last_input_sequence(input.last_sequence);
   d->set_input_held_ticks(input.held_ticks);
   d->set_input_slips(input.slips);
@@ -524,6 +526,7 @@ void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std:
   w->set_resume_window_ms(info.resume_window_ms);
   w->set_max_input_frames(info.max_input_frames);
   w->set_room(info.room);
+  w->set_protocol_version(kProtocolVersion);
   encode_world_spec(scenario, *w->mutable_world());
   serialize(m, out);
 }
@@ -584,6 +587,26 @@ Result decode_server_message(std::span<const std::byte> bytes, v1::ServerMessage
   if (!out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return fail(Status::kMalformed, "not a valid ServerMessage encoding");
   if (out.payload_case() == v1::ServerMessage::PAYLOAD_NOT_SET) return fail(Status::kEmpty, "ServerMessage without payload");
+  if (out.has_player()) {
+    // Protocol 2 keeps the per-player part out of the shared body (ServerMessage.player); callers
+    // of this codec read it from the snapshot message, as before, so copy it there.
+    const v1::PlayerSnapshot& p = out.player();
+    if (out.has_delta_snapshot()) {
+      v1::DeltaSnapshot* d = out.mutable_delta_snapshot();
+      d->set_last_input_sequence(p.last_input_sequence());
+      d->set_input_held_ticks(p.input_held_ticks());
+      d->set_input_slips(p.input_slips());
+      if (p.has_own()) *d->mutable_own() = p.own();
+      else d->clear_own();
+    } else if (out.has_snapshot()) {
+      v1::Snapshot* s = out.mutable_snapshot();
+      s->set_last_input_sequence(p.last_input_sequence());
+      s->set_input_held_ticks(p.input_held_ticks());
+      s->set_input_slips(p.input_slips());
+    } else {
+      return fail(Status::kMalformed, "ServerMessage.player without a snapshot");
+    }
+  }
   return {};
 }
 

@@ -63,20 +63,22 @@ struct InputProgress {
   std::uint32_t slips = 0;          ///< held ticks + dropped frames so far (wrapping counter)
 };
 
-/// The per-player bytes appended to a shared body: ServerMessage{snapshot{last_input_sequence,
-/// input_held_ticks, input_slips}}. Concatenated protobuf encodings merge, so body + suffix decodes as one Snapshot.
+/// The per-player bytes appended to a shared plain body: ServerMessage{player{last_input_sequence,
+/// input_held_ticks, input_slips}} (protocol 2). Body and suffix set different fields of
+/// ServerMessage, so any protobuf decoder reads both without merging an embedded message.
 void encode_snapshot_suffix(InputProgress input, std::string& out);
 
 /// Client side: the agents of a snapshot as AgentViews.
 Result decode_snapshot_agents(const v1::Snapshot& in, std::vector<sim::AgentView>& out);
 
-// ---- quantised delta snapshots (issue 5; layout in snapshot_codec.hpp, docs/protocol.md) ----
+// ---- quantised delta snapshots (layout in snapshot_codec.hpp, docs/protocol.md) ----
 /// Serialized ServerMessage{delta_snapshot{server_tick, baseline_tick, state_hash, agents,
 /// agent_count}}: the part shared by every client that needs the same agent records.
 void encode_delta_body(std::uint64_t server_tick, std::uint64_t baseline_tick, std::uint64_t state_hash,
                        std::string_view agents, std::uint32_t agent_count, std::string& out);
-/// The per-player bytes appended to a delta body: ServerMessage{delta_snapshot{last_input_sequence,
-/// input_held_ticks, input_slips, own}} with the craft's exact state (null = none: spectators need no suffix at all).
+/// The per-player bytes appended to a delta body: ServerMessage{player{last_input_sequence,
+/// input_held_ticks, input_slips, own}} with the craft's exact state (null = craft not in the
+/// world). Spectators get no suffix at all.
 void encode_delta_suffix(InputProgress input, const sim::AgentView* own, std::string& out);
 
 /// Receiver side of the delta snapshot stream (viewer, bot, tests): keeps the frames of the last
@@ -126,12 +128,12 @@ struct WelcomeInfo {
   std::string resume_token;       ///< raw bytes, players only
   std::uint32_t resume_window_ms = 0;
   std::uint32_t max_input_frames = 64;
-  std::string room;               ///< the room's name (issue 6)
+  std::string room;               ///< the room's name
 };
 /// Serialized ServerMessage{welcome}.
 void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std::string& out);
 
-/// Serialized ServerMessage{group_update}: group `group` is `spec` from `server_tick` on (issue 6).
+/// Serialized ServerMessage{group_update}: group `group` is `spec` from `server_tick` on.
 void encode_group_update(std::uint64_t server_tick, std::int32_t group, const sim::GroupSpec& spec, std::string& out);
 
 /// Append a capture (sim Event kCapture) of player `player_id` to an Events message.
@@ -148,7 +150,10 @@ void encode_server_ping(std::uint64_t time_us, std::string& out);
 /// Serialized ServerMessage{events}.
 void encode_events(const v1::Events& events, std::string& out);
 
-/// Parse a server frame (clients, bot). Body + suffix concatenations are accepted (merged).
+/// Parse a server frame (clients, bot). For a player's snapshot frame (body + ServerMessage.player)
+/// it also copies `player` into the payload's in-process fields (Snapshot / DeltaSnapshot
+/// last_input_sequence, input_held_ticks, input_slips, own), so callers read one message; `player`
+/// stays set as well.
 Result decode_server_message(std::span<const std::byte> bytes, v1::ServerMessage& out);
 
 }  // namespace flockstep::codec

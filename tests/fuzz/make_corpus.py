@@ -33,7 +33,7 @@ def field_double(num, d):
     return varint((num << 3) | 1) + struct.pack('<d', d)
 
 
-def join(role, name, token=b'', version=1):
+def join(role, name, token=b'', version=2):
     return field_bytes(1, field_varint(1, role) + field_bytes(2, name) + (field_bytes(3, token) if token else b'') +
                        field_varint(4, version))
 
@@ -64,6 +64,7 @@ MESSAGES = {
     'join_resume': join(1, b'ada', bytes(range(16))),
     'join_utf8_name': join(1, 'h\u00e9l\u00e8ne \u2603'.encode()),
     'join_bad_role': join(7, b'x'),
+    'join_old_protocol': join(1, b'x', version=1),
     'join_bad_utf8': join(1, b'bad\xc3\x28'),
     'input_one': inputs([(1, 0.0, 1.0)]),
     'input_window': inputs([(s, (s % 5 - 2) / 2.0, 0.75) for s in range(1, 9)]),

@@ -83,17 +83,9 @@ void Session::on_open(double now_ms) {
   j.display_name = name_;
   resuming_ = role_ == codec::Role::kPlayer && !resume_token_.empty();
   if (resuming_) j.resume_token = resume_token_;
+  j.room = room_;
   out_.clear();
   if (!codec::encode_join(j, out_)) return;
-  if (!room_.empty()) {
-    // Join.room (issue 6). Concatenated encodings of a message merge, so a second ClientMessage
-    // carrying only join.room adds the field to the Join above.
-    v1::ClientMessage extra;
-    extra.mutable_join()->set_room(room_);
-    std::string bytes;
-    if (!extra.SerializeToString(&bytes)) return;
-    out_ += bytes;
-  }
   send(out_);
 }
 

@@ -7,6 +7,11 @@
 #include <set>
 #include <string>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <map>
+
 #include "codec/group_fields.hpp"
 #include "codec/server_codec.hpp"
 
@@ -51,6 +56,24 @@ std::span<const std::byte> bytes_of(const std::string& s) {
 }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// How often each top-level field number occurs in a serialized message (wire walk, no schema).
+/// A frame in which every field occurs at most once decodes the same in every protobuf decoder,
+/// including those that replace a repeated embedded message instead of merging it (protobufjs < 8).
+std::map<std::uint32_t, int> top_level_fields(const std::string& bytes) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::map<std::uint32_t, int> count;
+  while (const std::uint32_t tag = in.ReadTag()) {
+    ++count[WireFormatLite::GetTagFieldNumber(tag)];
+    if (!WireFormatLite::SkipField(&in, tag)) {
+      ADD_FAILURE() << "not a valid encoding";
+      break;
+    }
+  }
+  return count;
+}
 
 sim::AgentView distinct_view() {
   sim::AgentView v;
@@ -419,9 +442,23 @@ TEST(ServerCodec, SnapshotBodyPlusSuffixDecodesAsOneSnapshot) {
   encode_snapshot_suffix({0xABCDE, 3, 7}, suffix);
   EXPECT_LE(suffix.size(), 10u);  // a few bytes per player
 
+  // Protocol 2: the body sets the payload (field 2) and the suffix only ServerMessage.player
+  // (field 11), each once: no decoder has to merge two Snapshot occurrences.
+  EXPECT_EQ(top_level_fields(body), (std::map<std::uint32_t, int>{{2, 1}}));
+  EXPECT_EQ(top_level_fields(suffix), (std::map<std::uint32_t, int>{{11, 1}}));
+  v1::ServerMessage raw;
+  ASSERT_TRUE(raw.ParseFromString(body + suffix));
+  EXPECT_EQ(raw.player().last_input_sequence(), 0xABCDEu);
+  EXPECT_EQ(raw.player().input_held_ticks(), 3u);
+  EXPECT_EQ(raw.player().input_slips(), 7u);
+  EXPECT_FALSE(raw.player().has_own()) << "plain agents are exact already";
+  EXPECT_EQ(raw.snapshot().last_input_sequence(), 0u) << "never sent inside the shared Snapshot";
+
+  // decode_server_message copies `player` into the snapshot for its callers.
   v1::ServerMessage msg;
   ASSERT_TRUE(decode_server_message(bytes_of(body + suffix), msg).ok());
   ASSERT_EQ(msg.payload_case(), v1::ServerMessage::kSnapshot);
+  EXPECT_TRUE(msg.has_player());
   EXPECT_EQ(msg.snapshot().last_input_sequence(), 0xABCDEu);
   EXPECT_EQ(msg.snapshot().input_held_ticks(), 3u);
   EXPECT_EQ(msg.snapshot().input_slips(), 7u);
@@ -435,6 +472,66 @@ TEST(ServerCodec, SnapshotBodyPlusSuffixDecodesAsOneSnapshot) {
   // The body alone (spectators) is a snapshot without an acknowledged sequence.
   ASSERT_TRUE(decode_server_message(bytes_of(body), msg).ok());
   EXPECT_EQ(msg.snapshot().last_input_sequence(), 0u);
+  EXPECT_FALSE(msg.has_player());
+}
+
+TEST(ServerCodec, DeltaBodyPlusPlayerPartSetEachFieldOnceAndDecodeAsOneSnapshot) {
+  std::string body;
+  encode_delta_body(600, 597, 0x1234, std::string("\x01\x02\x03", 3), 3, body);
+  sim::AgentView own = distinct_view();
+  std::string suffix;
+  encode_delta_suffix({41, 2, 9}, &own, suffix);
+  const std::string frame = body + suffix;
+  EXPECT_EQ(top_level_fields(frame), (std::map<std::uint32_t, int>{{10, 1}, {11, 1}}));
+
+  v1::ServerMessage raw;  // what a decoder of the .proto files sees
+  ASSERT_TRUE(raw.ParseFromString(frame));
+  EXPECT_EQ(raw.delta_snapshot().server_tick(), 600u);
+  EXPECT_EQ(raw.delta_snapshot().baseline_tick(), 597u);
+  EXPECT_FALSE(raw.delta_snapshot().has_own());
+  EXPECT_EQ(raw.player().last_input_sequence(), 41u);
+  EXPECT_EQ(raw.player().own().id(), own.id.value);
+  EXPECT_TRUE(same_bits(raw.player().own().position().x(), own.position.x));
+
+  v1::ServerMessage msg;  // what the C++ callers see
+  ASSERT_TRUE(decode_server_message(bytes_of(frame), msg).ok());
+  const v1::DeltaSnapshot& d = msg.delta_snapshot();
+  EXPECT_EQ(d.server_tick(), 600u);
+  EXPECT_EQ(d.baseline_tick(), 597u);
+  EXPECT_EQ(d.state_hash(), 0x1234u);
+  EXPECT_EQ(d.agent_count(), 3u);
+  EXPECT_EQ(d.last_input_sequence(), 41u);
+  EXPECT_EQ(d.input_held_ticks(), 2u);
+  EXPECT_EQ(d.input_slips(), 9u);
+  ASSERT_TRUE(d.has_own());
+  EXPECT_EQ(d.own().id(), own.id.value);
+  EXPECT_TRUE(same_bits(d.own().velocity().y(), own.velocity.y));
+  EXPECT_TRUE(same_bits(d.own().heading(), own.orientation));
+  EXPECT_TRUE(same_bits(d.own().angular_velocity(), own.angular_velocity));
+  EXPECT_EQ(d.own().spawn_tick(), own.spawn_tick);
+
+  // A player whose craft is not in the world: the part is there, without `own`.
+  encode_delta_suffix({41, 0, 9}, nullptr, suffix);
+  ASSERT_TRUE(decode_server_message(bytes_of(body + suffix), msg).ok());
+  EXPECT_FALSE(msg.delta_snapshot().has_own());
+  EXPECT_EQ(msg.delta_snapshot().last_input_sequence(), 41u);
+
+  // `player` belongs to snapshots only.
+  std::string pong;
+  encode_server_pong(1, 2, pong);
+  EXPECT_EQ(decode_server_message(bytes_of(pong + suffix), msg).status, Status::kMalformed);
+}
+
+TEST(ServerCodec, WelcomeNamesTheProtocolVersion) {
+  WelcomeInfo info;
+  std::string bytes;
+  sim::Scenario scenario;
+  scenario.width = scenario.height = 100;
+  encode_welcome(info, scenario, bytes);
+  v1::ServerMessage msg;
+  ASSERT_TRUE(decode_server_message(bytes_of(bytes), msg).ok());
+  EXPECT_EQ(msg.welcome().protocol_version(), kProtocolVersion);
+  EXPECT_EQ(kProtocolVersion, 2u);
 }
 
 TEST(ServerCodec, SnapshotEncoderReusesMessagesAndTracksRemovals) {

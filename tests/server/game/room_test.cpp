@@ -23,7 +23,10 @@ class FakeSink : public ClientSink {
     bodies.push_back(body);
     v1::ServerMessage m;
     const std::string all = *body + suffix;
-    EXPECT_TRUE(m.ParseFromString(all));
+    // The codec's decoder copies the player part (ServerMessage.player) into the DeltaSnapshot.
+    EXPECT_TRUE(codec::decode_server_message(
+                    {reinterpret_cast<const std::byte*>(all.data()), all.size()}, m)
+                    .ok());
     EXPECT_TRUE(m.has_delta_snapshot());
     const v1::DeltaSnapshot& d = m.delta_snapshot();
     if (!configured) {
@@ -246,7 +249,13 @@ class PlainSink : public ClientSink {
     v1::ServerMessage m;
     ASSERT_TRUE(m.ParseFromString(*body + suffix));
     ASSERT_TRUE(m.has_snapshot());
-    snapshots.push_back(m.snapshot());
+    v1::Snapshot s = m.snapshot();
+    // Protocol 2: a player's own part is ServerMessage.player, beside the shared body.
+    EXPECT_EQ(m.has_player(), !suffix.empty());
+    s.set_last_input_sequence(m.player().last_input_sequence());
+    s.set_input_held_ticks(m.player().input_held_ticks());
+    s.set_input_slips(m.player().input_slips());
+    snapshots.push_back(s);
   }
   void send_message(std::shared_ptr<const std::string> message) override {
     v1::ServerMessage m;
