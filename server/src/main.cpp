@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "config/config.hpp"
 #include "game/rooms.hpp"
 #include "game/scenario_json.hpp"
+#include "game/technique_list.hpp"
 #include "net/server.hpp"
 #include "ops/agones.hpp"
 
@@ -47,8 +49,28 @@ int main(int argc, char** argv) {
   std::vector<flockstep::sim::Scenario> others;  // scenario_dir: rooms started on demand
   std::optional<std::uint16_t> agones_port;  // set: run as an Agones GameServer
   try {
-    const std::vector<std::string> args(argv + 1, argv + argc);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // --list-techniques[=markdown]: the catalog IDs and the scenario_dir files that use them
+    // (markdown: docs/techniques.md), then exit. The other flags still choose the scenario_dir.
+    std::string list_format;
+    for (auto it = args.begin(); it != args.end();) {
+      if (*it == "--list-techniques" || *it == "--list-techniques=text") list_format = "text";
+      else if (*it == "--list-techniques=markdown") list_format = "markdown";
+      else if (it->rfind("--list-techniques", 0) == 0)
+        throw std::invalid_argument("--list-techniques: expected no value, =text or =markdown");
+      else { ++it; continue; }
+      it = args.erase(it);
+    }
     loaded = fs::config::load(args, [](const char* name) { return std::getenv(name); });
+    if (!list_format.empty()) {
+      // No scenario_dir: the folder of the default scenario file (scenarios/ in a checkout).
+      std::string dir = loaded.config.scenario_dir;
+      if (dir.empty()) dir = std::filesystem::path(loaded.config.scenario).parent_path().string();
+      const auto files = fs::game::load_scenario_files(dir.empty() ? "." : dir);
+      std::cout << (list_format == "markdown" ? fs::game::technique_reference_markdown(files)
+                                              : fs::game::technique_list(files));
+      return 0;
+    }
     if (loaded.help) {
       std::cout << fs::config::help_text();
       return 0;

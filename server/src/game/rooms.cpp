@@ -11,6 +11,12 @@ namespace flockstep::server::game {
 
 std::vector<sim::Scenario> load_scenario_dir(const std::string& dir) {
   std::vector<sim::Scenario> out;
+  for (ScenarioFile& f : load_scenario_files(dir)) out.push_back(std::move(f.scenario));
+  return out;
+}
+
+std::vector<ScenarioFile> load_scenario_files(const std::string& dir) {
+  std::vector<ScenarioFile> out;
   if (dir.empty()) return out;
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -29,9 +35,10 @@ std::vector<sim::Scenario> load_scenario_dir(const std::string& dir) {
       // load_scenario_file may already name the file; do not say it twice.
       throw ScenarioError(what.find(f.string()) == std::string::npos ? f.string() + ": " + what : what);
     }
-    for (const sim::Scenario& o : out)
-      if (o.name == s.name) throw ScenarioError(f.string() + ": name: '" + s.name + "' is already used by another file");
-    out.push_back(std::move(s));
+    for (const ScenarioFile& o : out)
+      if (o.scenario.name == s.name)
+        throw ScenarioError(f.string() + ": name: '" + s.name + "' is already used by another file");
+    out.push_back({f.filename().string(), std::move(s)});
   }
   return out;
 }

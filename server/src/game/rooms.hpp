@@ -33,6 +33,8 @@ class Game;
 /// the key). A missing or empty `dir` gives no scenarios; two files with the same scenario name
 /// are an error.
 std::vector<sim::Scenario> load_scenario_dir(const std::string& dir);
+/// As load_scenario_dir, with each scenario's file name ("arena.json"), sorted by file name.
+std::vector<ScenarioFile> load_scenario_files(const std::string& dir);
 
 /// Registry settings (from config::Config).
 struct RoomsConfig {

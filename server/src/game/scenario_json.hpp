@@ -16,6 +16,12 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A scenario and the file it came from ("arena.json").
+struct ScenarioFile {
+  std::string file;
+  sim::Scenario scenario;
+};
+
 /// Parse scenario JSON text. Throws ScenarioError.
 sim::Scenario parse_scenario(const std::string& json_text);
 

@@ -162,6 +162,27 @@ const char* model_name(Model m) {
   return i < std::size(kModelNames) ? kModelNames[i] : "unknown";
 }
 bool parse_model(std::string_view name, Model& out) { return parse_name(name, kModelNames, out); }
+const char* model_summary(Model m) {
+  switch (m) {
+    case Model::kVehicle: return "point mass steered by forces: a = F/m, speed truncated to max_speed, heading along the velocity (T08)";
+    case Model::kSteering: return "position, orientation, velocity and rotation driven by linear and angular accelerations, Newton-Euler-1 with speed clip (T01, T05; T04 and T07 as options)";
+    case Model::kCraft: return "rigid body with constant thrust and bow thrusters, drag and a keel (T10)";
+    case Model::kKinematic: return "the technique sets the velocity directly (T03)";
+    case Model::kTile: return "moves between tile centres of the scenario's tile map, never into a blocked tile";
+    default: return "";
+  }
+}
+const char* combiner_summary(Combiner c) {
+  switch (c) {
+    case Combiner::kRunningSum: return "add weight * output in list order until the budget (max_force) is used up; later behaviours are not evaluated (T79, T09 layers)";
+    case Combiner::kBlend: return "sum of weight * output, truncated to the budget once at the end (T77 forces, T61 accelerations)";
+    case Combiner::kPriority: return "the first behaviour whose weighted output is longer than epsilon wins alone (T78)";
+    case Combiner::kGrouped: return "blend within each priority group; the first group whose blend is longer than epsilon wins (T80)";
+    case Combiner::kDither: return "walk the list; each behaviour is considered with its probability, then added as in running_sum (T81)";
+    case Combiner::kUrgency: return "weights scaled by (|output| / largest |output|)^sharpness, then blended: from blending (0) toward arbitration (T62)";
+    default: return "";
+  }
+}
 const char* combiner_name(Combiner c) {
   const auto i = static_cast<std::size_t>(c);
   return i < std::size(kCombinerNames) ? kCombinerNames[i] : "unknown";

@@ -53,19 +53,22 @@ void stop_inward(Vec2& v, Vec2 p, Vec2 centre) {
 
 }  // namespace
 
-void push_out_of_obstacles(Vec2& p, Vec2& v, real radius, std::span<const behavior::Circle> obstacles, real wrap_width,
+real push_out_of_obstacles(Vec2& p, Vec2& v, real radius, std::span<const behavior::Circle> obstacles, real wrap_width,
                            real wrap_height) {
   const Vec2 origin = p;  // torus copies are chosen once, from where the body started
   // Pass 1: each circle in order (the rule as it has always been; almost always the last word).
   std::size_t last = obstacles.size();  // the circle the body was last put on the surface of
+  real deepest = 0;
   for (std::size_t k = 0; k < obstacles.size(); ++k) {
     const Vec2 c = centre_near(obstacles[k], origin, wrap_width, wrap_height);
     const real grown = obstacles[k].radius + radius;
-    if (depth(p, c, grown) <= 0) continue;
+    const real d = depth(p, c, grown);
+    if (d <= 0) continue;
+    deepest = math::max(deepest, d);
     project_out(p, v, c, grown);
     last = k;
   }
-  if (last == obstacles.size()) return;
+  if (last == obstacles.size()) return 0;
   // Pass 2, only for overlapping obstacles: is the body inside one again?
   for (std::size_t k = 0; k < obstacles.size(); ++k) {
     if (k == last) continue;
@@ -80,7 +83,7 @@ void push_out_of_obstacles(Vec2& p, Vec2& v, real radius, std::span<const behavi
     const real dist = math::length(ab);
     if (!(dist > 0) || dist >= ra + rb || dist <= (ra > rb ? ra - rb : rb - ra)) {
       project_out(p, v, a, ra);  // concentric, apart or nested: leave the one it is inside
-      return;
+      return deepest;
     }
     // Circle-circle intersection: along ab at distance x from a, offset h to either side.
     const real x = (dist * dist + ra * ra - rb * rb) / (2 * dist);
@@ -93,8 +96,9 @@ void push_out_of_obstacles(Vec2& p, Vec2& v, real radius, std::span<const behavi
     p = math::length_sq(c1 - p) <= math::length_sq(c2 - p) ? c1 : c2;
     stop_inward(v, p, a);
     stop_inward(v, p, b);
-    return;
+    return deepest;
   }
+  return deepest;
 }
 
 void apply_border(Vec2& p, Vec2& v, real radius, const Scenario& s) {

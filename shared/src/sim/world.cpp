@@ -51,6 +51,7 @@ World::World(const Scenario& scenario)
   ray_state_.resize(cap);
   kin_rotation_.resize(cap);
   kpattern_.resize(cap);
+  task_pushout_.resize(cap / static_cast<std::size_t>(kAgentsPerTask) + 1);
   dyn_wander_.resize(cap);
   path_state_.resize(cap);
   tile_.resize(cap);
@@ -349,6 +350,11 @@ void World::step() {
   run_phase(Phase::kSteer);
   // Phase 4: integrate everyone, then the per-agent rules (obstacle projection, wrap/borders).
   run_phase(Phase::kIntegrate);
+  for (PushoutStats& t : task_pushout_) {
+    pushout_.corrections += t.corrections;
+    pushout_.max_depth = math::max(pushout_.max_depth, t.max_depth);
+    t = {};
+  }
   // Phase 5: rules between agents (captures), serial and in dense order.
   apply_captures();
   apply_target_captures();
@@ -692,8 +698,13 @@ real World::radius_of(std::int32_t i) const {
 void World::confine(std::int32_t i) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real r = radius_of(i);
-  // (Players are confined by step_player.)
-  push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
+  // (Players are confined by step_player.) The depth the rule found is what avoidance missed.
+  const real depth = push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
+  if (depth > 0) {
+    PushoutStats& st = task_pushout_[static_cast<std::size_t>(i / kAgentsPerTask)];
+    ++st.corrections;
+    st.max_depth = math::max(st.max_depth, depth);
+  }
   apply_border(position_[i], velocity_[i], r, scenario_);
 }
 

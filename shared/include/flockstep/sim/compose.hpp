@@ -156,6 +156,10 @@ bool parse_behavior(std::string_view name, BehaviorType& out);
 const char* combiner_name(Combiner c);
 bool parse_combiner(std::string_view name, Combiner& out);
 
+/// One line on what a model or a combiner does (docs/techniques.md).
+const char* model_summary(Model m);
+const char* combiner_summary(Combiner c);
+
 /// One numeric (or boolean 0/1) field of BehaviorSpec, by its scenario-file name.
 struct BehaviorField {
   std::string_view name;

@@ -129,6 +129,15 @@ class World {
   const Scenario& scenario() const { return scenario_; }
   std::int32_t count_kind(AgentKind k) const;
 
+  /// What the obstacle push-out rule had to do to agents (players excluded) since the world
+  /// began: how many times it moved a body out of an obstacle and the deepest penetration it
+  /// found, m. Steering that avoids obstacles keeps both at 0; the rule only guarantees the result.
+  struct PushoutStats {
+    std::int64_t corrections = 0;
+    real max_depth = 0;
+  };
+  PushoutStats pushout_stats() const { return pushout_; }
+
   /// Live tuning: validate `spec` for group `group` (the rules of validate(); technique, kind,
   /// path, leader_group and target_group may not change) and queue it. Returns "" when accepted,
   /// else a message naming the field. At the start of the next step() the parameters are
@@ -295,6 +304,8 @@ class World {
   std::vector<behavior::PatternState> kpattern_;          // T25 per agent
   std::vector<behavior::PathFollowState> path_state_;     // T52/T53 per agent
   std::vector<behavior::HeadingSmoother> smoother_;       // T82 per agent (sized only when a group filters)
+  std::vector<PushoutStats> task_pushout_;  // per integrate task, summed after the phase (no atomics)
+  PushoutStats pushout_;
 
   // ---- kinematic motion, target groups, live tuning ----
   void spawn_agents(std::int32_t group, std::int32_t k_begin, std::int32_t k_end);

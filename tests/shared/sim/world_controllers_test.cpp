@@ -1,0 +1,209 @@
+// One-controller techniques driven through the World: kinematic flee/arrive (T38/T39), the
+// standard pattern algorithm (T25), Bourg's rigid-body flocking (T33-T36), the shared player
+// step, and obstacle avoidance measured before the push-out rule (T73) with its control.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "flockstep/math/angle.hpp"
+#include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/player.hpp"
+#include "flockstep/sim/world.hpp"
+
+namespace flockstep::sim {
+namespace {
+
+Scenario field(real w = 200, real h = 200) {
+  Scenario s;
+  s.name = "controllers";
+  s.width = w;
+  s.height = h;
+  s.max_agents = 128;
+  s.max_players = 2;
+  return s;
+}
+
+GroupSpec one(const char* name, AgentKind kind, Technique t, Vec2 p, std::int32_t count = 1) {
+  GroupSpec g;
+  g.name = name;
+  g.kind = kind;
+  g.technique = t;
+  g.count = count;
+  g.spawn_min = p;
+  g.spawn_max = p;
+  return g;
+}
+
+AgentView agent(const World& w, std::int32_t group, std::int32_t nth = 0) {
+  for (std::int32_t i = 0; i < w.size(); ++i)
+    if (w.view(i).group == group && nth-- == 0) return w.view(i);
+  ADD_FAILURE() << "group " << group << " has no agent";
+  return {};
+}
+
+real dist(Vec2 a, Vec2 b) { return math::length(a - b); }
+
+TEST(WorldKinematic, T38_KinematicFleeRunsStraightAwayAtFullSpeed) {
+  Scenario s = field(400, 400);
+  GroupSpec post = one("post", AgentKind::kWanderer, Technique::kStraight, {200, 200});
+  post.max_speed = 0.001;
+  s.groups.push_back(post);
+  GroupSpec runner = one("runner", AgentKind::kWanderer, Technique::kKinematicFlee, {210, 205});
+  runner.target_group = 0;
+  runner.max_speed = 4;
+  s.groups.push_back(runner);
+  ASSERT_EQ(validate(s), "");
+  World w(s);
+  const Vec2 away = math::normalized(Vec2{10, 5});
+  w.step();
+  const Vec2 p1 = agent(w, 1).position;
+  for (int t = 0; t < 60; ++t) w.step();
+  const Vec2 moved = agent(w, 1).position - p1;
+  EXPECT_NEAR(math::length(moved), 4.0, 0.05);
+  EXPECT_GT(math::dot(math::normalized(moved), away), 0.999);
+}
+
+TEST(WorldKinematic, T39_KinematicArriveStopsInsideItsRadiusWithoutOvershoot) {
+  Scenario s = field();
+  GroupSpec g = one("arriver", AgentKind::kPatrol, Technique::kKinematicArrive, {20, 100});
+  g.goal = {120, 100};
+  g.max_speed = 6;
+  g.radius = 0.5;
+  s.groups.push_back(g);
+  World w(s);
+  real beyond = 0;
+  for (int t = 0; t < 60 * 30; ++t) {
+    w.step();
+    beyond = std::max(beyond, agent(w, 0).position.x - 120);
+  }
+  EXPECT_LT(dist(agent(w, 0).position, {120, 100}), 0.5 + 1e-9);
+  EXPECT_EQ(math::length(agent(w, 0).velocity), 0) << "inside its radius it stands still";
+  EXPECT_LE(beyond, 0.0);
+}
+
+TEST(WorldKinematic, T25_StandardPatternRepeatsItsZigZag) {
+  Scenario s = field(400, 400);
+  GroupSpec g = one("zigzag", AgentKind::kPatrol, Technique::kKinematicPattern, {200, 200});
+  g.max_speed = 3;
+  s.groups.push_back(g);
+  World w(s);
+  // One pattern cycle is 8 ticks (four steps, two right turns, two left turns): after each cycle
+  // the walker has moved by the same displacement, and it is never standing still for long.
+  std::vector<Vec2> at_cycle;
+  for (int t = 0; t <= 8 * 6; ++t) {
+    if (t % 8 == 0) at_cycle.push_back(agent(w, 0).position);
+    w.step();
+  }
+  const Vec2 d0 = at_cycle[2] - at_cycle[1];
+  EXPECT_GT(math::length(d0), 4 * 3.0 / 60 * 0.9);
+  for (std::size_t k = 3; k < at_cycle.size(); ++k) EXPECT_LT(dist(at_cycle[k] - at_cycle[k - 1], d0), 1e-9);
+}
+
+/// An AIDemo4-like world: 20 rigid-body units in the middle, a player craft circling.
+Scenario demo4(std::int32_t view_model) {
+  Scenario s = field(200, 150);
+  s.wrap = true;
+  s.grid_cell = 8;
+  GroupSpec units = one("units", AgentKind::kPursuer, Technique::kBourgFlock, {0, 0}, 20);
+  units.spawn_min = {60, 40};
+  units.spawn_max = {140, 110};
+  units.craft.thrust = 6;
+  units.view_model = view_model;
+  s.groups.push_back(units);
+  return s;
+}
+
+TEST(WorldBourg, T34_T36_LeaderChasesThePlayerAndFollowersFlock) {
+  World w(demo4(0));
+  const AgentId p = w.add_player();
+  w.set_input(p, {0.3, 0.5});
+  real leader_start = -1, leader_min = 1e9;
+  for (int t = 0; t < 60 * 20; ++t) {
+    w.step();
+    const Vec2 pp = w.view(w.index_of(p)).position;
+    // The leader is the unit with the lowest id value.
+    AgentView leader = agent(w, 0);
+    for (std::int32_t i = 0; i < w.size(); ++i)
+      if (w.view(i).group == 0 && w.view(i).id.value < leader.id.value) leader = w.view(i);
+    const real d = math::length(math::torus_delta(leader.position, pp, 200, 150));
+    if (leader_start < 0) leader_start = d;
+    leader_min = std::min(leader_min, d);
+  }
+  EXPECT_LT(leader_min, 5.0) << "the leader line-of-sight chases the player";
+  EXPECT_LT(leader_min, leader_start);
+}
+
+TEST(WorldBourg, T33_ViewModelChangesWhatUnitsSeeAndIsLiveTunable) {
+  World wide(demo4(0)), narrow(demo4(2));
+  for (int t = 0; t < 300; ++t) { wide.step(); narrow.step(); }
+  EXPECT_NE(wide.state_hash(), narrow.state_hash());
+  // Switching the live world to narrow from the same start: a different trajectory again.
+  World live(demo4(0));
+  for (int t = 0; t < 150; ++t) live.step();
+  GroupSpec g = live.scenario().groups[0];
+  g.view_model = 2;
+  ASSERT_EQ(live.set_group(0, g), "");
+  for (int t = 0; t < 150; ++t) live.step();
+  EXPECT_NE(live.state_hash(), wide.state_hash());
+  EXPECT_NE(live.state_hash(), narrow.state_hash());
+  g.view_model = 3;
+  EXPECT_EQ(live.set_group(0, g), "groups[0].view_model: must be 0 (wide), 1 (limited) or 2 (narrow)");
+}
+
+TEST(WorldBourg, T35_UnitsWrapAroundTheTorusAndStayFinite) {
+  World w(demo4(1));
+  for (int t = 0; t < 60 * 30; ++t) w.step();
+  for (std::int32_t i = 0; i < w.size(); ++i) {
+    const Vec2 p = w.view(i).position;
+    EXPECT_TRUE(p.x >= 0 && p.x < 200 && p.y >= 0 && p.y < 150);
+  }
+}
+
+TEST(PlayerStep, T10_InputIsSanitisedAndTurnRightFiresThePortThruster) {
+  const PlayerInput wild = sanitize_input({std::nan(""), 7});
+  EXPECT_EQ(wild.turn, 0);
+  EXPECT_EQ(wild.throttle, 1);
+  const behavior::Thrusters right = player_thrusters({0.5, 1});
+  EXPECT_TRUE(right.port);
+  EXPECT_FALSE(right.starboard);
+  EXPECT_EQ(right.factor, 0.5);
+  Scenario s = field(100, 100);
+  behavior::CraftState c{};
+  c.position = {50, 50};
+  for (int t = 0; t < 120; ++t) step_player(c, {1, 1}, s, 1.0 / 60);
+  EXPECT_LT(c.angular_velocity, 0) << "turning right is clockwise";
+}
+
+TEST(PlayerStep, RespawnProtectionLastsRespawnProtectionSeconds) {
+  Scenario s = field();
+  s.respawn_protection_s = 2;
+  EXPECT_TRUE(capture_protected(100 + 119, 100, s));
+  EXPECT_FALSE(capture_protected(100 + 120, 100, s));
+}
+
+/// Push-out statistics of the canonical 400-boid flock among obstacles with and without its
+/// obstacle layer.
+World::PushoutStats flock_pushouts(real obstacle_weight) {
+  Scenario s = canonical::flock(400);
+  s.groups[0].layers.obstacles = obstacle_weight;
+  World w(s);
+  for (int t = 0; t < 600; ++t) w.step();
+  return w.pushout_stats();
+}
+
+TEST(WorldRules, T73_FlockAvoidanceLeavesThePushOutRuleAlmostNothingToDo) {
+  const World::PushoutStats with = flock_pushouts(3);
+  const World::PushoutStats without = flock_pushouts(0);
+  std::printf("[figures] 400 boids x 600 ticks: push-out corrections %lld (deepest %.4f m) with avoidance, %lld "
+              "(deepest %.4f m) without\n",
+              static_cast<long long>(with.corrections), static_cast<double>(with.max_depth),
+              static_cast<long long>(without.corrections), static_cast<double>(without.max_depth));
+  EXPECT_GT(without.corrections, 100) << "control: with the detection box off, boids fly into the rocks";
+  EXPECT_LT(with.corrections * 20, without.corrections);
+  EXPECT_LT(with.max_depth, 0.05);
+}
+
+}  // namespace
+}  // namespace flockstep::sim
