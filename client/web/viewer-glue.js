@@ -143,7 +143,20 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   let selectedRoom = hashRoom();
   let currentRoom = '';
   let world = null;
-  let infoOpen = prefs.infoOpen === true;  // collapsed unless opened before: it must not cover the world
+  let infoOpen = prefs.infoOpen !== false;
+  // The description is collapsed unless it was opened before: it must not cover the world.
+  const details = $('room-details');
+  details.open = prefs.descOpen === true;
+  details.addEventListener('toggle', () => { prefs.descOpen = details.open; savePrefs(prefs); });
+  // The HUD shows two lines unless the full statistics were asked for (Stats).
+  let statsOpen = prefs.stats === true;
+  $('stats-button').addEventListener('click', () => {
+    statsOpen = !statsOpen;
+    prefs.stats = statsOpen;
+    savePrefs(prefs);
+    refresh();
+    canvas.focus();
+  });
 
   async function fetchRooms() {
     try {
@@ -457,7 +470,12 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
         `          ${s.replay.playing ? 'playing' : 'paused'} ${s.replay.speed}×  snapshot ${f0(s.replay.snapshot_tick)}`,
         `agents    ${f0(s.visible)} visible / ${f0(s.entities)}`);
     } else if (s.paused) lines.push('PAUSED (N: step)');
-    $('hud').textContent = lines.join('\n');
+    const follow = lines.find((l) => l.startsWith('following'));
+    const brief = [`${s.room || '(default)'} · ${f0(s.visible)}/${f0(s.entities)} agents · ${f0(s.fps)} fps`];
+    if (s.screen === 'play') brief.push(lines[lines.length - 2]);
+    if (follow) brief.push(follow);
+    $('hud').textContent = (statsOpen ? lines : brief).join('\n');
+    $('stats-button').classList.toggle('on', statsOpen);
 
     if (s.screen === 'play') {
       $('score').textContent = `alive ${f1(s.alive_s)} s · caught ${f0(s.captures)}×`;
@@ -466,6 +484,8 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const rows = (s.scores || []).slice(0, 8).map((r) =>
       `<div class="${r.me ? 'me' : ''}">${escapeHtml(r.name)}${r.bot ? ' (bot)' : ''} — ${f1(Math.max(r.best, r.alive))} s</div>`);
     board.innerHTML = '<h3>survival (best)</h3>' + (rows.length ? rows.join('') : '<div>—</div>');
+    // Spectating a room nobody plays in: an empty leaderboard only hides the world.
+    board.classList.toggle('empty', !rows.length && s.screen !== 'play');
 
     document.querySelectorAll('#toolbar button[data-option]').forEach((b) => {
       const on = b.dataset.option === 'extrapolate' ? s.mode === 'extrapolate' : !!s[b.dataset.option];
