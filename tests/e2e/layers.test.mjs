@@ -109,7 +109,7 @@ for (const file of SCENARIOS) {
   });
 }
 
-test('tile_patrols: blocked and free tiles differ on screen; L toggles labels; layers toggle', { skip: missing.length ? missing.join('; ') : false }, async () => {
+test('tile_patrols: blocked and free tiles differ on screen and survive a lost WebGL context; L and G toggle', { skip: missing.length ? missing.join('; ') : false }, async () => {
   const page = await newPage(browser, { width: 640, height: 400 });
   try {
     await page.goto(`http://127.0.0.1:${server.port}/?spectate=1#room=tile_patrols`);
@@ -126,6 +126,18 @@ test('tile_patrols: blocked and free tiles differ on screen; L toggles labels; l
     const pb = await pixel(page, blocked.x, blocked.y), pf = await pixel(page, free.x, free.y);
     const diff = Math.abs(pb[0] - pf[0]) + Math.abs(pb[1] - pf[1]) + Math.abs(pb[2] - pf[2]);
     assert.ok(diff > 120, `blocked ${pb} and free ${pf} tiles must look clearly different`);
+    // A lost WebGL context (GPU reset, driver update) comes back with every GL resource recreated.
+    await page.evaluate(async () => {
+      const ext = document.getElementById('canvas').getContext('webgl2').getExtension('WEBGL_lose_context');
+      ext.loseContext();
+      await new Promise((r) => setTimeout(r, 300));
+      ext.restoreContext();
+    });
+    await page.waitForTimeout(800);
+    const s2 = await state(page);
+    const pb2 = await pixel(page, blocked.x, blocked.y), pf2 = await pixel(page, free.x, free.y);
+    assert.deepEqual([pb2, pf2], [pb, pf], 'the same tiles are drawn after the context came back');
+    assert.ok(s2.fps > 0 && s2.draw_calls > 0);
     // Layers by key: G hides the tiles.
     await page.locator('#canvas').focus();
     await page.keyboard.press('g');
