@@ -28,6 +28,8 @@ RecordingIndex index_recording(std::span<const std::uint8_t> d) {
         std::span<const std::byte>(reinterpret_cast<const std::byte*>(d.data() + r.offset), n), m);
     if (!res.usable()) return fail("record " + std::to_string(out.records.size() + 1) + ": " + res.detail);
     r.type = m.payload_case();
+    // Everything after needs the world of the Welcome (a file cut at the front has none).
+    if (out.records.empty() && r.type != v1::ServerMessage::kWelcome) return fail("the first record is not a Welcome");
     if (r.type == v1::ServerMessage::kDeltaSnapshot) {
       r.tick = m.delta_snapshot().server_tick();
       r.keyframe = m.delta_snapshot().baseline_tick() == 0;
@@ -36,8 +38,6 @@ RecordingIndex index_recording(std::span<const std::uint8_t> d) {
     } else if (r.type == v1::ServerMessage::kWelcome) {
       if (!out.records.empty()) return fail("a second Welcome at record " + std::to_string(out.records.size() + 1));
       out.welcome = m.welcome();
-    } else if (out.records.empty()) {
-      return fail("the first record is not a Welcome");
     }
     out.records.push_back(r);
   }
