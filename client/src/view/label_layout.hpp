@@ -1,9 +1,9 @@
 #pragma once
 /// \file label_layout.hpp
 /// Screen-space labels (player names, group / technique captions): each wants a box centred
-/// above its anchor; higher priority first, a label is kept only if its box is on screen and
-/// overlaps no label kept before it, so crowded places show a few readable labels instead of a
-/// smear. Text is drawn by the page in a monospaced font of a known advance (LabelStyle).
+/// above its anchor (else below it, right of it, left of it); higher priority first, a label is
+/// kept only if one of those boxes is on screen and overlaps no label kept before it, so crowded
+/// places show a few readable labels instead of a smear. Text is drawn by the page in a monospaced font of a known advance (LabelStyle).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ struct LabelStyle {
   double height_px = 15;   ///< box height, CSS px
   double gap_px = 4;       ///< box bottom above the anchor, CSS px
   double pad_px = 3;       ///< extra room on each side of the text, CSS px
+  double below_extra_px = 8;  ///< a label below its anchor leaves room for the shape, CSS px
   std::size_t max_labels = 300;  ///< kept labels per frame at most. [Limit: >= 1]
 };
 

@@ -32,12 +32,28 @@ TEST(LabelLayout, CrowdedLabelsNeverOverlapAndHigherPriorityWins) {
     for (std::size_t j = i + 1; j < out.size(); ++j) EXPECT_FALSE(overlap(out[i], out[j])) << out[i].text << " / " << out[j].text;
 }
 
+TEST(LabelLayout, ATakenSpotFallsBackBelowThenBeside) {
+  const LabelStyle st;
+  auto out = layout_labels({{"first", 300, 200, 1, {}}, {"second", 300, 200, 0, {}}, {"third", 300, 200, 0, {}}}, 640, 400, st);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_LT(out[0].y + out[0].h, 200);  // above
+  EXPECT_GT(out[1].y, 200);             // below
+  EXPECT_GT(out[2].x, 300);             // right
+}
+
 TEST(LabelLayout, OffScreenAndEmptyLabelsAreCulled) {
-  auto out = layout_labels({{"left edge", 2, 100, 0, {}}, {"", 300, 200, 0, {}}, {"top", 300, 5, 0, {}},
-                            {"fine", 300, 300, 0, {}}},
-                           640, 400);
+  // Off screen wherever it goes (an anchor far outside), or empty: dropped.
+  auto out = layout_labels({{"", 300, 200, 0, {}}, {"outside", 300, -60, 0, {}}, {"fine", 300, 300, 0, {}}}, 640, 400);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].text, "fine");
+  // A long text at the left edge goes to the right of its anchor instead.
+  auto edge = layout_labels({{"a rather long label at the left edge", 2, 100, 0, {}}}, 640, 400);
+  ASSERT_EQ(edge.size(), 1u);
+  EXPECT_GT(edge[0].x, 2);
+  // Near the top a label goes below its anchor instead of being dropped.
+  auto top = layout_labels({{"top", 300, 5, 0, {}}}, 640, 400);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_GT(top[0].y, 5);
 }
 
 TEST(LabelLayout, AtMostMaxLabels) {
