@@ -120,3 +120,20 @@ test('touch: one finger pans, two fingers pinch-zoom, a tap inspects', { skip },
     await p.context().close();
   }
 });
+
+test('play: Q inspects the nearest agent, Q again closes', { skip }, async () => {
+  const p = await page();
+  try {
+    await p.goto(`http://127.0.0.1:${server.port}/?play=inspector#room=gallery`);
+    await waitState(p, (s) => s.connected && s.room === 'gallery' && s.predicted && s.entities > 1, { what: 'playing in gallery' });
+    await p.locator('#canvas').focus();
+    await p.keyboard.press('q');
+    const s = await waitState(p, (x) => x.inspector && x.inspector.group, { what: 'inspector in play' });
+    assert.notEqual(s.inspector.id, s.entity_id, 'another agent, not the own craft');
+    assert.ok(await p.isVisible('#inspector'));
+    await p.keyboard.press('q');
+    await waitState(p, (x) => x.inspector === null, { what: 'inspector closed by Q' });
+  } finally {
+    await p.context().close();
+  }
+});
