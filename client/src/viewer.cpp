@@ -313,7 +313,6 @@ void Viewer::on_events(const v1::Events& e) {
 }
 
 void Viewer::toast(const std::string& msg) {
-  toast_ = msg;
   page::call("toast", msg);
 }
 

@@ -246,7 +246,7 @@ class Viewer {
 
   // Scratch buffers (reused every frame)
   std::vector<Instance> inst_[static_cast<int>(Shape::kCount)];
-  std::vector<ColorVertex> lines_, tris_;
+  std::vector<ColorVertex> lines_;
 
   // Stats
   RateWindow frames_window_, snapshot_window_;
@@ -258,7 +258,6 @@ class Viewer {
   std::vector<ScoreRow> scores_;
   std::unordered_map<std::uint32_t, std::string> names_;
   std::string json_;
-  std::string toast_;
 };
 
 }  // namespace flockstep::client
