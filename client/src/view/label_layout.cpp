@@ -8,6 +8,7 @@ std::vector<PlacedLabel> layout_labels(std::vector<LabelCandidate> candidates, d
                                        const LabelStyle& style) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const LabelCandidate& a, const LabelCandidate& b) { return a.priority > b.priority; });
+  if (candidates.size() > style.max_candidates) candidates.resize(style.max_candidates);
   std::vector<PlacedLabel> kept;
   auto free = [&](const PlacedLabel& p) {
     if (p.x < 0 || p.y < 0 || p.x + p.w > width || p.y + p.h > height) return false;  // partly off screen

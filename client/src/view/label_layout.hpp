@@ -20,6 +20,9 @@ struct LabelStyle {
   double pad_px = 3;       ///< extra room on each side of the text, CSS px
   double below_extra_px = 8;  ///< a label below its anchor leaves room for the shape, CSS px
   std::size_t max_labels = 300;  ///< kept labels per frame at most. [Limit: >= 1]
+  /// Candidates tried per frame at most, highest priority first: with 10,000 agents labelled the
+  /// overlap tests would otherwise cost several ms a frame. [Limit: >= max_labels]
+  std::size_t max_candidates = 1500;
 };
 
 /// A label that wants to be drawn. `x`, `y`: anchor in CSS px (origin top-left).

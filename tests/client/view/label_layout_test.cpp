@@ -56,6 +56,16 @@ TEST(LabelLayout, OffScreenAndEmptyLabelsAreCulled) {
   EXPECT_GT(top[0].y, 5);
 }
 
+TEST(LabelLayout, OnlyTheFirstCandidatesByPriorityAreTried) {
+  LabelStyle st;
+  st.max_candidates = 2;
+  // Three separate places; the lowest-priority candidate is never tried.
+  auto out = layout_labels({{"low", 500, 300, 0, {}}, {"high", 100, 100, 2, {}}, {"mid", 300, 200, 1, {}}}, 640, 400, st);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].text, "high");
+  EXPECT_EQ(out[1].text, "mid");
+}
+
 TEST(LabelLayout, AtMostMaxLabels) {
   LabelStyle st;
   st.max_labels = 3;
