@@ -81,6 +81,8 @@ EMSCRIPTEN_KEEPALIVE void fs_replay_control(const char* what, double value) { g_
 /// Click or tap at CSS px (x, y) of the canvas: follow (spectate) and inspect the agent there.
 /// Returns its id (0 = none).
 EMSCRIPTEN_KEEPALIVE unsigned fs_pick(double x, double y) { return g_viewer.pick(x, y); }
+/// Screen boxes of the page's panels, "x,y,w,h;..." in CSS px of the canvas: labels avoid them.
+EMSCRIPTEN_KEEPALIVE void fs_set_occluders(const char* list) { g_viewer.set_occluders(list ? list : ""); }
 /// Touch gestures of spectators: pan by (dx, dy) CSS px, zoom by `factor` about (px, py).
 EMSCRIPTEN_KEEPALIVE void fs_pan_zoom(double dx, double dy, double factor, double px, double py) {
   g_viewer.pan_zoom(dx, dy, factor, px, py);

@@ -98,6 +98,8 @@ class Viewer {
   void pan_zoom(double dx, double dy, double factor, double px, double py);
   /// Pick the agent under CSS point (x, y) and follow + inspect it (0 if none).
   std::uint32_t pick(double x, double y);
+  /// Screen boxes of the page's panels ("x,y,w,h;..." CSS px): labels stay clear of them.
+  void set_occluders(const std::string& list);
   /// The WebGL context came back: recreate every GL resource.
   void context_restored();
   // html5 callbacks
@@ -227,6 +229,7 @@ class Viewer {
   double trail_last_ms_ = 0;
   std::uint32_t trail_follow_id_ = 0;
   std::vector<PlacedLabel> labels_;    // this frame's labels, CSS px
+  std::vector<ScreenBox> occluders_;   // the page's panels, CSS px (set_occluders)
   std::array<std::int32_t, kLayerCount + 1> drawn_layers_{};  // items drawn per layer (+ free tiles)
 
   // Replay (fs_replay_*): the whole file, its record index, a receiver of its own

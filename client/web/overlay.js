@@ -91,9 +91,26 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
     if (e.target.id === 'inspector-close') { call('fs_set_option', ['string', 'number'], ['inspect', 0]); canvas.focus(); }
   });
 
+  // The panels over the canvas, as boxes the C++ label layout keeps clear of (sent when they change).
+  let lastBoxes = '';
+  function sendOccluders() {
+    const c = canvas.getBoundingClientRect();
+    const boxes = [];
+    for (const el of document.querySelectorAll('#status, #hud, #room-info, #board, #legend, #inspector, #toolbar, #score, #replay-bar, #tune')) {
+      if (el.classList.contains('hidden') || el.offsetParent === null) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) boxes.push([r.left - c.left, r.top - c.top, r.width, r.height].map((v) => v.toFixed(0)).join(','));
+    }
+    const text = boxes.join(';');
+    if (text !== lastBoxes && window.Module && window.Module.ccall) {
+      lastBoxes = text;
+      call('fs_set_occluders', ['string'], [text]);
+    }
+  }
+
   return {
     frame(s) { drawLabels(s); },
-    refresh(s) { renderLegend(s); renderInspector(s); },
+    refresh(s) { renderLegend(s); renderInspector(s); sendOccluders(); },
     /** Re-apply the remembered toggles after a join (the C++ side starts from its defaults). */
     applyPrefs() {
       for (const [name, on] of Object.entries(prefs.layers || {}))

@@ -99,6 +99,18 @@ for (const file of SCENARIOS) {
       }
       await page.waitForTimeout(300);
       await screenshot(page, `${sc.name}.png`);
+      // No label under a panel of the page (HUD, room info, toolbar, legend...).
+      const { labels, panels } = await page.evaluate(() => ({
+        labels: window.__flockstep.labels,
+        panels: [...document.querySelectorAll('#status, #hud, #room-info, #legend, #toolbar')]
+          .filter((e) => e.offsetParent !== null).map((e) => { const r = e.getBoundingClientRect(); return { id: e.id, x: r.left, y: r.top, w: r.width, h: r.height }; }),
+      }));
+      for (const l of labels) {
+        for (const b of panels) {
+          const under = l.x - l.w / 2 < b.x + b.w - 1 && b.x < l.x + l.w / 2 - 1 && l.y - l.h / 2 < b.y + b.h - 1 && b.y < l.y + l.h / 2 - 1;
+          assert.ok(!under, `label "${l.text}" under #${b.id}`);
+        }
+      }
       // The legend (collapsed on a small screen) opens with a click and names every group.
       if (!(await page.evaluate(() => document.getElementById('legend').open))) await page.locator('#legend summary').click();
       const legendText = await page.locator('#legend').innerText();

@@ -5,13 +5,15 @@
 namespace flockstep::client {
 
 std::vector<PlacedLabel> layout_labels(std::vector<LabelCandidate> candidates, double width, double height,
-                                       const LabelStyle& style) {
+                                       const LabelStyle& style, std::span<const ScreenBox> blocked) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const LabelCandidate& a, const LabelCandidate& b) { return a.priority > b.priority; });
   if (candidates.size() > style.max_candidates) candidates.resize(style.max_candidates);
   std::vector<PlacedLabel> kept;
   auto free = [&](const PlacedLabel& p) {
     if (p.x < 0 || p.y < 0 || p.x + p.w > width || p.y + p.h > height) return false;  // partly off screen
+    for (const ScreenBox& b : blocked)
+      if (p.x < b.x + b.w && b.x < p.x + p.w && p.y < b.y + b.h && b.y < p.y + p.h) return false;  // under a panel
     return std::none_of(kept.begin(), kept.end(), [&](const PlacedLabel& k) {
       return p.x < k.x + k.w && k.x < p.x + p.w && p.y < k.y + k.h && k.y < p.y + p.h;
     });

@@ -5,6 +5,7 @@
 /// kept only if one of those boxes is on screen and overlaps no label kept before it, so crowded
 /// places show a few readable labels instead of a smear. Text is drawn by the page in a monospaced font of a known advance (LabelStyle).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,14 @@ struct PlacedLabel {
   Rgba color;
 };
 
-/// Lay out `candidates` on a `width` x `height` CSS px screen. Stable: equal priorities keep
-/// their order. Empty texts are skipped.
+/// A screen rectangle no label may cover (the page's panels, the minimap), CSS px, top-left.
+struct ScreenBox {
+  double x = 0, y = 0, w = 0, h = 0;
+};
+
+/// Lay out `candidates` on a `width` x `height` CSS px screen, clear of every box in `blocked`.
+/// Stable: equal priorities keep their order. Empty texts are skipped.
 std::vector<PlacedLabel> layout_labels(std::vector<LabelCandidate> candidates, double width, double height,
-                                       const LabelStyle& style = {});
+                                       const LabelStyle& style = {}, std::span<const ScreenBox> blocked = {});
 
 }  // namespace flockstep::client

@@ -2,6 +2,7 @@
 // and this frame's screen-space labels (drawn by the page's overlay canvas, client/web/overlay.js).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <emscripten/emscripten.h>
 
@@ -96,6 +97,18 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
   lines_.clear();
 }
 
+void Viewer::set_occluders(const std::string& list) {
+  occluders_.clear();
+  std::size_t at = 0;
+  while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
+    const std::size_t end = std::min(list.find(';', at), list.size());
+    ScreenBox b;
+    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 && b.h > 0)
+      occluders_.push_back(b);
+    at = end + 1;
+  }
+}
+
 void Viewer::build_labels() {
   labels_.clear();
   if (!have_world_ || cam_.zoom <= 0) return;
@@ -128,6 +141,33 @@ void Viewer::build_labels() {
     if (focus) prio = 6;
     c.push_back({std::move(text), s.x, s.y - lift, prio, color_of(a)});
   }
+  // Automatic mode in rooms with many agents per group: one caption per group, on the member
+  // nearest the group's mean position, so every flock and patrol is named without a smear.
+  if (!groups && labels_mode_ < 0 && !scenario_.groups.empty()) {
+    const std::size_t n = scenario_.groups.size();
+    std::vector<Vec2> sum(n, Vec2{0, 0});
+    std::vector<double> count(n, 0);
+    for (const DrawAgent& a : agents_) {
+      if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
+      sum[static_cast<std::size_t>(a.group)] += a.position;
+      count[static_cast<std::size_t>(a.group)] += 1;
+    }
+    std::vector<const DrawAgent*> best(n, nullptr);
+    std::vector<double> best_d2(n, 1e300);
+    for (const DrawAgent& a : agents_) {
+      if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
+      const auto g = static_cast<std::size_t>(a.group);
+      const double d2 = math::length_sq(a.position - sum[g] * (1.0 / count[g]));
+      if (d2 < best_d2[g]) { best_d2[g] = d2; best[g] = &a; }
+    }
+    for (std::size_t g = 0; g < n; ++g) {
+      if (!best[g] || best[g]->id == follow_id_ || best[g]->id == inspect_id_) continue;
+      const Vec2 s = at(best[g]->position);
+      const sim::GroupSpec& spec = scenario_.groups[g];
+      const char* tech = sim::technique_name(spec.technique);
+      c.push_back({spec.name == tech ? spec.name : spec.name + " \xC2\xB7 " + tech, s.x, s.y - lift, 1, color_of(*best[g])});
+    }
+  }
   if (screen_ == Screen::kPlay && predictor_.has_state()) {
     const Vec2 s = at(own_pose().position);
     c.push_back({name_ + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
@@ -138,7 +178,13 @@ void Viewer::build_labels() {
     const Vec2 s = at(cap.at);
     c.push_back({cap.text, s.x, s.y, cap.layer == Layer::kSpawnAreas ? -1 : 0, cap.color});
   }
-  labels_ = layout_labels(std::move(c), w, h);
+  // Nothing under the page's panels or the minimap (drawn in the canvas, bottom right).
+  std::vector<ScreenBox> blocked = occluders_;
+  if (minimap_) {
+    const double size = std::max(90, std::min(200, std::min(cam_.width, cam_.height) / 4)) * k, pad = 10 * k;
+    blocked.push_back({w - size - pad, h - size - pad, size + pad, size + pad});
+  }
+  labels_ = layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
 }
 
 Rgba Viewer::color_of(const DrawAgent& a) const {

@@ -66,6 +66,17 @@ TEST(LabelLayout, OnlyTheFirstCandidatesByPriorityAreTried) {
   EXPECT_EQ(out[1].text, "mid");
 }
 
+TEST(LabelLayout, LabelsStayClearOfBlockedBoxes) {
+  const LabelStyle st;
+  const ScreenBox panel{0, 0, 640, 190};  // covers the spot above an anchor at y = 200
+  const ScreenBox boxes[] = {panel};
+  auto out = layout_labels({{"name", 300, 200, 0, {}}}, 640, 400, st, boxes);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_GE(out[0].y, 190);  // below the panel: moved under its anchor
+  const ScreenBox all[] = {{0, 0, 640, 400}};
+  EXPECT_TRUE(layout_labels({{"name", 300, 200, 0, {}}}, 640, 400, st, all).empty());
+}
+
 TEST(LabelLayout, AtMostMaxLabels) {
   LabelStyle st;
   st.max_labels = 3;
