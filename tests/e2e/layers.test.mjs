@@ -178,8 +178,10 @@ test('gallery: a click inspects an agent (group, technique, aim), Esc closes', {
     assert.ok(ins.inspector.technique.length > 0);
     assert.ok(Number.isFinite(ins.inspector.speed) && Number.isFinite(ins.inspector.aim.x));
     assert.equal(ins.inspector.behaviour_forces, null);
+    // The panel follows the state at 10 Hz.
+    await page.waitForFunction((g) => document.getElementById('inspector').innerText.includes(g), ins.inspector.group, { timeout: 3000 });
     const text = await page.locator('#inspector').innerText();
-    assert.ok(text.includes(ins.inspector.group), `panel shows the group: ${text}`);
+    assert.ok(text.includes(ins.inspector.group) && text.includes(ins.inspector.technique), `panel shows the group and technique: ${text}`);
     await screenshot(page, 'gallery-inspector.png');
     await page.keyboard.press('Escape');
     await waitState(page, (x) => x.inspector === null, { what: 'inspector closed' });

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codec/group_fields.hpp"
+#include "ui/inspector.hpp"
 #include "ui/page.hpp"
 #include "view/palette.hpp"
 #include "viewer.hpp"
@@ -24,31 +25,6 @@ std::string hex(Rgba c) {
   char b[8];
   palette::to_hex(c, b);
   return b;
-}
-
-const char* state_name(sim::BehaviorState s) {
-  switch (s) {
-    case sim::BehaviorState::kSeeking: return "seeking";
-    case sim::BehaviorState::kIntercepting: return "intercepting";
-    case sim::BehaviorState::kLosFallback: return "line-of-sight fallback";
-    case sim::BehaviorState::kFleeing: return "fleeing";
-    case sim::BehaviorState::kAvoiding: return "avoiding";
-    case sim::BehaviorState::kPatrolling: return "patrolling";
-    case sim::BehaviorState::kHiding: return "hiding";
-    case sim::BehaviorState::kCaptured: return "captured";
-    default: return "none";
-  }
-}
-
-const char* shape_name(sim::AgentKind k) {
-  switch (k) {
-    case sim::AgentKind::kPlayer: return "dart";
-    case sim::AgentKind::kPursuer: return "arrowhead";
-    case sim::AgentKind::kFlock: return "slim triangle";
-    case sim::AgentKind::kPatrol: return "box with a nose";
-    case sim::AgentKind::kWanderer: return "hexagon";
-    default: return "triangle";
-  }
 }
 
 json craft_json(const behavior::CraftState& c) {
@@ -229,64 +205,50 @@ void Viewer::publish(double now) {
   // Legend: kinds present (colour, shape), groups (name, technique, colour), layers (key, count).
   json legend = {{"kinds", json::array()}, {"groups", json::array()}, {"layers", json::array()}};
   if (have_world_) {
-    bool seen[static_cast<int>(sim::AgentKind::kCount)] = {};
-    for (std::size_t i = 0; i < scenario_.groups.size(); ++i) {
-      const sim::GroupSpec& g = scenario_.groups[i];
-      seen[static_cast<int>(g.kind)] = true;
-      legend["groups"].push_back({{"index", i}, {"name", g.name}, {"kind", sim::kind_name(g.kind)},
-                                  {"technique", sim::technique_name(g.technique)}, {"count", g.count},
-                                  {"color", hex(palette::kind_color(g.kind))}});
-    }
-    seen[static_cast<int>(sim::AgentKind::kPlayer)] = true;
-    for (int k = 0; k < static_cast<int>(sim::AgentKind::kCount); ++k) {
-      if (!seen[k]) continue;
-      const auto kind = static_cast<sim::AgentKind>(k);
-      legend["kinds"].push_back({{"kind", sim::kind_name(kind)}, {"shape", shape_name(kind)},
-                                 {"color", hex(palette::kind_color(kind))}});
-    }
-    for (int i = 0; i < kLayerCount; ++i) {
-      const Layer l = static_cast<Layer>(i);
-      if (layers_.counts.of(l) == 0) continue;
-      Rgba c = palette::kWall;
-      if (!layers_.triangles[i].empty()) c = layers_.triangles[i].front().color;
-      else if (!layers_.lines[i].empty()) c = layers_.lines[i].front().color;
-      else if (l == Layer::kObstacles) c = palette::kObstacleEdge;
-      json e = {{"name", layer_name(l)}, {"key", std::string(layer_key(l)).substr(3)}, {"count", layers_.counts.of(l)},
-                {"on", layer_on(l)}, {"color", hex(c)}};
-      if (l == Layer::kTiles)
-        e["swatches"] = {{{"name", "blocked"}, {"color", hex(palette::kTileBlocked)}},
-                         {{"name", "free"}, {"color", hex(palette::kTileFree)}}};
-      legend["layers"].push_back(std::move(e));
+    const Legend lg = make_legend(scenario_, layers_);
+    for (const LegendEntry& e : lg.kinds)
+      legend["kinds"].push_back({{"kind", e.name}, {"shape", e.detail}, {"color", hex(e.color)}});
+    for (const LegendEntry& e : lg.groups)
+      legend["groups"].push_back({{"index", e.index}, {"name", e.name}, {"kind", sim::kind_name(scenario_.groups[static_cast<std::size_t>(e.index)].kind)},
+                                  {"technique", e.detail}, {"count", e.count}, {"color", hex(e.color)}});
+    for (const LegendEntry& e : lg.layers) {
+      json row = {{"name", e.name}, {"key", e.detail}, {"count", e.count}, {"on", layer_on(static_cast<Layer>(e.index))},
+                  {"color", hex(e.color)}};
+      if (static_cast<Layer>(e.index) == Layer::kTiles)
+        row["swatches"] = {{{"name", "blocked"}, {"color", hex(palette::kTileBlocked)}},
+                           {{"name", "free"}, {"color", hex(palette::kTileFree)}}};
+      legend["layers"].push_back(std::move(row));
     }
   }
   j["legend"] = std::move(legend);
 
   // Inspector: the clicked (or Q) agent as the client knows it from the snapshots.
   if (const DrawAgent* a = inspect_id_ ? drawn(inspect_id_) : nullptr) {
-    const sim::GroupSpec* g = group_of(*a);
     const auto name = names_.find(a->id);
+    const InspectorData d = make_inspector(*a, scenario_, name != names_.end() ? name->second : std::string(),
+                                           a->target ? drawn(a->target) : nullptr);
     json target = nullptr;
-    if (a->target != 0) {
-      target = {{"id", a->target}};
-      if (const DrawAgent* t = drawn(a->target))
-        if (const sim::GroupSpec* tg = group_of(*t)) target["group"] = tg->name;
+    if (d.target != 0) {
+      target = {{"id", d.target}};
+      if (!d.target_group.empty()) target["group"] = d.target_group;
     }
-    j["inspector"] = {{"id", a->id},
-                      {"name", name != names_.end() ? name->second : ""},
-                      {"group", g ? g->name : ""},
-                      {"group_index", a->group},
-                      {"kind", sim::kind_name(a->kind)},
-                      {"technique", g ? sim::technique_name(g->technique) : ""},
-                      {"state", state_name(a->state)},
-                      {"speed", num(math::length(a->velocity))},
-                      {"max_speed", g ? num(g->max_speed) : 0},
-                      {"position", {{"x", num(a->position.x)}, {"y", num(a->position.y)}}},
-                      {"heading_deg", num(a->orientation * 180 / math::kPi)},
+    json forces = nullptr;  // null until the server sends the per-behaviour breakdown
+    if (d.behaviour_forces)
+      for (const auto& [behaviour, force] : *d.behaviour_forces) forces[behaviour] = {{"x", num(force.x)}, {"y", num(force.y)}};
+    j["inspector"] = {{"id", d.id},
+                      {"name", d.name},
+                      {"group", d.group},
+                      {"group_index", d.group_index},
+                      {"kind", d.kind},
+                      {"technique", d.technique},
+                      {"state", d.state},
+                      {"speed", num(d.speed)},
+                      {"max_speed", num(d.max_speed)},
+                      {"position", {{"x", num(d.position.x)}, {"y", num(d.position.y)}}},
+                      {"heading_deg", num(d.heading_deg)},
                       {"target", std::move(target)},
-                      {"aim", {{"x", num(a->aim.x)}, {"y", num(a->aim.y)}}},
-                      // Per-behaviour forces need the composition data the server does not send
-                      // yet: null until it does (the panel shows only real data).
-                      {"behaviour_forces", nullptr}};
+                      {"aim", {{"x", num(d.aim.x)}, {"y", num(d.aim.y)}}},
+                      {"behaviour_forces", std::move(forces)}};
   } else {
     j["inspector"] = nullptr;
   }
