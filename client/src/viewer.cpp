@@ -455,17 +455,23 @@ void Viewer::fit_world() {
   int w = 0, h = 0;
   emscripten_get_canvas_element_size(kCanvas, &w, &h);
   if (w <= 0 || h <= 0) return;
-  // Keep the world clear of the status pill (top) and the toolbar (bottom): fit it into the
-  // canvas minus those strips, centred in what is left.
+  // Keep the world clear of the status pill (top), the toolbar (bottom) and tall panels along the
+  // right edge (an open legend, the leaderboard): fit it into what is left, centred there.
   double css_w = 0, css_h = 0;
   emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
   const double k = css_w > 0 ? w / css_w : 1;
-  const double top = kFitTopCssPx * k, bottom = kFitBottomCssPx * k;
-  const double usable_h = std::max(1.0, h - top - bottom);
-  cam_.zoom = std::min(w / (scenario_.width * 1.04), usable_h / (scenario_.height * 1.04));
-  cam_.cx = scenario_.width / 2;
-  // Screen y grows down, world y up: shift the centre so the world sits between the strips.
+  double right_css = 0;
+  for (const ScreenBox& b : occluders_)
+    if (b.x > css_w * 0.5 && b.x + b.w > css_w - 24 && b.h > 60) right_css = std::max(right_css, css_w - b.x + 8);
+  right_css = std::min(right_css, css_w * kFitMaxRightFraction);
+  const double top = kFitTopCssPx * k, bottom = kFitBottomCssPx * k, right = right_css * k;
+  const double usable_w = std::max(1.0, w - right), usable_h = std::max(1.0, h - top - bottom);
+  cam_.zoom = std::min(usable_w / (scenario_.width * 1.04), usable_h / (scenario_.height * 1.04));
+  // Screen x grows right like world x; screen y grows down, world y up: shift the centre so the
+  // world sits in the middle of the free area.
+  cam_.cx = scenario_.width / 2 + right * 0.5 / cam_.zoom;
   cam_.cy = scenario_.height / 2 - (bottom - top) * 0.5 / cam_.zoom;
+  at_fit_ = true;
 }
 
 /// Spectators tell the server what their camera sees, so it sends only those agents (issue 5's

@@ -72,6 +72,8 @@ class Viewer {
   /// Fitting the world leaves these strips free for the status pill and the toolbar, CSS px.
   static constexpr double kFitTopCssPx = 38;
   static constexpr double kFitBottomCssPx = 50;
+  /// ... and at most this fraction of the width for panels along the right edge.
+  static constexpr double kFitMaxRightFraction = 0.3;
 
   bool init();
   void frame(double now);
@@ -230,6 +232,7 @@ class Viewer {
   std::uint32_t trail_follow_id_ = 0;
   std::vector<PlacedLabel> labels_;    // this frame's labels, CSS px
   std::vector<ScreenBox> occluders_;   // the page's panels, CSS px (set_occluders)
+  bool at_fit_ = false;                // the camera is where fit_world put it (refit when panels move)
   std::array<std::int32_t, kLayerCount + 1> drawn_layers_{};  // items drawn per layer (+ free tiles)
 
   // Replay (fs_replay_*): the whole file, its record index, a receiver of its own

@@ -38,18 +38,19 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
     legendKey = key;
     const sw = (c) => `<span class="sw" style="background:${c}"></span>`;
     const kinds = lg.kinds.map((k) => `<li>${sw(k.color)}${escapeHtml(k.kind)} <span class="muted">${escapeHtml(k.shape)}</span></li>`).join('');
+    // The technique only where the group's name does not already say it (gallery: "seek").
     const groups = lg.groups.map((g) =>
-      `<li>${sw(g.color)}<b>${escapeHtml(g.name)}</b> <span class="muted">${escapeHtml(g.technique)} · ${g.count}</span></li>`).join('');
+      `<li>${sw(g.color)}<b>${escapeHtml(g.name)}</b> <span class="muted">${g.name === g.technique ? '' : escapeHtml(g.technique) + ' · '}${g.count}</span></li>`).join('');
     const layers = lg.layers.map((l) => {
       const sws = l.swatches ? l.swatches.map((x) => `${sw(x.color)}${escapeHtml(x.name)} `).join('') : sw(l.color);
       return `<li><label><input type="checkbox" data-layer="${escapeHtml(l.name)}"${l.on ? ' checked' : ''}>
-        ${sws}${escapeHtml(l.name.replace('_', ' '))} <span class="muted">${l.count} · ${escapeHtml(l.key)}</span></label></li>`;
+        ${sws}${escapeHtml(l.name.replace('_', ' '))} <span class="muted">${l.count} · key ${escapeHtml(l.key)}</span></label></li>`;
     }).join('');
     $('legend-body').innerHTML =
       `<h4>kinds</h4><ul>${kinds}</ul>` +
       `<h4>groups</h4><ul class="groups">${groups}</ul>` +
       (layers ? `<h4>layers</h4><ul>${layers}</ul>` : '') +
-      `<label class="labels-toggle"><input type="checkbox" id="labels-check"${s.labels_on ? ' checked' : ''}> labels <span class="muted">L</span></label>`;
+      `<label class="labels-toggle"><input type="checkbox" id="labels-check"${s.labels_on ? ' checked' : ''}> labels <span class="muted">key L</span></label>`;
   }
 
   $('legend-body').addEventListener('change', (e) => {

@@ -22,8 +22,8 @@ void Viewer::set_option(const std::string& name, double value) {
     paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
     paused_tick_ = 0;
     if (!paused_) feed_paused(true);
-  } else if (name == "zoom" && value > 0) cam_.zoom = std::clamp(value, 0.05, 200.0);
-  else if (name == "zoom_by" && value > 0) cam_.zoom = std::clamp(cam_.zoom * value, 0.05, 200.0);
+  } else if (name == "zoom" && value > 0) { cam_.zoom = std::clamp(value, 0.05, 200.0); at_fit_ = false; }
+  else if (name == "zoom_by" && value > 0) { cam_.zoom = std::clamp(cam_.zoom * value, 0.05, 200.0); at_fit_ = false; }
   else if (name == "fit") { follow_id_ = 0; fit_world(); }
   else if (name == "labels") labels_mode_ = value < 0 ? -1 : (on ? 1 : 0);
   else if (name == "layers") layer_mask_ = static_cast<std::uint32_t>(value) & ((1u << kLayerCount) - 1);
@@ -55,6 +55,7 @@ std::uint32_t Viewer::pick(double x, double y) {
 
 void Viewer::pan_zoom(double dx, double dy, double factor, double px, double py) {
   if (screen_ == Screen::kPlay || cam_.zoom <= 0) return;
+  at_fit_ = false;
   const double k = css_scale();
   if (dx != 0 || dy != 0) {
     follow_id_ = 0;
@@ -139,8 +140,8 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
     annotations_ = true;
     return true;
   }
-  if (code == "Equal" || code == "NumpadAdd") { cam_.zoom *= 1.25; return true; }
-  if (code == "Minus" || code == "NumpadSubtract") { cam_.zoom /= 1.25; return true; }
+  if (code == "Equal" || code == "NumpadAdd") { cam_.zoom *= 1.25; at_fit_ = false; return true; }
+  if (code == "Minus" || code == "NumpadSubtract") { cam_.zoom /= 1.25; at_fit_ = false; return true; }
   if (replay_) {
     if (code == "KeyP" || code == "Space") { replay_control("play", replay_playing_ ? 0 : 1); return true; }
     if (code == "Period" || code == "KeyN") { replay_control("step", 1); return true; }
@@ -173,6 +174,7 @@ bool Viewer::on_mouse(int type, const EmscriptenMouseEvent* e) {
       if (std::fabs(e->targetX - drag_x_) + std::fabs(e->targetY - drag_y_) > 4) drag_moved_ = true;
       if (drag_moved_ && screen_ != Screen::kPlay) {
         follow_id_ = 0;
+        at_fit_ = false;
         cam_.cx -= e->movementX * sx / cam_.zoom;
         cam_.cy += e->movementY * sy / cam_.zoom;
       }
@@ -197,6 +199,7 @@ bool Viewer::on_wheel(const EmscriptenWheelEvent* e) {
   const Vec2 before = cam_.to_world(px, py);
   const double factor = std::exp(-e->deltaY * (e->deltaMode == DOM_DELTA_PIXEL ? 0.0015 : 0.05));
   cam_.zoom = std::clamp(cam_.zoom * factor, 0.05, 200.0);
+  at_fit_ = false;
   if (screen_ != Screen::kPlay && follow_id_ == 0) {
     // Zoom about the cursor.
     const Vec2 after = cam_.to_world(px, py);

@@ -107,6 +107,8 @@ void Viewer::set_occluders(const std::string& list) {
       occluders_.push_back(b);
     at = end + 1;
   }
+  // A panel opened, closed or resized while the world is shown fitted: fit it again.
+  if (at_fit_ && follow_id_ == 0 && screen_ != Screen::kPlay) fit_world();
 }
 
 void Viewer::build_labels() {
