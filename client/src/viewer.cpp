@@ -474,7 +474,7 @@ void Viewer::fit_world() {
   at_fit_ = true;
 }
 
-/// Spectators tell the server what their camera sees, so it sends only those agents (issue 5's
+/// Spectators tell the server what their camera sees, so it sends only those agents (its
 /// area of interest). The rectangle is padded (panning shows already-known agents) and snapped
 /// outward to a kViewSnapM grid, so it changes rarely and spectators looking at the same area ask
 /// for the same rectangle, which lets the server encode their snapshots once.

@@ -6,7 +6,7 @@
 // its state every frame through window.__flockstepUpdate(json) -> window.__flockstep, which the
 // HUD reads here and tests read directly. Calls into C++ go through the exported fs_* functions.
 //
-// Issue 6: the start screen is a lobby of the server's rooms (GET /api/rooms every 2 s); an admin
+// The start screen is a lobby of the server's rooms (GET /api/rooms every 2 s); an admin
 // token (sessionStorage) unlocks the Tune panel (POST /api/admin/rooms/<room>/groups/<i>, filled
 // from the WorldSpec the C++ side decoded: flockstepUi.world(json)); "Open recording" and
 // ?replay=URL hand a recording's bytes to C++ (fs_replay_buffer / fs_replay_open).
@@ -33,7 +33,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const s = JSON.parse(json);
     s.ready = true;
     s.loaded = true;
-    // Page-side state (issue 6): the room's title from the lobby list, the tuning panel.
+    // Page-side state: the room's title from the lobby list, the tuning panel.
     s.roomTitle = roomTitle();
     s.roomDescription = roomDescription();
     s.tune = tune.state();
