@@ -130,7 +130,7 @@ test('play: Q inspects the nearest agent, Q again closes', { skip }, async () =>
     await p.keyboard.press('q');
     const s = await waitState(p, (x) => x.inspector && x.inspector.group, { what: 'inspector in play' });
     assert.notEqual(s.inspector.id, s.entity_id, 'another agent, not the own craft');
-    assert.ok(await p.isVisible('#inspector'));
+    await p.waitForSelector('#inspector:not(.hidden)', { timeout: 3000 });  // the panels follow at 10 Hz
     await p.keyboard.press('q');
     await waitState(p, (x) => x.inspector === null, { what: 'inspector closed by Q' });
   } finally {
