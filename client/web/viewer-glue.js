@@ -1,20 +1,27 @@
-// Flockstep viewer: the small amount of JavaScript around the C++/wasm viewer (viewer.js).
+// Flockstep viewer (ES module entry): the JavaScript around the C++/wasm viewer (viewer.js).
+// Modules: bridge.js (what C++ asks the page), overlay.js (labels, legend, inspector), tune.js
+// (admin Tune panel), touch.js (joystick, pinch and pan), prefs.js (remembered toggles).
 // It owns the DOM overlays (start screen, status, HUD, leaderboard, help, toasts, the touch
 // joystick) and the canvas size; everything about the game runs in C++. The C++ side publishes
 // its state every frame through window.__flockstepUpdate(json) -> window.__flockstep, which the
 // HUD reads here and tests read directly. Calls into C++ go through the exported fs_* functions.
 //
-// Issue 6: the start screen is a lobby of the server's rooms (GET /api/rooms every 2 s); an admin
+// The start screen is a lobby of the server's rooms (GET /api/rooms every 2 s); an admin
 // token (sessionStorage) unlocks the Tune panel (POST /api/admin/rooms/<room>/groups/<i>, filled
 // from the WorldSpec the C++ side decoded: flockstepUi.world(json)); "Open recording" and
 // ?replay=URL hand a recording's bytes to C++ (fs_replay_buffer / fs_replay_open).
-'use strict';
+import { bridge } from './bridge.js';
+import { $, escapeHtml } from './dom.js';
+import { createOverlay } from './overlay.js';
+import { loadPrefs, savePrefs } from './prefs.js';
+import { installTouch } from './touch.js';
+import { createTune } from './tune.js';
 
 window.__flockstep = { ready: false, loaded: false, connected: false, screen: 'start' };
 
 (function () {
-  const $ = (id) => document.getElementById(id);
   const canvas = $('canvas');
+  const prefs = loadPrefs();
   const params = new URLSearchParams(location.search);
   let runtimeReady = false;
   let pendingAction = null;
@@ -26,12 +33,13 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const s = JSON.parse(json);
     s.ready = true;
     s.loaded = true;
-    // Page-side state (issue 6): the room's title from the lobby list, the tuning panel.
+    // Page-side state: the room's title from the lobby list, the tuning panel.
     s.roomTitle = roomTitle();
     s.roomDescription = roomDescription();
-    s.tune = { open: tuneOpen, groups: tuneGroups, token: !!adminToken(), last: tuneLast };
+    s.tune = tune.state();
     s.lobby = { rooms: rooms.length, selected: selectedRoom, error: roomsError };
     window.__flockstep = s;
+    overlay.frame(s);
     // The overlays follow the state at 10 Hz (and at once when the link changes).
     const now = performance.now();
     if (now - lastRefresh > 100 || s.link !== lastLink) { lastRefresh = now; lastLink = s.link; refresh(); }
@@ -39,6 +47,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   let lastLink = '';
 
   window.flockstepUi = {
+    ...bridge,
     ready() {
       runtimeReady = true;
       window.__flockstep.loaded = true;
@@ -55,6 +64,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     command(what) {
       if (what === 'help') toggleHelp();
       else if (what === 'escape') $('help').classList.add('hidden');
+      else if (what === 'prefs') setTimeout(() => overlay.remember(window.__flockstep), 50);  // after the next frame
     },
     fatal(msg) {
       setStatus('reconnecting', msg);
@@ -70,12 +80,11 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     // The world (Welcome, every GroupUpdate, replay seeks): room name, description, groups.
     world(json) {
       world = JSON.parse(json);
-      tuneGroups = world.groups.map((g) => ({
+      tune.setGroups(world.groups.map((g) => ({
         index: g.index, name: g.name, kind: g.kind, technique: g.technique, count: g.count,
         params: Object.fromEntries(g.params.map(([k, v]) => [k, v])),
-      }));
+      })));
       updateRoomInfo();
-      renderTune();
     },
     replayError(msg) {
       showLobby();
@@ -94,6 +103,12 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   function call(name, types, args) {
     return window.Module.ccall(name, null, types, args);
   }
+  // The wasm runtime: loaded only now, so it finds window.Module (a module script runs deferred,
+  // after an async classic script could already have started without it).
+  const runtime = document.createElement('script');
+  runtime.src = 'viewer.js';
+  runtime.async = true;
+  document.body.appendChild(runtime);
 
   // ---- canvas size: device pixels, capped so software GL stays fast ----------------------------
   function resize() {
@@ -128,7 +143,20 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   let selectedRoom = hashRoom();
   let currentRoom = '';
   let world = null;
-  let infoOpen = true;
+  let infoOpen = prefs.infoOpen !== false;
+  // The description is collapsed unless it was opened before: it must not cover the world.
+  const details = $('room-details');
+  details.open = prefs.descOpen === true;
+  details.addEventListener('toggle', () => { prefs.descOpen = details.open; savePrefs(prefs); });
+  // The HUD shows two lines unless the full statistics were asked for (Stats).
+  let statsOpen = prefs.stats === true;
+  $('stats-button').addEventListener('click', () => {
+    statsOpen = !statsOpen;
+    prefs.stats = statsOpen;
+    savePrefs(prefs);
+    refresh();
+    canvas.focus();
+  });
 
   async function fetchRooms() {
     try {
@@ -149,6 +177,14 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
 
   function renderRooms() {
     const ul = $('rooms');
+    // The list is rebuilt every 2 s: keep the keyboard focus on the same room.
+    const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest('#rooms li[data-name]');
+    const focusName = focused ? focused.dataset.name : null;
+    queueMicrotask(() => {
+      if (focusName === null) return;
+      const li = ul.querySelector(`li[data-name="${CSS.escape(focusName)}"]`);
+      if (li) li.focus();
+    });
     const running = rooms.filter((r) => r.running).length;
     $('rooms-status').textContent = roomsError ||
       `${rooms.length} scenarios · ${running} running` + (maxRooms ? ` (max ${maxRooms})` : '');
@@ -161,7 +197,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       list.push({ name: selectedRoom, title: selectedRoom, description: 'not offered by this server', running: false, missing: true });
     ul.innerHTML = list.map((r) => {
       const stats = r.missing ? '' : `${r.players || 0} players · ${r.spectators || 0} spectators · ${r.agents || 0} agents`;
-      return `<li class="room${r.name === selectedRoom ? ' selected' : ''}" role="option" aria-selected="${r.name === selectedRoom}"
+      return `<li class="room${r.name === selectedRoom ? ' selected' : ''}" role="option" tabindex="0" aria-selected="${r.name === selectedRoom}"
         data-name="${escapeHtml(r.name)}"><div class="line1"><span class="run${r.running ? ' on' : ''}" title="${r.running ? 'running' : 'starts when someone joins'}"></span>
         <span class="title">${escapeHtml(r.title || r.name)}</span><span class="name">${escapeHtml(r.name)}</span>
         ${r.name === defaultRoom ? '<span class="default-tag">default</span>' : ''}<span class="stats">${stats}</span></div>
@@ -175,6 +211,24 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     selectedRoom = li.dataset.name;
     setHashRoom(selectedRoom);
     renderRooms();
+  });
+  // Keyboard: Tab reaches each room, arrows move, Enter picks (and spectates a picked room).
+  $('rooms').addEventListener('keydown', (e) => {
+    const li = e.target.closest('li[data-name]');
+    if (!li) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      if (selectedRoom === li.dataset.name && e.key === 'Enter') { spectate(); return; }
+      selectedRoom = li.dataset.name;
+      setHashRoom(selectedRoom);
+      renderRooms();
+      const again = $('rooms').querySelector(`li[data-name="${CSS.escape(selectedRoom)}"]`);
+      if (again) again.focus();
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const next = e.key === 'ArrowDown' ? li.nextElementSibling : li.previousElementSibling;
+      if (next) next.focus();
+    }
   });
   $('rooms').addEventListener('dblclick', (e) => {
     const li = e.target.closest('li[data-name]');
@@ -209,158 +263,23 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     $('room-info').classList.toggle('hidden', !(show && inRoom));
     $('info-button').classList.toggle('on', !!(show && inRoom));
   }
-  $('info-button').addEventListener('click', () => { infoOpen = !infoOpen; showRoomInfo(infoOpen); canvas.focus(); });
+  $('info-button').addEventListener('click', () => {
+    infoOpen = !infoOpen;
+    prefs.infoOpen = infoOpen;
+    savePrefs(prefs);
+    showRoomInfo(infoOpen);
+    canvas.focus();
+  });
+
+  const tune = createTune({ canvas, apiBase, currentRoom: () => currentRoom, world: () => world });
+  const updateTuneButton = () => tune.updateTuneButton();
+  const overlay = createOverlay({ call, prefs, savePrefs, canvas });
+  installTouch({ canvas, call });
 
   function showStartError(msg) {
     $('start-error').textContent = msg;
     $('start-error').classList.toggle('hidden', !msg);
   }
-
-  // ---- tuning (admin) -------------------------------------------------------------------------
-  const TOKEN_KEY = 'flockstep.adminToken';
-  const adminToken = () => { try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; } };
-  let tuneOpen = false;
-  let tuneGroups = [];
-  let tuneLast = null;  // last POST: {group, key, status, tick|error}
-  const tokenInput = $('admin-token');
-  tokenInput.value = adminToken();
-  if (tokenInput.value) $('admin').open = true;
-  tokenInput.addEventListener('input', () => {
-    try { sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()); } catch (e) { /* ignore */ }
-    updateTuneButton();
-  });
-  function updateTuneButton() {
-    const replaying = window.__flockstep && window.__flockstep.screen === 'replay';
-    $('tune-button').classList.toggle('hidden', !adminToken() || replaying);
-    if ((!adminToken() || replaying) && tuneOpen) setTuneOpen(false);
-  }
-  function setTuneOpen(open) {
-    tuneOpen = open;
-    $('tune').classList.toggle('hidden', !open);
-    $('tune-button').classList.toggle('on', open);
-    $('board').classList.toggle('hidden', open || $('start').classList.contains('hidden') === false);
-    if (open) renderTune();
-  }
-  $('tune-button').addEventListener('click', () => setTuneOpen(!tuneOpen));
-  $('tune-close').addEventListener('click', () => { setTuneOpen(false); canvas.focus(); });
-
-  function fmt(v) {
-    if (!isFinite(v)) return '0';
-    return String(Math.abs(v) >= 1e-4 || v === 0 ? +v.toPrecision(6) : v);
-  }
-  // Build the panel once per group layout; later updates only rewrite values of fields not
-  // being edited, so a GroupUpdate never steals what someone is typing.
-  let tuneLayout = '';
-  function renderTune() {
-    if (!tuneOpen) return;
-    const box = $('tune-groups');
-    const layout = tuneGroups.map((g) => g.index + ':' + Object.keys(g.params).join(',')).join('|');
-    if (layout !== tuneLayout) {
-      tuneLayout = layout;
-      box.innerHTML = tuneGroups.map((g) => `
-        <details class="group" data-group="${g.index}"${g.index === 0 ? ' open' : ''}>
-          <summary><b>${escapeHtml(g.name)}</b> <span class="muted">#${g.index} · ${escapeHtml(g.technique)} · ${escapeHtml(g.kind)} ·
-            <span class="count-label">${g.count}</span> agents</span></summary>
-          <div class="group-msg"></div>
-          <div class="grid">
-            <label for="tune-${g.index}-count" title="agents in the group">count</label>
-            <input id="tune-${g.index}-count" class="count" type="number" step="1" min="0" data-group="${g.index}" data-key="count">
-            ${Object.keys(g.params).map((k) => `
-              <label for="tune-${g.index}-${k}" title="${escapeHtml(k)}">${escapeHtml(k)}</label>
-              <input id="tune-${g.index}-${k}" type="number" step="any" data-group="${g.index}" data-key="${escapeHtml(k)}">`).join('')}
-          </div>
-        </details>`).join('') || '<p class="muted">No groups.</p>';
-    }
-    for (const g of tuneGroups) {
-      const d = box.querySelector(`details[data-group="${g.index}"]`);
-      if (!d) continue;
-      d.querySelector('.count-label').textContent = g.count;
-      for (const input of d.querySelectorAll('input[data-key]')) {
-        const key = input.dataset.key;
-        const v = key === 'count' ? g.count : g.params[key];
-        const text = fmt(v);
-        if (document.activeElement !== input && input.value !== text) {
-          const had = input.value !== '';
-          input.value = text;
-          if (had) { input.classList.add('flash'); setTimeout(() => input.classList.remove('flash'), 800); }
-        }
-        input.dataset.value = text;
-      }
-    }
-  }
-
-  async function postTune(group, key, value, input) {
-    const room = currentRoom || (window.__flockstep && window.__flockstep.room) || '';
-    const msgBox = $('tune-groups').querySelector(`details[data-group="${group}"] .group-msg`);
-    const say = (cls, text) => { if (msgBox) { msgBox.className = 'group-msg ' + cls; msgBox.textContent = text; } };
-    const body = {};
-    body[key] = value;
-    say('muted', `sending ${key} = ${value}…`);
-    try {
-      const r = await fetch(`${apiBase()}/api/admin/rooms/${encodeURIComponent(room)}/groups/${group}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer ' + adminToken() },
-        body: JSON.stringify(body),
-      });
-      const text = await r.text();
-      let j = null;
-      try { j = JSON.parse(text); } catch (e) { /* plain text */ }
-      if (r.ok) {
-        tuneLast = { group, key, value, status: r.status, tick: j && j.tick };
-        input.classList.remove('bad');
-        say('group-ok', `${key} = ${value} applied at tick ${j && j.tick !== undefined ? j.tick : '?'}`);
-      } else {
-        const why = (j && (j.error || j.message)) || text || r.statusText;
-        tuneLast = { group, key, value, status: r.status, error: why };
-        input.classList.add('bad');
-        const hint = r.status === 401 || r.status === 403 ? ' (check the admin token)' : r.status === 409 ? ' (room not running)' : '';
-        say('group-error', `${r.status}: ${why}${hint}`);
-      }
-    } catch (e) {
-      tuneLast = { group, key, value, status: 0, error: e.message };
-      input.classList.add('bad');
-      say('group-error', 'request failed: ' + e.message);
-    }
-  }
-  $('tune-groups').addEventListener('change', (e) => {
-    const input = e.target;
-    if (!input.dataset || input.dataset.key === undefined) return;
-    const group = Number(input.dataset.group);
-    const key = input.dataset.key;
-    if (input.value.trim() === '' || !isFinite(Number(input.value))) {
-      input.classList.add('bad');
-      return;
-    }
-    let value = Number(input.value);
-    const g = tuneGroups.find((x) => x.index === group);
-    const spec = world && world.groups.find((x) => x.index === group);
-    const param = spec && spec.params.find((p) => p[0] === key);
-    if (param && param[2]) value = value !== 0;  // boolean fields are JSON true/false
-    if (key === 'count') value = Math.round(value);
-    if (g) postTune(group, key, value, input);
-  });
-  $('tune-groups').addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') e.target.dispatchEvent(new Event('change', { bubbles: true }));
-    if (e.key === 'Escape') { e.target.value = e.target.dataset.value || ''; e.target.blur(); }
-  });
-  $('tune-export').addEventListener('click', async () => {
-    const room = currentRoom || (window.__flockstep && window.__flockstep.room) || '';
-    try {
-      const r = await fetch(`${apiBase()}/api/rooms/${encodeURIComponent(room)}/scenario`, { cache: 'no-store' });
-      if (!r.ok) throw new Error('HTTP ' + r.status);
-      const blob = new Blob([await r.text()], { type: 'application/json' });
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = `${room || 'scenario'}.json`;
-      document.body.appendChild(a);
-      a.click();
-      setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-      $('tune-error').classList.add('hidden');
-    } catch (e) {
-      $('tune-error').textContent = 'export failed: ' + e.message;
-      $('tune-error').classList.remove('hidden');
-    }
-  });
 
   // ---- replay -----------------------------------------------------------------------------------
   function openReplay(bytes, label) {
@@ -427,7 +346,8 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     $('start').classList.add('hidden');
     $('hud').classList.remove('hidden');
     $('toolbar').classList.remove('hidden');
-    $('board').classList.toggle('hidden', tuneOpen);
+    $('legend').classList.remove('hidden');
+    $('board').classList.toggle('hidden', tune.isOpen());
     $('score').classList.toggle('hidden', mode !== 'play');
     $('replay-bar').classList.toggle('hidden', mode !== 'replay');
     document.body.classList.toggle('spectating', mode === 'spectate' || mode === 'replay');
@@ -451,18 +371,18 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     name = (name || '').trim().slice(0, 32) || 'pilot';
     try { localStorage.setItem('flockstep.name', name); } catch (e) { /* ignore */ }
     enter('play');
-    whenReady(() => { joinRoom(); call('fs_play', ['string'], [name]); });
+    whenReady(() => { joinRoom(); call('fs_play', ['string'], [name]); overlay.applyPrefs(); });
   }
 
   function spectate() {
     enter('spectate');
-    whenReady(() => { joinRoom(); call('fs_spectate', [], []); });
+    whenReady(() => { joinRoom(); call('fs_spectate', [], []); overlay.applyPrefs(); });
   }
 
   function showLobby() {
     $('start').classList.remove('hidden');
-    ['hud', 'toolbar', 'board', 'score', 'replay-bar', 'room-info', 'tune'].forEach((id) => $(id).classList.add('hidden'));
-    tuneOpen = false;
+    ['hud', 'toolbar', 'board', 'score', 'replay-bar', 'room-info', 'tune', 'legend', 'inspector'].forEach((id) => $(id).classList.add('hidden'));
+    tune.setOpen(false);
     document.body.classList.remove('replaying');
     fetchRooms();
   }
@@ -479,9 +399,17 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   document.querySelectorAll('#toolbar button[data-option]').forEach((b) => {
     b.addEventListener('click', () => {
       const key = b.dataset.option;
-      const on = !window.__flockstep[key];
+      const on = key === 'extrapolate' ? window.__flockstep.mode !== 'extrapolate' : !window.__flockstep[key];
       call('fs_set_option', ['string', 'number'], [key, on ? 1 : 0]);
+      if (key !== 'paused') { prefs[key] = on; savePrefs(prefs); }
       canvas.focus();
+    });
+  });
+  document.querySelectorAll('#toolbar button[data-zoom]').forEach((b) => {
+    b.addEventListener('click', () => {
+      const z = b.dataset.zoom;
+      if (z === 'fit') call('fs_set_option', ['string', 'number'], ['fit', 1]);
+      else call('fs_set_option', ['string', 'number'], ['zoom_by', Number(z)]);
     });
   });
   function toggleHelp() { $('help').classList.toggle('hidden'); }
@@ -492,43 +420,6 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const a = document.activeElement;
     if (!$('start').classList.contains('hidden') && e.key === '?' && !(a && a.tagName === 'INPUT')) toggleHelp();
   });
-
-  // ---- touch joystick (play): put a finger down anywhere, drag: x turns, up thrusts -------------
-  const stick = $('joystick');
-  const knob = stick.querySelector('.knob');
-  let stickId = null, cx = 0, cy = 0;
-  const R = 50;
-  canvas.addEventListener('touchstart', (e) => {
-    if (window.__flockstep.screen !== 'play' || stickId !== null) return;
-    const t = e.changedTouches[0];
-    stickId = t.identifier; cx = t.clientX; cy = t.clientY;
-    stick.style.left = cx + 'px'; stick.style.top = cy + 'px';
-    stick.classList.remove('hidden');
-    knob.style.transform = 'translate(0px, 0px)';
-    call('fs_set_touch', ['number', 'number', 'number'], [0, 0, 1]);
-    e.preventDefault();
-  }, { passive: false });
-  canvas.addEventListener('touchmove', (e) => {
-    for (const t of e.changedTouches) {
-      if (t.identifier !== stickId) continue;
-      let dx = t.clientX - cx, dy = t.clientY - cy;
-      const len = Math.hypot(dx, dy);
-      if (len > R) { dx *= R / len; dy *= R / len; }
-      knob.style.transform = `translate(${dx}px, ${dy}px)`;
-      call('fs_set_touch', ['number', 'number', 'number'], [dx / R, Math.max(0, -dy / R), 1]);
-      e.preventDefault();
-    }
-  }, { passive: false });
-  const endTouch = (e) => {
-    for (const t of e.changedTouches) {
-      if (t.identifier !== stickId) continue;
-      stickId = null;
-      stick.classList.add('hidden');
-      call('fs_set_touch', ['number', 'number', 'number'], [0, 0, 0]);
-    }
-  };
-  canvas.addEventListener('touchend', endTouch);
-  canvas.addEventListener('touchcancel', endTouch);
 
   // ---- status line, HUD, leaderboard: 4 times a second from window.__flockstep ----------------
   function setStatus(state, text) {
@@ -571,14 +462,20 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       lines.push(`corrections ${f0(s.corrections)} (${f0(s.corrections_per_min)}/min)  pred err ${s.pred_error.toFixed(3)} m`);
       lines.push(`inputs    seq ${f0(s.input_seq)}  acked ${f0(s.acked)}  unacked ${f0(s.unacked)}`);
     } else if (s.follow) {
-      lines.push(`following #${s.follow}`);
+      const a = s.inspector && s.inspector.id === s.follow ? s.inspector : null;
+      lines.push(`following ${a ? (a.name || a.group || '') + ' ' : ''}#${s.follow}`);
     }
     if (s.screen === 'replay') {
       lines.splice(2, 5, `replay    tick ${f0(s.replay.tick)} (${f0(s.replay.firstTick)}-${f0(s.replay.lastTick)}) @ ${f0(s.tick_rate)} Hz`,
         `          ${s.replay.playing ? 'playing' : 'paused'} ${s.replay.speed}×  snapshot ${f0(s.replay.snapshot_tick)}`,
         `agents    ${f0(s.visible)} visible / ${f0(s.entities)}`);
     } else if (s.paused) lines.push('PAUSED (N: step)');
-    $('hud').textContent = lines.join('\n');
+    const follow = lines.find((l) => l.startsWith('following'));
+    const brief = [`${s.room || '(default)'} · ${f0(s.visible)}/${f0(s.entities)} agents · ${f0(s.fps)} fps`];
+    if (s.screen === 'play') brief.push(lines[lines.length - 2]);
+    if (follow) brief.push(follow);
+    $('hud').textContent = (statsOpen ? lines : brief).join('\n');
+    $('stats-button').classList.toggle('on', statsOpen);
 
     if (s.screen === 'play') {
       $('score').textContent = `alive ${f1(s.alive_s)} s · caught ${f0(s.captures)}×`;
@@ -587,14 +484,17 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const rows = (s.scores || []).slice(0, 8).map((r) =>
       `<div class="${r.me ? 'me' : ''}">${escapeHtml(r.name)}${r.bot ? ' (bot)' : ''} — ${f1(Math.max(r.best, r.alive))} s</div>`);
     board.innerHTML = '<h3>survival (best)</h3>' + (rows.length ? rows.join('') : '<div>—</div>');
+    // Spectating a room nobody plays in: an empty leaderboard only hides the world.
+    board.classList.toggle('empty', !rows.length && s.screen !== 'play');
 
     document.querySelectorAll('#toolbar button[data-option]').forEach((b) => {
-      b.classList.toggle('on', !!s[b.dataset.option]);
+      const on = b.dataset.option === 'extrapolate' ? s.mode === 'extrapolate' : !!s[b.dataset.option];
+      b.classList.toggle('on', on);
+      b.setAttribute('aria-pressed', on ? 'true' : 'false');
     });
+    overlay.refresh(s);
   }
-  function escapeHtml(t) {
-    return String(t).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
-  }
+
   setInterval(refresh, 500);  // also while no frames run (hidden tab)
 
   // ---- deep links: ?play=NAME or ?spectate=1 skip the start screen ------------------------------

@@ -193,20 +193,59 @@ http::message_generator handle_request(const http::request<http::string_body>& r
       ctx.metrics.http_not_found.inc();
       return text_response(req, http::status::not_found, "not found\n");
   }
+  // Validators and the precompressed form (client/CMakeLists.txt writes FILE.gz with gzip -9 -n
+  // next to the wasm, JavaScript, CSS and HTML): a revalidation costs a 304 without a body, and a
+  // browser that accepts gzip gets the .gz bytes with Content-Encoding: gzip.
+  FileValidators validators;
+  if (!file_validators(file, validators)) {
+    ctx.metrics.http_not_found.inc();
+    return text_response(req, http::status::not_found, "not found\n");
+  }
+  const std::string_view mime = mime_type(file);
+  const bool varies = precompressed_type(file);
+  std::string served = file;
+  bool gzip = false;
+  if (varies && accepts_gzip(std::string_view(req[http::field::accept_encoding]))) {
+    if (std::string gz = gzip_sibling(file); !gz.empty()) {
+      FileValidators gz_validators;
+      if (file_validators(gz, gz_validators)) {
+        served = std::move(gz);
+        gzip = true;
+        // Another representation, another strong ETag (RFC 9110 section 8.8.3.3).
+        validators.etag.insert(validators.etag.size() - 1, "-gz");
+        validators.size = gz_validators.size;
+      }
+    }
+  }
+  auto cache_headers = [&](auto& res) {
+    res.set(http::field::etag, validators.etag);
+    res.set(http::field::last_modified, validators.last_modified);
+    res.set(http::field::cache_control, "no-cache");  // always revalidate: a rebuilt viewer shows at once
+    if (varies) res.set(http::field::vary, "Accept-Encoding");
+  };
+  if (not_modified(std::string_view(req[http::field::if_none_match]), std::string_view(req[http::field::if_modified_since]),
+                   validators)) {
+    http::response<http::empty_body> res{http::status::not_modified, req.version()};
+    res.set(http::field::server, "flockstep");
+    cache_headers(res);
+    res.keep_alive(req.keep_alive());
+    return res;
+  }
   beast::error_code ec;
   http::file_body::value_type body;
-  body.open(file.c_str(), beast::file_mode::scan, ec);
+  body.open(served.c_str(), beast::file_mode::scan, ec);
   if (ec) {
     ctx.metrics.http_not_found.inc();
     return text_response(req, http::status::not_found, "not found\n");
   }
   const auto size = body.size();
-  const std::string_view mime = mime_type(file);
   if (req.method() == http::verb::head) {
     http::response<http::empty_body> res{http::status::ok, req.version()};
     res.set(http::field::server, "flockstep");
     res.set("X-Content-Type-Options", "nosniff");
     res.set(http::field::content_type, mime);
+    if (gzip) res.set(http::field::content_encoding, "gzip");
+    cache_headers(res);
     res.content_length(size);
     res.keep_alive(req.keep_alive());
     return res;
@@ -215,7 +254,8 @@ http::message_generator handle_request(const http::request<http::string_body>& r
                                       std::make_tuple(http::status::ok, req.version())};
   common_headers(res);
   res.set(http::field::content_type, mime);
-  res.set(http::field::cache_control, "no-cache");
+  if (gzip) res.set(http::field::content_encoding, "gzip");
+  cache_headers(res);
   res.content_length(size);
   res.keep_alive(req.keep_alive());
   return res;

@@ -1,5 +1,11 @@
 #include "net/static_files.hpp"
 
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 
@@ -109,6 +115,105 @@ std::string_view mime_type(std::string_view path) {
   for (const Entry& e : kTypes)
     if (ends_with(path, e.ext)) return e.type;
   return "application/octet-stream";
+}
+
+bool file_validators(const std::string& path, FileValidators& out) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const auto ns = static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
+  char b[64];
+  std::snprintf(b, sizeof b, "\"%llx-%llx\"", static_cast<unsigned long long>(st.st_size), static_cast<unsigned long long>(ns));
+  out.etag = b;
+  out.mtime_s = static_cast<std::int64_t>(st.st_mtim.tv_sec);
+  out.last_modified = http_date(out.mtime_s);
+  out.size = static_cast<std::uint64_t>(st.st_size);
+  return true;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+/// Calls f(item) for every comma-separated item, trimmed.
+template <class F>
+void for_each_item(std::string_view list, F f) {
+  while (!list.empty()) {
+    const std::size_t c = list.find(',');
+    f(trim(list.substr(0, c)));
+    if (c == std::string_view::npos) break;
+    list.remove_prefix(c + 1);
+  }
+}
+
+}  // namespace
+
+bool not_modified(std::string_view if_none_match, std::string_view if_modified_since, const FileValidators& v) {
+  if (!trim(if_none_match).empty()) {
+    bool match = false;
+    for_each_item(if_none_match, [&](std::string_view tag) {
+      if (tag == "*") match = true;
+      if (tag.substr(0, 2) == "W/") tag.remove_prefix(2);  // weak comparison for GET
+      if (tag == v.etag) match = true;
+    });
+    return match;
+  }
+  std::int64_t since = 0;
+  return !trim(if_modified_since).empty() && parse_http_date(trim(if_modified_since), since) && v.mtime_s <= since;
+}
+
+bool accepts_gzip(std::string_view accept_encoding) {
+  bool ok = false;
+  for_each_item(accept_encoding, [&](std::string_view item) {
+    const std::size_t semi = item.find(';');
+    std::string coding(trim(item.substr(0, semi)));
+    for (char& c : coding) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (coding != "gzip" && coding != "x-gzip" && coding != "*") return;
+    double q = 1;
+    if (semi != std::string_view::npos) {
+      std::string_view p = trim(item.substr(semi + 1));
+      if (p.size() > 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') q = std::atof(std::string(p.substr(2)).c_str());
+    }
+    if (q > 0) ok = true;
+  });
+  return ok;
+}
+
+bool precompressed_type(std::string_view path) {
+  for (std::string_view ext : {".wasm", ".js", ".mjs", ".css", ".html"})
+    if (ends_with(path, ext)) return true;
+  return false;
+}
+
+std::string gzip_sibling(const std::string& path) {
+  std::error_code ec;
+  const fs::path gz = fs::path(path + ".gz");
+  const fs::path real = fs::canonical(gz, ec);
+  if (ec || real.parent_path() != fs::path(path).parent_path() || !fs::is_regular_file(real, ec)) return {};
+  // A stale .gz (older than the file) would serve old bytes: ignore it.
+  if (fs::last_write_time(real, ec) < fs::last_write_time(path, ec) || ec) return {};
+  return real.string();
+}
+
+std::string http_date(std::int64_t unix_s) {
+  const std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm {};
+  gmtime_r(&t, &tm);
+  char b[40];
+  std::strftime(b, sizeof b, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return b;
+}
+
+bool parse_http_date(std::string_view text, std::int64_t& unix_s) {
+  std::tm tm {};
+  const std::string s(text);
+  const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return false;
+  unix_s = static_cast<std::int64_t>(timegm(&tm));
+  return true;
 }
 
 }  // namespace flockstep::server::net

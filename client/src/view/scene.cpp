@@ -1,0 +1,450 @@
+// Drawing: the world's layers (view/world_layers.hpp), agents, annotations, trails, the minimap,
+// and this frame's screen-space labels (drawn by the page's overlay canvas, client/web/overlay.js).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <emscripten/emscripten.h>
+
+#include "flockstep/behavior/avoid.hpp"
+#include "flockstep/math/angle.hpp"
+#include "view/palette.hpp"
+#include "viewer.hpp"
+
+namespace flockstep::client {
+
+using math::Vec2;
+
+const sim::GroupSpec* Viewer::group_of(const DrawAgent& a) const {
+  if (a.group < 0 || a.group >= static_cast<std::int32_t>(scenario_.groups.size())) return nullptr;
+  return &scenario_.groups[static_cast<std::size_t>(a.group)];
+}
+
+bool Viewer::label_groups() const {
+  if (labels_mode_ >= 0) return labels_mode_ == 1;
+  double agents = 0, groups = 0;
+  for (const sim::GroupSpec& g : scenario_.groups)
+    if (g.count > 0) { agents += g.count; groups += 1; }
+  return groups > 0 && agents / groups <= kLabelAgentsPerGroup;
+}
+
+void Viewer::render_layers(const Camera& cam, bool minimap) {
+  lines_.clear();
+  auto line = [&](Vec2 a, Vec2 b, Rgba c) {
+    lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
+    lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
+  };
+  // Grid (every 10 m, bolder every 50 m) under everything, where no tile map covers it.
+  if (!minimap && !(layer_on(Layer::kTiles) && layers_.counts.of(Layer::kTiles) > 0)) {
+    const double step = cam.zoom > 2 ? 10 : 50;
+    const double gx0 = std::max(0.0, std::floor((cam.cx - cam.half_w()) / step) * step);
+    const double gx1 = std::min(scenario_.width, cam.cx + cam.half_w());
+    const double gy0 = std::max(0.0, std::floor((cam.cy - cam.half_h()) / step) * step);
+    const double gy1 = std::min(scenario_.height, cam.cy + cam.half_h());
+    for (double x = gx0; x <= gx1; x += step)
+      line({x, std::max(0.0, gy0)}, {x, gy1}, std::fmod(x, 50) == 0 ? palette::kGridMajor : palette::kGridMinor);
+    for (double y = gy0; y <= gy1; y += step)
+      line({std::max(0.0, gx0), y}, {gx1, y}, std::fmod(y, 50) == 0 ? palette::kGridMajor : palette::kGridMinor);
+    gl_.draw_lines(lines_);
+    lines_.clear();
+  }
+  if (!minimap) drawn_layers_.fill(0);
+  for (int i = 0; i < kLayerCount; ++i) {
+    const Layer l = static_cast<Layer>(i);
+    if (!layer_on(l)) continue;
+    // The minimap keeps what orients: tiles, walls and obstacles.
+    if (minimap && l != Layer::kTiles && l != Layer::kWalls && l != Layer::kObstacles) continue;
+    if (!layers_.triangles[i].empty()) gl_.draw_triangles(layers_.triangles[i]);
+    if (!layers_.lines[i].empty() && !(minimap && l == Layer::kTiles)) gl_.draw_lines(layers_.lines[i]);
+    if (l == Layer::kWalls) {
+      // Thick walls vanish below a pixel: a 1 px line on top keeps them visible at any zoom.
+      lines_.clear();
+      for (const behavior::Wall& w : scenario_.walls) line(w.a, w.b, palette::kWall);
+      gl_.draw_lines(lines_);
+    }
+    if (l == Layer::kObstacles) {
+      std::vector<Instance>& discs = inst_[static_cast<int>(Shape::kDisc)];
+      std::vector<Instance>& rings = inst_[static_cast<int>(Shape::kRing)];
+      discs.clear();
+      rings.clear();
+      for (const behavior::Circle& c : scenario_.obstacles) {
+        discs.push_back(make_instance(c.center, 0, static_cast<float>(c.radius), palette::kObstacleFill));
+        rings.push_back(make_instance(c.center, 0, static_cast<float>(c.radius), palette::kObstacleEdge));
+      }
+      gl_.set_camera(cam, 0);  // obstacles keep their true size
+      gl_.draw(Shape::kDisc, discs);
+      gl_.draw(Shape::kRing, rings);
+      gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(css_scale()));
+    }
+    if (!minimap) {
+      if (l == Layer::kTiles) {
+        drawn_layers_[i] = layers_.counts.tiles_blocked;
+        drawn_layers_[kLayerCount] = layers_.counts.tiles_free;
+      } else {
+        drawn_layers_[i] = layers_.counts.of(l);
+      }
+    }
+  }
+  // The world's border (dimmed on a torus: it is a seam, not a wall).
+  lines_.clear();
+  const double W = scenario_.width, H = scenario_.height;
+  const Rgba border = scenario_.wrap ? palette::with_alpha(palette::kBorder, 120) : palette::kBorder;
+  line({0, 0}, {W, 0}, border);
+  line({W, 0}, {W, H}, border);
+  line({W, H}, {0, H}, border);
+  line({0, H}, {0, 0}, border);
+  gl_.draw_lines(lines_);
+  lines_.clear();
+}
+
+void Viewer::set_occluders(const std::string& list) {
+  occluders_.clear();
+  std::size_t at = 0;
+  while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
+    const std::size_t end = std::min(list.find(';', at), list.size());
+    ScreenBox b;
+    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 && b.h > 0)
+      occluders_.push_back(b);
+    at = end + 1;
+  }
+  // A panel opened, closed or resized while the world is shown fitted: fit it again.
+  if (at_fit_ && follow_id_ == 0 && screen_ != Screen::kPlay) fit_world();
+}
+
+void Viewer::build_labels() {
+  labels_.clear();
+  if (!have_world_ || cam_.zoom <= 0) return;
+  const double k = 1.0 / css_scale();  // device px -> CSS px
+  const double w = cam_.width * k, h = cam_.height * k;
+  std::vector<LabelCandidate> c;
+  auto at = [&](Vec2 p) { const Vec2 s = cam_.to_screen(p); return Vec2{s.x * k, s.y * k}; };
+  const bool groups = label_groups();
+  const double lift = std::max(static_cast<double>(kMinAgentPx) * 0.5, 1.2 * cam_.zoom) * k;  // above the shape
+  for (const DrawAgent& a : agents_) {
+    if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;
+    const Vec2 s = at(a.position);
+    if (s.x < 0 || s.y < 0 || s.x > w || s.y > h) continue;
+    const sim::GroupSpec* g = group_of(a);
+    const bool focus = a.id == follow_id_ || a.id == inspect_id_;
+    std::string text;
+    std::int32_t prio = 0;
+    if (a.kind == sim::AgentKind::kPlayer) {
+      const auto it = names_.find(a.id);
+      text = it != names_.end() ? it->second : "player";
+      prio = 3;
+    } else if (focus || groups) {
+      if (!g) continue;
+      const char* tech = sim::technique_name(g->technique);
+      text = g->name == tech ? g->name : g->name + " \xC2\xB7 " + tech;
+      prio = 1;
+    } else {
+      continue;
+    }
+    if (focus) prio = 6;
+    c.push_back({std::move(text), s.x, s.y - lift, prio, color_of(a)});
+  }
+  // Automatic mode in rooms with many agents per group: one caption per group, on the member
+  // nearest the group's mean position, so every flock and patrol is named without a smear.
+  if (!groups && labels_mode_ < 0 && !scenario_.groups.empty()) {
+    const std::size_t n = scenario_.groups.size();
+    std::vector<Vec2> sum(n, Vec2{0, 0});
+    std::vector<double> count(n, 0);
+    for (const DrawAgent& a : agents_) {
+      if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
+      sum[static_cast<std::size_t>(a.group)] += a.position;
+      count[static_cast<std::size_t>(a.group)] += 1;
+    }
+    std::vector<const DrawAgent*> best(n, nullptr);
+    std::vector<double> best_d2(n, 1e300);
+    for (const DrawAgent& a : agents_) {
+      if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
+      const auto g = static_cast<std::size_t>(a.group);
+      const double d2 = math::length_sq(a.position - sum[g] * (1.0 / count[g]));
+      if (d2 < best_d2[g]) { best_d2[g] = d2; best[g] = &a; }
+    }
+    for (std::size_t g = 0; g < n; ++g) {
+      if (!best[g] || best[g]->id == follow_id_ || best[g]->id == inspect_id_) continue;
+      const Vec2 s = at(best[g]->position);
+      const sim::GroupSpec& spec = scenario_.groups[g];
+      const char* tech = sim::technique_name(spec.technique);
+      c.push_back({spec.name == tech ? spec.name : spec.name + " \xC2\xB7 " + tech, s.x, s.y - lift, 1, color_of(*best[g])});
+    }
+  }
+  if (screen_ == Screen::kPlay && predictor_.has_state()) {
+    const Vec2 s = at(own_pose().position);
+    c.push_back({name_ + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
+  }
+  // Captions of the layers (path and pattern names, spawn areas) below every agent label.
+  for (const WorldCaption& cap : layers_.captions) {
+    if (!layer_on(cap.layer)) continue;
+    const Vec2 s = at(cap.at);
+    c.push_back({cap.text, s.x, s.y, cap.layer == Layer::kSpawnAreas ? -1 : 0, cap.color});
+  }
+  // Nothing under the page's panels or the minimap (drawn in the canvas, bottom right).
+  std::vector<ScreenBox> blocked = occluders_;
+  if (minimap_) {
+    const double size = std::max(90, std::min(200, std::min(cam_.width, cam_.height) / 4)) * k, pad = 10 * k;
+    blocked.push_back({w - size - pad, h - size - pad, size + pad, size + pad});
+  }
+  labels_ = layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
+}
+
+Rgba Viewer::color_of(const DrawAgent& a) const {
+  switch (a.kind) {
+    case sim::AgentKind::kPlayer:
+      if (a.state == sim::BehaviorState::kCaptured) return palette::kCaptured;
+      return a.id == entity_ ? palette::kOwnCraft : palette::kOtherPlayer;
+    case sim::AgentKind::kPursuer:
+      return a.state == sim::BehaviorState::kIntercepting ? palette::kPursuerIntercept : palette::kPursuer;
+    case sim::AgentKind::kFlock: return palette::kFlock;
+    case sim::AgentKind::kPatrol: return palette::kPatrol;
+    case sim::AgentKind::kWanderer: return palette::kWanderer;
+    default: return palette::kFlock;
+  }
+}
+
+Shape Viewer::shape_of(const DrawAgent& a) const {
+  switch (a.kind) {
+    case sim::AgentKind::kPlayer: return Shape::kDart;
+    case sim::AgentKind::kPursuer: return Shape::kArrow;
+    case sim::AgentKind::kFlock: return Shape::kBoid;
+    case sim::AgentKind::kPatrol: return Shape::kSquare;
+    case sim::AgentKind::kWanderer: return Shape::kHex;
+    default: return Shape::kBoid;
+  }
+}
+
+float Viewer::scale_of(const DrawAgent& a) const {
+  if (a.group >= 0 && a.group < static_cast<std::int32_t>(scenario_.groups.size())) {
+    const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.group)];
+    const sim::Technique t = g.technique;
+    if (t == sim::Technique::kLosChase || t == sim::Technique::kIntercept || t == sim::Technique::kPattern)
+      return static_cast<float>(g.craft.length * 0.75);
+    return static_cast<float>(g.radius * 1.6);
+  }
+  return static_cast<float>(scenario_.player_craft.length * 0.75);
+}
+
+void Viewer::build_instances(const Camera& cam, bool minimap) {
+  for (auto& v : inst_) v.clear();
+  const double margin = 3;
+  const double x0 = cam.cx - cam.half_w() - margin, x1 = cam.cx + cam.half_w() + margin;
+  const double y0 = cam.cy - cam.half_h() - margin, y1 = cam.cy + cam.half_h() + margin;
+  std::int32_t visible = 0;
+  for (const DrawAgent& a : agents_) {
+    if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;  // drawn predicted
+    if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
+    ++visible;
+    const Rgba c = color_of(a);
+    inst_[static_cast<int>(shape_of(a))].push_back(
+        make_instance(a.position, a.orientation, scale_of(a), c));
+  }
+  if (!minimap) visible_ = visible;
+  // Highlight of the followed agent.
+  if (!minimap && follow_id_ != 0) {
+    if (const DrawAgent* f = drawn(follow_id_))
+      inst_[static_cast<int>(Shape::kRing)].push_back(
+          make_instance(f->position, 0, scale_of(*f) * 2.2f, {255, 255, 255, 200}));
+  }
+  if (!minimap && inspect_id_ != 0 && inspect_id_ != follow_id_) {
+    if (const DrawAgent* f = drawn(inspect_id_))
+      inst_[static_cast<int>(Shape::kRing)].push_back(
+          make_instance(f->position, 0, scale_of(*f) * 2.2f, {255, 220, 120, 220}));
+  }
+  // Own craft, predicted (drawn last so it is on top).
+  if (screen_ == Screen::kPlay && predictor_.has_state()) {
+    const behavior::CraftState p = own_pose();
+    const std::uint64_t protect = static_cast<std::uint64_t>(scenario_.respawn_protection_s * tick_rate_);
+    const bool protected_now = last_snapshot_tick_ < spawn_tick_ + protect;
+    Rgba c = palette::kOwnCraft;
+    if (protected_now && (static_cast<int>(emscripten_get_now() / 150) & 1)) c = palette::with_alpha(c, 90);
+    const float s = static_cast<float>(scenario_.player_craft.length * (minimap ? 2.0 : 0.9));
+    inst_[static_cast<int>(Shape::kDart)].push_back(
+        make_instance(p.position, p.orientation, s, c));
+    ++visible_;
+  }
+}
+
+void Viewer::render_world(const Camera& cam, bool minimap) {
+  // Agents at least kMinAgentPx tall (device px) in the main view: a fitted world stays readable.
+  gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(css_scale()));
+  render_layers(cam, minimap);
+  auto line = [&](Vec2 a, Vec2 b, Rgba c) {
+    lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
+    lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
+  };
+  // Trails under the agents.
+  if (!minimap && trails_) {
+    lines_.clear();
+    auto trail = [&](const std::deque<Vec2>& t, Rgba c) {
+      for (std::size_t i = 1; i < t.size(); ++i) {
+        if (math::length(t[i] - t[i - 1]) > 5) continue;  // teleport or seam
+        const auto a = static_cast<std::uint8_t>(200 * i / t.size());
+        line(t[i - 1], t[i], palette::with_alpha(c, a));
+      }
+    };
+    trail(trail_own_, palette::kOwnCraft);
+    trail(trail_follow_, {255, 255, 255, 255});
+    gl_.draw_lines(lines_);
+  }
+
+  if (minimap) {
+    // The minimap shows where things are, not their shapes: one point per agent, one draw.
+    lines_.clear();
+    for (const DrawAgent& a : agents_) {
+      if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;
+      lines_.push_back({static_cast<float>(a.position.x), static_cast<float>(a.position.y), color_of(a)});
+    }
+    gl_.draw_points(lines_, 2.0f);
+    if (screen_ == Screen::kPlay && predictor_.has_state()) {
+      lines_.clear();
+      const Vec2 p = own_pose().position;
+      lines_.push_back({static_cast<float>(p.x), static_cast<float>(p.y), palette::kOwnCraft});
+      gl_.draw_points(lines_, 6.0f);
+    }
+    return;
+  }
+  // Agents: one instanced draw per shape.
+  build_instances(cam, minimap);
+  for (int s = 0; s < static_cast<int>(Shape::kCount); ++s) {
+    if (s == static_cast<int>(Shape::kDisc)) continue;
+    gl_.draw(static_cast<Shape>(s), inst_[s]);
+  }
+}
+
+void Viewer::annotate(const Camera& cam) {
+  lines_.clear();
+  auto line = [&](Vec2 a, Vec2 b, Rgba c) {
+    lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
+    lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
+  };
+  auto cross = [&](Vec2 p, double r, Rgba c) {
+    line(p + Vec2{-r, -r}, p + Vec2{r, r}, c);
+    line(p + Vec2{-r, r}, p + Vec2{r, -r}, c);
+  };
+  auto circle = [&](Vec2 p, double r, Rgba c, double from = 0, double to = 2 * math::kPi) {
+    const int n = 32;
+    Vec2 prev = p + math::as_vector(from) * r;
+    for (int i = 1; i <= n; ++i) {
+      const Vec2 q = p + math::as_vector(from + (to - from) * i / n) * r;
+      line(prev, q, c);
+      prev = q;
+    }
+  };
+  const double x0 = cam.cx - cam.half_w(), x1 = cam.cx + cam.half_w();
+  const double y0 = cam.cy - cam.half_h(), y1 = cam.cy + cam.half_h();
+  std::int32_t budget = 4000;  // annotated agents per frame
+  for (const DrawAgent& a : agents_) {
+    if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
+    if (!(annotation_mask_ & (1u << static_cast<unsigned>(a.kind)))) continue;
+    if (--budget < 0) break;
+    // Velocity: where it will be in 0.5 s.
+    line(a.position, a.position + a.velocity * 0.5, {120, 255, 120, 170});
+    const bool aims = a.kind == sim::AgentKind::kPursuer || a.kind == sim::AgentKind::kPatrol ||
+                      a.kind == sim::AgentKind::kWanderer || a.state == sim::BehaviorState::kHiding;
+    if (aims && !(a.aim.x == a.position.x && a.aim.y == a.position.y)) {
+      const Rgba c = a.state == sim::BehaviorState::kIntercepting ? Rgba{255, 159, 64, 220} : Rgba{255, 255, 255, 120};
+      line(a.position, a.aim, palette::with_alpha(c, 90));
+      cross(a.aim, 0.5, c);
+    }
+    if (a.target != 0) {
+      if (const DrawAgent* t = drawn(a.target)) line(a.position, t->position, {255, 80, 80, 60});
+      else if (a.target == entity_ && predictor_.has_state()) line(a.position, own_pose().position, {255, 80, 80, 60});
+    }
+  }
+  // The followed flock member: neighbour radius and field of view.
+  if (follow_id_ != 0) {
+    if (const DrawAgent* f = drawn(follow_id_)) {
+      if (f->group >= 0 && f->group < static_cast<std::int32_t>(scenario_.groups.size())) {
+        const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(f->group)];
+        if (g.technique == sim::Technique::kFlock) {
+          const double half = g.flock.fov_deg * math::kDegToRad * 0.5;
+          circle(f->position, g.flock.neighbour_radius, {184, 199, 255, 120}, f->orientation - half, f->orientation + half);
+          if (half < math::kPi) {
+            line(f->position, f->position + math::as_vector(f->orientation - half) * g.flock.neighbour_radius, {184, 199, 255, 120});
+            line(f->position, f->position + math::as_vector(f->orientation + half) * g.flock.neighbour_radius, {184, 199, 255, 120});
+          }
+        }
+        if (g.technique == sim::Technique::kWander)
+          circle(f->position + math::as_vector(f->orientation) * g.wander.distance, g.wander.radius, {208, 139, 255, 140});
+        const bool craft = g.technique == sim::Technique::kLosChase || g.technique == sim::Technique::kIntercept ||
+                           g.technique == sim::Technique::kPattern;
+        if (!craft) {
+          // The vehicle's avoidance sensors, computed with the same shared functions: wall
+          // feelers (T75) and the obstacle detection box (T73), which grows with speed.
+          const Vec2 h = math::as_vector(f->orientation);
+          const behavior::Body b{f->position, f->velocity, h, g.mass, g.max_force, g.max_speed, g.radius};
+          if (g.layers.walls > 0)
+            for (const Vec2& tip : behavior::feeler_tips(b, g.feelers)) line(f->position, tip, {170, 185, 215, 150});
+          if (g.layers.obstacles > 0) {
+            const double len = behavior::detection_box_length(b, g.detection);
+            const double half = (g.detection.box_width > 0 ? g.detection.box_width : 2 * g.radius) * 0.5;
+            const Vec2 l = math::perp_left(h) * half, fwd = h * len;
+            const Vec2 c[4] = {f->position + l, f->position + l + fwd, f->position - l + fwd, f->position - l};
+            for (int k = 0; k < 4; ++k) line(c[k], c[(k + 1) % 4], {255, 200, 120, 140});
+          }
+        }
+      }
+    }
+  }
+  // Own craft: the authoritative state (ghost) next to the prediction.
+  if (screen_ == Screen::kPlay && have_server_state_) {
+    circle(server_state_.position, scenario_.player_craft.length * 0.8, {255, 255, 255, 160});
+    const behavior::CraftState p = own_pose();
+    line(p.position, p.position + p.velocity * 0.5, {57, 230, 255, 200});
+  }
+  gl_.draw_lines(lines_);
+}
+
+void Viewer::render() {
+  int w = cam_.width, h = cam_.height;
+  gl_.begin_frame(w, h, palette::kBackground);
+  if (!have_world_) return;
+  render_world(cam_, false);
+  if (annotations_) annotate(cam_);
+  // The inspected agent: a line to its aim point and one to its target, annotations or not.
+  if (const DrawAgent* f = inspect_id_ ? drawn(inspect_id_) : nullptr) {
+    lines_.clear();
+    auto line = [&](Vec2 a, Vec2 b, Rgba c) {
+      lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
+      lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
+    };
+    if (!(f->aim.x == f->position.x && f->aim.y == f->position.y)) {
+      line(f->position, f->aim, {255, 255, 255, 220});
+      const double r = 6 / cam_.zoom;
+      line(f->aim + Vec2{-r, -r}, f->aim + Vec2{r, r}, {255, 255, 255, 255});
+      line(f->aim + Vec2{-r, r}, f->aim + Vec2{r, -r}, {255, 255, 255, 255});
+    }
+    if (f->target != 0) {
+      if (const DrawAgent* t = drawn(f->target)) line(f->position, t->position, {255, 90, 79, 230});
+      else if (f->target == entity_ && predictor_.has_state()) line(f->position, own_pose().position, {255, 90, 79, 230});
+    }
+    gl_.draw_lines(lines_);
+  }
+  if (minimap_) {
+    const int size = std::max(90, std::min(200, std::min(w, h) / 4));
+    const int pad = 10;
+    gl_.begin_inset(w - size - pad, pad, size, size, {5, 8, 18, 235});
+    Camera mm;
+    mm.width = size;
+    mm.height = size;
+    mm.cx = scenario_.width / 2;
+    mm.cy = scenario_.height / 2;
+    mm.zoom = size / (std::max(scenario_.width, scenario_.height) * 1.04);
+    render_world(mm, true);
+    // The main camera's rectangle.
+    lines_.clear();
+    const Rgba c{255, 255, 255, 150};
+    const Vec2 a{cam_.cx - cam_.half_w(), cam_.cy - cam_.half_h()}, b{cam_.cx + cam_.half_w(), cam_.cy + cam_.half_h()};
+    const Vec2 corners[4] = {a, {b.x, a.y}, b, {a.x, b.y}};
+    for (int i = 0; i < 4; ++i) {
+      const Vec2 p = corners[i], q = corners[(i + 1) % 4];
+      lines_.push_back({static_cast<float>(p.x), static_cast<float>(p.y), c});
+      lines_.push_back({static_cast<float>(q.x), static_cast<float>(q.y), c});
+    }
+    gl_.draw_lines(lines_);
+    gl_.end_inset();
+  }
+}
+
+}  // namespace flockstep::client
