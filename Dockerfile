@@ -66,7 +66,7 @@ RUN cmake --preset release -DFLOCKSTEP_BUILD_TESTS=OFF -DFLOCKSTEP_BUILD_BENCH=O
 RUN cmake --preset wasm -DFLOCKSTEP_BUILD_TESTS=OFF >/dev/null \
  && cmake --build --preset wasm -j"${JOBS}" \
  && test -f build/wasm/client/web/viewer.wasm -a -f build/wasm/client/web/index.html \
- && mkdir -p /out && cp -r build/wasm/client/web /out/web
+ && mkdir -p /out && cp -a build/wasm/client/web /out/web
 
 # ---------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS runtime

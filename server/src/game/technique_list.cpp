@@ -33,7 +33,9 @@ std::vector<std::vector<std::string>> all_uses(const std::vector<ScenarioFile>& 
 /// What carries t, as one phrase: "behavior dynamic_seek", "internal: math::wrap_angle ...".
 std::string carried_by(const TechniqueEntry& t) {
   if (t.carrier == sim::Carrier::kInternal) return "internal: " + std::string(t.where);
-  if (t.carrier == sim::Carrier::kOption) return "option " + std::string(t.where);
+  // Options (and the blend, named by the model it runs on) read best as their note.
+  if (t.carrier == sim::Carrier::kOption || t.keys.rfind("option:", 0) == 0)
+    return std::string(sim::carrier_name(t.carrier)) + " " + std::string(t.where);
   return std::string(sim::carrier_name(t.carrier)) + " " + sim::technique_carrier_name(t);
 }
 

@@ -762,6 +762,18 @@ void World::init_technique_state(std::int32_t i) {
   }
 }
 
+namespace {
+/// T25 closed square walk: 40 steps forward, then a right angle, four times.
+constexpr std::array<behavior::PatternInstruction, 164> kSquareWalk = [] {
+  std::array<behavior::PatternInstruction, 164> a{};
+  for (std::size_t side = 0; side < 4; ++side) {
+    for (std::size_t k = 0; k < 40; ++k) a[side * 41 + k] = {0, 0, 2, 0};
+    a[side * 41 + 40] = {90, 0, 0, 0};
+  }
+  return a;
+}();
+}  // namespace
+
 std::int32_t World::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {
   if (g.target_group < 0) return nearest_player(p, distance);
   return nearest_in_group(g.target_group, self, p, distance);
@@ -907,18 +919,27 @@ void World::steer_kinematic(std::int32_t i) {
       }
       break;
     case Technique::kKinematicPattern: {
-      // T25 on the seed's zig-zag, one instruction a tick; its steps (2 units) are scaled so one
-      // step covers max_speed * dt and the pattern keeps its shape at any tick rate.
+      // T25, one instruction a tick: the seed's zig-zag ("zigzag", drifts along its heading) or
+      // a closed square ("square": 40 steps, a right angle, four times). Steps of 2 units are
+      // scaled so that one step covers max_speed * dt, whatever the tick rate.
+      const std::span<const behavior::PatternInstruction> base =
+          g.pattern == PatternKind::kZigZag ? std::span<const behavior::PatternInstruction>(behavior::kSeedZigZagPattern)
+                                            : std::span<const behavior::PatternInstruction>(kSquareWalk);
       const real scale = g.max_speed * dt_ / 2;
-      std::array<behavior::PatternInstruction, behavior::kSeedZigZagPattern.size()> pattern{};
-      for (std::size_t q = 0; q < pattern.size(); ++q) {
-        pattern[q] = behavior::kSeedZigZagPattern[q];
-        pattern[q].step_forward *= scale;
-        pattern[q].step_backward *= scale;
-      }
       behavior::PatternState ps = kpattern_[i];
       ps.position = pos;
-      behavior::pattern_step(ps, pattern);
+      // Scale only the instruction this tick reads (pattern_step reads exactly one).
+      const std::size_t at = static_cast<std::size_t>(ps.index) % base.size();
+      behavior::PatternInstruction ins = base[at];
+      ins.step_forward *= scale;
+      ins.step_backward *= scale;
+      behavior::PatternState one = ps;
+      one.index = 0;
+      behavior::pattern_step(one, std::span<const behavior::PatternInstruction>(&ins, 1));
+      ps.position = one.position;
+      ps.heading_deg = one.heading_deg;
+      ps.last_applied = static_cast<std::int32_t>(at);
+      ps.index = static_cast<std::int32_t>((at + 1) % base.size());
       kpattern_[i] = ps;
       out = (ps.position - pos) / dt_;
       rotation = 0;
