@@ -1,4 +1,4 @@
-// Demo scenarios (issue 6, catalog Part H): every file in scenarios/ loads, runs, and shows the
+// Demo scenarios (catalog Part H): every file in scenarios/ loads, runs, and shows the
 // property that defines its demo. Each test names the catalog entries it checks. A new scenario
 // file without a test here fails Scenarios.EveryScenarioHasAPropertyTest.
 // Figures measured on the shipped files are printed ("[figures] ...") so a regression shows by
@@ -17,6 +17,7 @@
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
 #include "game/scenario_json.hpp"
+#include "scenario_test_util.hpp"
 
 namespace flockstep::server::game {
 namespace {
@@ -28,73 +29,17 @@ using sim::AgentView;
 using sim::Scenario;
 using sim::Technique;
 using sim::World;
+using namespace scenario_test;
 
 /// Scenario files that have a property test below (file stem = scenario name).
 const std::set<std::string>& tested() {
   static const std::set<std::string> names = {
       "arena", "patterns", "flocking", "slides_hide", "slides_offset_pursuit", "slides_walls", "slides_interpose",
-      "slides_obstacles", "intercept", "corner_trap", "lamothe", "gallery", "tile_patrols",
+      "slides_obstacles", "intercept", "corner_trap", "lamothe", "gallery", "tile_patrols", "millington", "aidemo4", "shoal",
   };
   return names;
 }
 
-std::filesystem::path scenario_dir() { return std::filesystem::path(FLOCKSTEP_SOURCE_DIR) / "scenarios"; }
-
-Scenario load(const std::string& name) { return load_scenario_file((scenario_dir() / (name + ".json")).string()); }
-
-std::int32_t group_named(const Scenario& s, const std::string& name) {
-  for (std::size_t g = 0; g < s.groups.size(); ++g)
-    if (s.groups[g].name == name) return static_cast<std::int32_t>(g);
-  ADD_FAILURE() << "scenario " << s.name << " has no group '" << name << "'";
-  return -1;
-}
-
-/// Shortest displacement from a to b (across the seam in wrapped worlds).
-Vec2 delta(const Scenario& s, Vec2 a, Vec2 b) {
-  Vec2 d = b - a;
-  if (s.wrap) {
-    if (d.x > s.width / 2) d.x -= s.width;
-    if (d.x < -s.width / 2) d.x += s.width;
-    if (d.y > s.height / 2) d.y -= s.height;
-    if (d.y < -s.height / 2) d.y += s.height;
-  }
-  return d;
-}
-
-real dist(const Scenario& s, Vec2 a, Vec2 b) { return math::length(delta(s, a, b)); }
-
-real radius_of(const World& w, const AgentView& v) {
-  return v.group >= 0 ? w.scenario().groups[static_cast<std::size_t>(v.group)].radius
-                      : w.scenario().player_craft.length * 0.5;
-}
-
-/// Views of a group's live agents.
-std::vector<AgentView> members(const World& w, std::int32_t group) {
-  std::vector<AgentView> out;
-  for (std::int32_t i = 0; i < w.size(); ++i)
-    if (w.view(i).group == group) out.push_back(w.view(i));
-  return out;
-}
-
-/// Run `seconds` of simulated time, calling `each` after every step.
-void run(World& w, real seconds, const std::function<void()>& each = {}) {
-  const auto ticks = static_cast<std::int64_t>(seconds * w.scenario().tick_rate_hz);
-  for (std::int64_t t = 0; t < ticks; ++t) {
-    w.step();
-    if (each) each();
-  }
-}
-
-/// Smallest (centre distance - obstacle radius - body radius) over every agent and obstacle.
-real min_obstacle_clearance(const World& w) {
-  real worst = math::kInfinity;
-  for (std::int32_t i = 0; i < w.size(); ++i) {
-    const AgentView v = w.view(i);
-    for (const sim::Circle& c : w.scenario().obstacles)
-      worst = std::min(worst, dist(w.scenario(), v.position, c.center) - (c.radius + radius_of(w, v)));
-  }
-  return worst;
-}
 
 /// Does segment ab pass through circle c (closest point of the segment inside the circle)?
 bool segment_hits_circle(Vec2 a, Vec2 b, const sim::Circle& c) {
