@@ -284,6 +284,8 @@ class World {
   static constexpr std::int32_t kMaxCandidates = 128;
   /// Agents of one group steered together in one batch (per-agent scratch ~1 KB each).
   static constexpr std::int32_t kComposeBatch = 64;
+  /// Groups up to which a task orders its agents by group with a counting sort on the stack.
+  static constexpr std::int32_t kCountingSortGroups = 64;
   struct Lane;
   void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n);
   void run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
@@ -299,6 +301,7 @@ class World {
   void rebuild_groups();
   std::vector<Composition> compose_;            // per group: what steer_composed runs
   std::vector<Model> group_model_;              // per group
+  std::vector<std::int32_t> heading_samples_;   // per group: T82 window (the integrate loop reads it per agent)
   std::vector<behavior::FixedLinePath> line_paths_;  // per scenario path (T54)
   std::vector<behavior::DynamicWanderState> dyn_wander_;  // T51 per agent
   std::vector<behavior::PatternState> kpattern_;          // T25 per agent
