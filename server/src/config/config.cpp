@@ -189,6 +189,10 @@ LoadResult load(const std::vector<std::string>& args, const EnvLookup& env) {
       r.help = true;
       return r;
     }
+    if (a == "--version") {  // like --help: nothing else on the line matters
+      r.version = true;
+      return r;
+    }
     if (a == "--healthcheck") {  // a mode, not a key: the rest of the command line still applies
       r.healthcheck = true;
       continue;
@@ -245,6 +249,7 @@ std::string help_text() {
        "Precedence: flags > environment variables > JSON config file > defaults.\n"
        "  --config=PATH   JSON object with any of the keys below (env FLOCKSTEP_CONFIG)\n"
        "  --help          this text\n"
+       "  --version       name, version, git commit, build type and compiler, then exit 0\n"
        "  --healthcheck   probe http://127.0.0.1:<port>/healthz (port from the flags, environment\n"
        "                  and file as usual) and exit 0 if it answers 200, else 1 (container\n"
        "                  HEALTHCHECK: slim images have no curl)\n"

@@ -82,6 +82,7 @@ struct LoadResult {
   Config config;
   bool help = false;                 ///< --help given: print help_text() and exit 0
   bool healthcheck = false;          ///< --healthcheck given: probe /healthz on the configured port, exit 0/1
+  bool version = false;              ///< --version given: print build_info::version_text() and exit 0
   std::vector<std::string> sources;  ///< per key in table order: "default", "file", "env", "flag"
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bot.hpp"
+#include "flockstep/build_info.hpp"
 
 namespace {
 
@@ -25,6 +26,7 @@ const char* kHelp =
     "  --seed=N          random seed (default 1)\n"
     "  --decode=0|1      decode each delta snapshot before acknowledging it, like a viewer (default 1)\n"
     "  --view=X0,Y0,X1,Y1  spectators' view rectangle in m (area of interest; default whole world)\n"
+    "  --version         name, version, git commit, build type and compiler\n"
     "  --report          scrape the server's /metrics before and after: tick p50/p99, overruns,\n"
     "                    snapshots replaced and clients dropped during the run\n";
 
@@ -42,6 +44,10 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::cout << kHelp;
+      return 0;
+    }
+    if (a == "--version") {
+      std::cout << flockstep::build_info::version_text("flockstep-bot");
       return 0;
     }
     if (a == "--report") {
