@@ -16,10 +16,11 @@ START_TIMEOUT_S = 30  # a loaded CI machine builds the arena world in well under
 class FlockstepServer:
     """Context manager: `with FlockstepServer(binary, source_dir) as s: s.port`."""
 
-    def __init__(self, binary, source_dir, web_root=None, extra_args=(), env=None):
+    def __init__(self, binary, source_dir, web_root=None, extra_args=(), env=None, scenario=None,
+                 scenario_dir=None):
         self.args = [binary, "--host=127.0.0.1", "--port=0",
-                     f"--scenario={source_dir}/scenarios/arena.json",
-                     f"--scenario-dir={source_dir}/scenarios"]
+                     f"--scenario={scenario or source_dir + '/scenarios/arena.json'}",
+                     f"--scenario-dir={scenario_dir or source_dir + '/scenarios'}"]
         if web_root:
             self.args.append(f"--web-root={web_root}")
         self.args += list(extra_args)
