@@ -18,14 +18,14 @@ using flockstep::server::ops::Registry;
 using flockstep::server::ops::ServerMetrics;
 
 std::vector<double> bounds() {
-  return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.002, 0.003, 0.004, 0.006, 0.008, 0.010, 0.0125,
-          0.0167, 0.025, 0.033, 0.05, 0.066, 0.1};
+  return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.002, 0.003, 0.004, 0.006,
+          0.008,   0.010,  0.0125,  0.0167, 0.025, 0.033,  0.05,  0.066, 0.1};
 }
 
 // The replaced implementation: a lower_bound and three relaxed atomic updates.
 struct AtomicHistogram {
   std::vector<double> b = bounds();
-  std::unique_ptr<std::atomic<std::uint64_t>[]> buckets{new std::atomic<std::uint64_t>[20]()};
+  std::unique_ptr<std::atomic<std::uint64_t>[]> buckets { new std::atomic<std::uint64_t>[ 20 ]() };
   std::atomic<std::uint64_t> count{0};
   std::atomic<double> sum{0};
   void observe(double v) {

@@ -35,8 +35,8 @@ int healthcheck(const flockstep::server::config::Config& c) {
   }
   const unsigned status = flockstep::server::ops::http_status(host, static_cast<std::uint16_t>(c.port), "GET",
                                                               "/healthz", kHealthcheckTimeout);
-  std::cout << (status == 200 ? "healthy" : "unhealthy") << ": GET http://" << host << ":" << c.port
-            << "/healthz -> " << (status == 0 ? std::string("no answer") : std::to_string(status)) << "\n";
+  std::cout << (status == 200 ? "healthy" : "unhealthy") << ": GET http://" << host << ":" << c.port << "/healthz -> "
+            << (status == 0 ? std::string("no answer") : std::to_string(status)) << "\n";
   return status == 200 ? 0 : 1;
 }
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   fs::config::LoadResult loaded;
   flockstep::sim::Scenario scenario;
   std::vector<flockstep::sim::Scenario> others;  // scenario_dir: rooms started on demand
-  std::optional<std::uint16_t> agones_port;  // set: run as an Agones GameServer
+  std::optional<std::uint16_t> agones_port;      // set: run as an Agones GameServer
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
     loaded = fs::config::load(args, [](const char* name) { return std::getenv(name); });

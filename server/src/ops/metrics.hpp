@@ -104,8 +104,7 @@ class Registry {
   /// Series of family `name` (created on first use with `help`). Names must match
   /// [a-zA-Z_:][a-zA-Z0-9_:]*; a label set must be new within its family (prometheus-cpp returns
   /// the existing metric otherwise, which would make two handles share one series).
-  Counter& counter(std::string_view name, std::string_view help, const Labels& labels = {},
-                   Counter* total = nullptr);
+  Counter& counter(std::string_view name, std::string_view help, const Labels& labels = {}, Counter* total = nullptr);
   Gauge& gauge(std::string_view name, std::string_view help, const Labels& labels = {}, Gauge* total = nullptr);
   Histogram& histogram(std::string_view name, std::string_view help, std::vector<double> bounds,
                        const Labels& labels = {}, Histogram* total = nullptr);
@@ -132,23 +131,23 @@ class Registry {
 /// so room code reads alike. Created once per room name and cached: the tick never looks up a
 /// label set.
 struct RoomMetrics {
-  Histogram& tick_seconds;       ///< flockstep_room_tick_duration_seconds
-  Counter& tick_overruns;        ///< flockstep_room_tick_overruns_total
-  Counter& ticks_skipped;        ///< flockstep_room_ticks_skipped_total
-  Gauge& ticks;                  ///< flockstep_room_world_tick (not linked: the total is the default room's)
-  Gauge& clients_player;         ///< flockstep_room_clients{role=...}
+  Histogram& tick_seconds;  ///< flockstep_room_tick_duration_seconds
+  Counter& tick_overruns;   ///< flockstep_room_tick_overruns_total
+  Counter& ticks_skipped;   ///< flockstep_room_ticks_skipped_total
+  Gauge& ticks;             ///< flockstep_room_world_tick (not linked: the total is the default room's)
+  Gauge& clients_player;    ///< flockstep_room_clients{role=...}
   Gauge& clients_spectator;
   Gauge& clients_bot;
-  Gauge& agents_player;          ///< flockstep_room_agents{kind=...}
+  Gauge& agents_player;  ///< flockstep_room_agents{kind=...}
   Gauge& agents_flock;
   Gauge& agents_pursuer;
   Gauge& agents_patrol;
   Gauge& agents_wanderer;
-  Histogram& snapshot_bytes;     ///< flockstep_room_snapshot_size_bytes
-  Counter& snapshots_encoded;    ///< flockstep_room_snapshots_encoded_total
-  Counter& inputs_applied;       ///< flockstep_room_inputs_applied_total
-  Counter& inputs_late;          ///< flockstep_room_inputs_dropped_total
-  Counter& captures;             ///< flockstep_room_captures_total
+  Histogram& snapshot_bytes;   ///< flockstep_room_snapshot_size_bytes
+  Counter& snapshots_encoded;  ///< flockstep_room_snapshots_encoded_total
+  Counter& inputs_applied;     ///< flockstep_room_inputs_applied_total
+  Counter& inputs_late;        ///< flockstep_room_inputs_dropped_total
+  Counter& captures;           ///< flockstep_room_captures_total
 };
 
 /// Every metric the server exports, registered once at start-up. The server-wide families keep
@@ -163,44 +162,44 @@ struct ServerMetrics {
   RoomMetrics& room(std::string_view name);
 
   Registry& registry;
-  Gauge& build_info;                ///< flockstep_build_info{version,commit} = 1
-  Histogram& tick_seconds;          ///< flockstep_tick_duration_seconds
-  Counter& tick_overruns;           ///< flockstep_tick_overruns_total: ticks that took longer than dt
-  Counter& ticks_skipped;           ///< flockstep_ticks_skipped_total: dropped by the catch-up limit
-  Gauge& ticks;                     ///< flockstep_world_tick
-  Gauge& clients_player;            ///< flockstep_clients{role="player"}
-  Gauge& clients_spectator;         ///< flockstep_clients{role="spectator"}
-  Gauge& clients_bot;               ///< flockstep_clients{role="bot"}
-  Gauge& connections;               ///< flockstep_connections (TCP, incl. HTTP)
-  Counter& connections_rejected;    ///< flockstep_connections_rejected_total (max connections)
-  Gauge& agents_player;             ///< flockstep_agents{kind=...}
+  Gauge& build_info;              ///< flockstep_build_info{version,commit} = 1
+  Histogram& tick_seconds;        ///< flockstep_tick_duration_seconds
+  Counter& tick_overruns;         ///< flockstep_tick_overruns_total: ticks that took longer than dt
+  Counter& ticks_skipped;         ///< flockstep_ticks_skipped_total: dropped by the catch-up limit
+  Gauge& ticks;                   ///< flockstep_world_tick
+  Gauge& clients_player;          ///< flockstep_clients{role="player"}
+  Gauge& clients_spectator;       ///< flockstep_clients{role="spectator"}
+  Gauge& clients_bot;             ///< flockstep_clients{role="bot"}
+  Gauge& connections;             ///< flockstep_connections (TCP, incl. HTTP)
+  Counter& connections_rejected;  ///< flockstep_connections_rejected_total (max connections)
+  Gauge& agents_player;           ///< flockstep_agents{kind=...}
   Gauge& agents_flock;
   Gauge& agents_pursuer;
   Gauge& agents_patrol;
   Gauge& agents_wanderer;
-  Counter& bytes_sent;              ///< flockstep_ws_bytes_sent_total
-  Counter& messages_sent;           ///< flockstep_ws_messages_sent_total
-  Counter& bytes_received;          ///< flockstep_ws_bytes_received_total
-  Counter& messages_received;       ///< flockstep_ws_messages_received_total
-  Histogram& snapshot_bytes;        ///< flockstep_snapshot_size_bytes (shared body, per encode)
-  Counter& snapshots_encoded;       ///< flockstep_snapshots_encoded_total
-  Counter& snapshots_dropped;       ///< flockstep_snapshots_dropped_total (replaced, latest wins)
-  Counter& malformed_messages;      ///< flockstep_malformed_messages_total
-  Counter& violations;              ///< flockstep_input_violations_total (clamped values)
-  Counter& inputs_rate_limited;     ///< flockstep_inputs_rate_limited_total
-  Counter& inputs_applied;          ///< flockstep_inputs_applied_total
-  Counter& inputs_late;             ///< flockstep_inputs_dropped_total (backlog over the limit)
-  Counter& kicked_slow;             ///< flockstep_clients_dropped_total{reason="too_slow"}
-  Counter& kicked_violations;       ///< flockstep_clients_dropped_total{reason="violations"}
-  Counter& kicked_malformed;        ///< flockstep_clients_dropped_total{reason="malformed"}
-  Counter& kicked_too_big;          ///< flockstep_clients_dropped_total{reason="too_big"}
-  Histogram& rtt_seconds;           ///< flockstep_rtt_seconds (server Ping -> client Pong)
-  Counter& captures;                ///< flockstep_captures_total
-  Counter& http_requests;           ///< flockstep_http_requests_total
-  Counter& http_not_found;          ///< flockstep_http_responses_total{code="404"}
-  Counter& http_forbidden;          ///< flockstep_http_responses_total{code="403"}
-  Counter& http_bad_request;        ///< flockstep_http_responses_total{code="400"}
-  Counter& log_lines_suppressed;    ///< flockstep_log_lines_suppressed_total
+  Counter& bytes_sent;            ///< flockstep_ws_bytes_sent_total
+  Counter& messages_sent;         ///< flockstep_ws_messages_sent_total
+  Counter& bytes_received;        ///< flockstep_ws_bytes_received_total
+  Counter& messages_received;     ///< flockstep_ws_messages_received_total
+  Histogram& snapshot_bytes;      ///< flockstep_snapshot_size_bytes (shared body, per encode)
+  Counter& snapshots_encoded;     ///< flockstep_snapshots_encoded_total
+  Counter& snapshots_dropped;     ///< flockstep_snapshots_dropped_total (replaced, latest wins)
+  Counter& malformed_messages;    ///< flockstep_malformed_messages_total
+  Counter& violations;            ///< flockstep_input_violations_total (clamped values)
+  Counter& inputs_rate_limited;   ///< flockstep_inputs_rate_limited_total
+  Counter& inputs_applied;        ///< flockstep_inputs_applied_total
+  Counter& inputs_late;           ///< flockstep_inputs_dropped_total (backlog over the limit)
+  Counter& kicked_slow;           ///< flockstep_clients_dropped_total{reason="too_slow"}
+  Counter& kicked_violations;     ///< flockstep_clients_dropped_total{reason="violations"}
+  Counter& kicked_malformed;      ///< flockstep_clients_dropped_total{reason="malformed"}
+  Counter& kicked_too_big;        ///< flockstep_clients_dropped_total{reason="too_big"}
+  Histogram& rtt_seconds;         ///< flockstep_rtt_seconds (server Ping -> client Pong)
+  Counter& captures;              ///< flockstep_captures_total
+  Counter& http_requests;         ///< flockstep_http_requests_total
+  Counter& http_not_found;        ///< flockstep_http_responses_total{code="404"}
+  Counter& http_forbidden;        ///< flockstep_http_responses_total{code="403"}
+  Counter& http_bad_request;      ///< flockstep_http_responses_total{code="400"}
+  Counter& log_lines_suppressed;  ///< flockstep_log_lines_suppressed_total
 
  private:
   std::mutex rooms_mutex_;

@@ -59,8 +59,8 @@ ProcessStats parse_proc_stat(std::string_view self_stat, std::string_view system
 }
 
 ProcessStats read_process_stats() {
-  ProcessStats s = parse_proc_stat(slurp("/proc/self/stat"), slurp("/proc/stat"), sysconf(_SC_CLK_TCK),
-                                   sysconf(_SC_PAGESIZE));
+  ProcessStats s =
+      parse_proc_stat(slurp("/proc/self/stat"), slurp("/proc/stat"), sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE));
   std::error_code ec;
   double fds = 0;
   for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) ++fds;

@@ -48,11 +48,13 @@ TEST(Config, DefaultsLoadAndEveryKeyIsInHelpWithItsLimit) {
 
 TEST(Config, FlagsBeatEnvironmentBeatsFileBeatsDefaults) {
   testing::TempDir dir;
-  const std::string file = dir.write("c.json", R"({"port": 1000, "tick_rate_hz": 30, "bots": 2, "log_format": "json"})");
-  const LoadResult r = load_with({"--config=" + file, "--port", "3000"}, {{"FLOCKSTEP_PORT", "2000"}, {"FLOCKSTEP_TICK_RATE_HZ", "50"}});
-  EXPECT_EQ(r.config.port, 3000u);          // flag
-  EXPECT_EQ(r.config.tick_rate_hz, 50u);    // env over file
-  EXPECT_EQ(r.config.bots, 2u);             // file over default
+  const std::string file =
+      dir.write("c.json", R"({"port": 1000, "tick_rate_hz": 30, "bots": 2, "log_format": "json"})");
+  const LoadResult r =
+      load_with({"--config=" + file, "--port", "3000"}, {{"FLOCKSTEP_PORT", "2000"}, {"FLOCKSTEP_TICK_RATE_HZ", "50"}});
+  EXPECT_EQ(r.config.port, 3000u);        // flag
+  EXPECT_EQ(r.config.tick_rate_hz, 50u);  // env over file
+  EXPECT_EQ(r.config.bots, 2u);           // file over default
   EXPECT_EQ(r.config.log_format, "json");
   EXPECT_EQ(r.config.max_connections, 1100u);  // default
   const std::string d = describe(r);
@@ -138,7 +140,8 @@ TEST(Config, RoomAndRecordingKeysHaveDefaultsFlagsAndLimits) {
 
 TEST(Config, MarkdownReferenceListsEveryKey) {
   const std::string md = markdown_reference();
-  EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"), std::string::npos);
+  EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"),
+            std::string::npos);
   EXPECT_NE(md.find("`send_queue_snapshots`"), std::string::npos);
 }
 

@@ -65,11 +65,12 @@ TEST(Metrics, ServerMetricsExposeEveryRequiredFamily) {
   ServerMetrics m(r);
   m.tick_seconds.observe(0.001);
   const std::string t = r.render();
-  for (const char* name : {"flockstep_tick_duration_seconds_bucket", "flockstep_tick_overruns_total", "flockstep_clients{role=\"player\"}",
-                           "flockstep_clients{role=\"spectator\"}", "flockstep_agents{kind=\"flock\"}", "flockstep_ws_bytes_sent_total",
-                           "flockstep_ws_messages_sent_total", "flockstep_snapshot_size_bytes_bucket", "flockstep_snapshots_dropped_total",
-                           "flockstep_malformed_messages_total", "flockstep_rtt_seconds_bucket", "process_cpu_seconds_total",
-                           "process_resident_memory_bytes", "process_open_fds", "process_max_fds", "process_start_time_seconds"})
+  for (const char* name :
+       {"flockstep_tick_duration_seconds_bucket", "flockstep_tick_overruns_total", "flockstep_clients{role=\"player\"}",
+        "flockstep_clients{role=\"spectator\"}", "flockstep_agents{kind=\"flock\"}", "flockstep_ws_bytes_sent_total",
+        "flockstep_ws_messages_sent_total", "flockstep_snapshot_size_bytes_bucket", "flockstep_snapshots_dropped_total",
+        "flockstep_malformed_messages_total", "flockstep_rtt_seconds_bucket", "process_cpu_seconds_total",
+        "process_resident_memory_bytes", "process_open_fds", "process_max_fds", "process_start_time_seconds"})
     EXPECT_NE(t.find(name), std::string::npos) << name;
   const std::string info = "flockstep_build_info{commit=\"" + std::string(build_info::kCommit) + "\",version=\"" +
                            std::string(build_info::kVersion) + "\"} 1\n";
@@ -136,14 +137,17 @@ TEST(Metrics, RealServerScrapeHasRoomLabelsAndPassesPromtool) {
   server.wait();
   ASSERT_EQ(r.status, 200);
   EXPECT_NE(r.content_type.find("text/plain; version=0.0.4"), std::string::npos) << r.content_type;
-  for (const char* s : {"flockstep_room_tick_duration_seconds_bucket{room=\"arena\",le=", "flockstep_room_agents{kind=\"flock\",room=\"arena\"}",
-                        "flockstep_room_clients{role=\"player\",room=\"arena\"}", "flockstep_tick_duration_seconds_bucket{le=",
-                        "flockstep_build_info{", "process_resident_memory_bytes ", "process_open_fds "})
+  for (const char* s : {"flockstep_room_tick_duration_seconds_bucket{room=\"arena\",le=",
+                        "flockstep_room_agents{kind=\"flock\",room=\"arena\"}",
+                        "flockstep_room_clients{role=\"player\",room=\"arena\"}",
+                        "flockstep_tick_duration_seconds_bucket{le=", "flockstep_build_info{",
+                        "process_resident_memory_bytes ", "process_open_fds "})
     EXPECT_NE(r.body.find(s), std::string::npos) << s;
 
   if (std::system("promtool --version >/dev/null 2>&1") != 0)
     FAIL() << "promtool not found: install the Debian package prometheus (scripts/setup.sh does)";
-  const auto path = std::filesystem::temp_directory_path() / ("flockstep_scrape_" + std::to_string(::getpid()) + ".txt");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("flockstep_scrape_" + std::to_string(::getpid()) + ".txt");
   std::ofstream(path) << r.body;
   const std::string cmd = "promtool check metrics < " + path.string() + " > " + path.string() + ".out 2>&1";
   const int rc = std::system(cmd.c_str());

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
     else if (key == "--name") cfg.name = val;
     else if (key == "--room") ok = (cfg.room = val).size() <= 64;  // Join.room limit
     else if (key == "--port" && (ok = number(val, 1, 65535, d))) cfg.port = static_cast<std::uint16_t>(d);
-    else if (key == "--connections" && (ok = number(val, 1, 100000, d))) cfg.connections = static_cast<std::uint32_t>(d);
+    else if (key == "--connections" && (ok = number(val, 1, 100000, d)))
+      cfg.connections = static_cast<std::uint32_t>(d);
     else if (key == "--players" && (ok = number(val, 0, 100000, d))) cfg.players = static_cast<std::uint32_t>(d);
     else if (key == "--duration" && (ok = number(val, 0, 86400, d))) cfg.duration_s = d;
     else if (key == "--input-hz" && (ok = number(val, 1, 1000, d))) cfg.input_hz = static_cast<std::uint32_t>(d);
@@ -79,7 +80,8 @@ int main(int argc, char** argv) {
       std::size_t start = 0;
       for (int k = 0; k < 4 && ok; ++k) {
         const auto comma = val.find(',', start);
-        ok = number(val.substr(start, comma == std::string::npos ? std::string::npos : comma - start), -1e6, 1e6, v[k]) &&
+        ok = number(val.substr(start, comma == std::string::npos ? std::string::npos : comma - start), -1e6, 1e6,
+                    v[k]) &&
              (k == 3) == (comma == std::string::npos);
         start = comma + 1;
       }
@@ -88,8 +90,7 @@ int main(int argc, char** argv) {
         cfg.have_view = true;
         for (int k = 0; k < 4; ++k) cfg.view[k] = v[k];
       }
-    }
-    else ok = false;
+    } else ok = false;
     if (!ok) {
       std::cerr << "flockstep-bot: bad or unknown flag '" << a << "' (see --help)\n";
       return 2;
