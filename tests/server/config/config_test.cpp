@@ -46,6 +46,14 @@ TEST(Config, DefaultsLoadAndEveryKeyIsInHelpWithItsLimit) {
   EXPECT_TRUE(load_with({"--help"}).help);
 }
 
+TEST(Config, VersionIsAModeThatIgnoresTheRestOfTheLine) {
+  EXPECT_TRUE(load_with({"--version"}).version);
+  // Like --help: a bad flag after it does not matter, the program prints its version and exits.
+  EXPECT_TRUE(load_with({"--version", "--no-such-flag=1"}).version);
+  EXPECT_FALSE(load_with({}).version);
+  EXPECT_NE(help_text().find("--version"), std::string::npos);
+}
+
 TEST(Config, FlagsBeatEnvironmentBeatsFileBeatsDefaults) {
   testing::TempDir dir;
   const std::string file =
