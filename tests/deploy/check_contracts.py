@@ -9,6 +9,7 @@
    techniques of shared/src/sim/world.cpp, so the schema cannot drift from the loader.
 5. The real server loads a scenario carrying "$schema" and refuses one with an unknown
    top-level key (exit code 2, the key named).
+6. What the server exports (GET /api/rooms/<name>/scenario, every room) validates too.
 
 Usage: check_contracts.py SERVER_BINARY SOURCE_DIR   (Debian python3-jsonschema)
 """
@@ -20,6 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 import jsonschema
 
@@ -96,6 +98,18 @@ def main():
             failures.append(f"technique enum differs from kTechniqueNames: "
                             f"missing {sorted(techniques - set(group['technique']['enum']))}, "
                             f"extra {sorted(set(group['technique']['enum']) - techniques)}")
+
+    # The server's exports of every room.
+    with FlockstepServer(binary, source_dir) as srv:
+        base_url = f"http://127.0.0.1:{srv.port}"
+        rooms = json.load(urllib.request.urlopen(base_url + "/api/rooms", timeout=10))["rooms"]
+        for room in rooms:
+            export = json.load(urllib.request.urlopen(f"{base_url}/api/rooms/{room['name']}/scenario", timeout=10))
+            for e in v.iter_errors(export):
+                failures.append(f"export of room {room['name']}: {'/'.join(map(str, e.path))}: {e.message}")
+        if len(rooms) != len(files):
+            failures.append(f"/api/rooms lists {len(rooms)} rooms for {len(files)} scenario files")
+        print(f"{len(rooms)} room exports validated")
 
     # The server itself: "$schema" is accepted, an unknown key is refused with exit code 2.
     with tempfile.TemporaryDirectory(prefix="flockstep_contracts_") as d:
