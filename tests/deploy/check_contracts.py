@@ -28,6 +28,11 @@ import jsonschema
 from flockstep_server import FlockstepServer
 
 SCHEMA_REF = "../schemas/scenario.schema.json"
+# Keys of $defs/group that are structure, not rows of group_fields.cpp's parameter table. A new
+# structural key of the group format (a behaviour list, a combiner...) is added here and to the
+# schema; every other key must be a group field.
+STRUCTURAL_KEYS = {"name", "kind", "technique", "count", "spawn_min", "spawn_max", "offset", "goal", "path",
+                   "leader_group", "target_group", "tile_pattern", "track", "pattern"}
 
 
 def main():
@@ -73,9 +78,7 @@ def main():
     src = open(os.path.join(source_dir, "proto/codec/group_fields.cpp")).read()
     fields = set(re.findall(r'FLOCKSTEP_(?:INT_|BOOL_)?FIELD\("([a-z_.]+)"', src))
     group = schema["$defs"]["group"]["properties"]
-    params = {k for k in group if k not in ("name", "kind", "technique", "count", "spawn_min", "spawn_max", "offset",
-                                            "goal", "path", "leader_group", "target_group", "tile_pattern", "track",
-                                            "pattern")}
+    params = {k for k in group if k not in STRUCTURAL_KEYS}
     sections = {k for k in params if group[k].get("type") == "object"}
     flat_params = params - sections
     if len(fields) < 20:
