@@ -20,13 +20,15 @@ die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
 # --- Debian packages --------------------------------------------------------------------------
 # One line per purpose; edit here when the project needs something new.
 PACKAGES=(
-  # native toolchain
-  build-essential g++ cmake ninja-build ccache git pkg-config ca-certificates
-  # server: Boost.Beast/Asio are header-only (libboost1.81-dev); program_options is compiled;
-  # system gives find_package(Boost COMPONENTS system) its CMake config. (libboost1.81-all-dev
-  # would also pull MPI, Python and numpy: minutes of CI time for nothing.)
-  libboost1.81-dev libboost-program-options1.81-dev libboost-system1.81-dev
+  # native toolchain (git: the commit that --version and flockstep_build_info report)
+  build-essential g++ cmake ninja-build ccache git ca-certificates
+  # server: Boost.Beast/Asio are header-only, and libboost1.81-dev has the CMake config
+  # (find_package(Boost)); nothing links a compiled Boost library. (libboost1.81-all-dev would
+  # also pull MPI, Python and numpy: minutes of CI time for nothing.)
+  libboost1.81-dev
   libprotobuf-dev protobuf-compiler nlohmann-json3-dev
+  # server metrics: prometheus-cpp's registry and text format (only its core library is linked)
+  prometheus-cpp-dev
   # tests and benchmarks (googletest = the sources in /usr/src/googletest the wasm build compiles)
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # WebAssembly: emscripten 3.1.6 (uses Debian's clang-14/lld-14/binaryen); node-acorn for its JS
@@ -37,10 +39,20 @@ PACKAGES=(
   chromium fonts-liberation
   # fuzzing (libFuzzer) and LeakSanitizer runtime
   clang libclang-rt-14-dev
-  # python3-yaml: tests/docker/validate_manifests.py parses the Agones and Compose YAML
+  # python3-yaml: tests/docker/validate_manifests.py parses the Agones and Compose YAML, and the
+  # OpenAPI test reads docs/openapi.yaml
   python3 python3-yaml
   # python3-protobuf + python3-websockets: tests/e2e/proto_client_py.py, a third independent decoder of the wire
   python3-protobuf python3-websockets
+  # prometheus: promtool checks a real /metrics scrape and deploy/prometheus/alerts.yml
+  prometheus
+  # python3-jsonschema: every scenarios/*.json validates against schemas/scenario.schema.json
+  python3-jsonschema
+  # TLS test (tests/deploy): nginx terminates TLS in front of the server with a throw-away
+  # self-signed certificate made by openssl
+  nginx-light openssl
+  # clang-format: the formatting check of the C++ files listed in .clang-format-files
+  clang-format
 )
 
 if [[ $(id -u) -eq 0 ]]; then

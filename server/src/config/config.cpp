@@ -36,48 +36,94 @@ const std::vector<Key>& keys() {
       {"host", StringKey{&Config::host, {}}, "listen address"},
       {"port", UintKey{&Config::port, 0, 65535}, "TCP port; 0 lets the OS choose (the chosen port is logged)"},
       {"threads", UintKey{&Config::threads, 1, 64}, "I/O threads (the simulation runs on its own thread)"},
-      {"web_root", StringKey{&Config::web_root, {}}, "folder with the built viewer (index.html, .js, .wasm); empty serves no files"},
-      {"max_connections", UintKey{&Config::max_connections, 1, 100000}, "open TCP connections (HTTP and WebSocket); more are refused"},
-      {"max_http_header_bytes", UintKey{&Config::max_http_header_bytes, 1024, 65536}, "HTTP request header limit, bytes"},
-      {"handshake_timeout_ms", UintKey{&Config::handshake_timeout_ms, 100, 600000}, "HTTP request, WebSocket handshake and Join must each arrive within this, ms"},
-      {"idle_timeout_ms", UintKey{&Config::idle_timeout_ms, 1000, 600000}, "WebSocket idle timeout, ms; a ping is sent at half of it"},
-      {"ping_interval_ms", UintKey{&Config::ping_interval_ms, 100, 60000}, "application Ping interval for the RTT metric, ms"},
-      {"max_message_bytes", UintKey{&Config::max_message_bytes, 64, 1048576}, "largest client WebSocket message, bytes; larger closes with 1009"},
-      {"input_rate_hz", UintKey{&Config::input_rate_hz, 1, 100000}, "client messages per second per connection (token bucket); excess is dropped"},
+      {"web_root", StringKey{&Config::web_root, {}},
+       "folder with the built viewer (index.html, .js, .wasm); empty serves no files"},
+      {"max_connections", UintKey{&Config::max_connections, 1, 100000},
+       "open TCP connections (HTTP and WebSocket); more are refused"},
+      {"max_http_header_bytes", UintKey{&Config::max_http_header_bytes, 1024, 65536},
+       "HTTP request header limit, bytes"},
+      {"handshake_timeout_ms", UintKey{&Config::handshake_timeout_ms, 100, 600000},
+       "HTTP request, WebSocket handshake and Join must each arrive within this, ms"},
+      {"idle_timeout_ms", UintKey{&Config::idle_timeout_ms, 1000, 600000},
+       "WebSocket idle timeout, ms; a ping is sent at half of it"},
+      {"ping_interval_ms", UintKey{&Config::ping_interval_ms, 100, 60000},
+       "application Ping interval for the RTT metric, ms"},
+      {"max_message_bytes", UintKey{&Config::max_message_bytes, 64, 1048576},
+       "largest client WebSocket message, bytes; larger closes with 1009"},
+      {"input_rate_hz", UintKey{&Config::input_rate_hz, 1, 100000},
+       "client messages per second per connection (token bucket); excess is dropped"},
       {"input_burst", UintKey{&Config::input_burst, 1, 100000}, "token bucket size for input_rate_hz, messages"},
       {"max_input_frames", UintKey{&Config::max_input_frames, 1, 1024}, "InputFrames in one Input message"},
-      {"input_buffer_ticks", UintKey{&Config::input_buffer_ticks, 1, 600}, "pending input frames per player; the oldest are dropped beyond it"},
-      {"max_violations", UintKey{&Config::max_violations, 1, 1000000}, "out-of-range values (clamped) tolerated before the client is kicked"},
-      {"send_queue_snapshots", UintKey{&Config::send_queue_snapshots, 1, 8}, "snapshots queued per client; a newer one replaces the oldest unsent"},
-      {"send_queue_messages", UintKey{&Config::send_queue_messages, 8, 4096}, "other messages (events, pongs) queued per client before it is dropped"},
-      {"max_send_lag_ms", UintKey{&Config::max_send_lag_ms, 100, 60000}, "a client whose oldest unsent message is older than this is dropped, ms"},
-      {"socket_send_buffer_bytes", UintKey{&Config::socket_send_buffer_bytes, 0, 16777216}, "kernel send buffer per connection (SO_SNDBUF), bytes; bounds the kernel memory a client that stops reading can pin and how soon max_send_lag_ms notices it; 0 = kernel autotuning (up to net.ipv4.tcp_wmem, often 4 MiB)"},
-      {"shutdown_timeout_ms", UintKey{&Config::shutdown_timeout_ms, 100, 60000}, "on SIGTERM/SIGINT the process exits at the latest after this, ms"},
-      {"allowed_origins", StringKey{&Config::allowed_origins, {}}, "comma-separated Origins (https://host[:port]) a browser page must come from to open a WebSocket; others get 403; empty or * allows any"},
-      {"admin_token", StringKey{&Config::admin_token, {}}, "bearer token required by /api/admin/* (compared in constant time); empty disables the admin API; prefer the environment variable (flags show in ps); never printed"},
-      {"echo_endpoint", StringKey{&Config::echo_endpoint, {"off", "on"}}, "diagnostics: a WebSocket echo on /echo for conformance tools such as Autobahn; keep off in production"},
-      {"scenario", StringKey{&Config::scenario, {}}, "scenario JSON file of the default room (started at start-up, never closed; Join with an empty room joins it)"},
-      {"scenario_dir", StringKey{&Config::scenario_dir, {}}, "folder whose *.json scenario files are the other rooms, by scenario name (validated at start-up); empty or missing = only the default room"},
-      {"max_rooms", UintKey{&Config::max_rooms, 1, 256}, "rooms running at once, the default room included; a Join for another room beyond it is refused (CODE_UNKNOWN_ROOM)"},
-      {"room_idle_close_ms", UintKey{&Config::room_idle_close_ms, 100, 86400000}, "a room other than the default one closes after it was empty (no players, no spectators) this long, ms"},
-      {"record", StringKey{&Config::record, {}}, "write the default room's snapshot stream to this file (recording format: docs/protocol.md); empty = no recording"},
-      {"record_keyframe_s", UintKey{&Config::record_keyframe_s, 1, 3600}, "recordings: a full snapshot (keyframe, seek point) every this many seconds"},
-      {"tick_rate_hz", UintKey{&Config::tick_rate_hz, 1, 240}, "simulation ticks per second (overrides the scenario's)"},
+      {"input_buffer_ticks", UintKey{&Config::input_buffer_ticks, 1, 600},
+       "pending input frames per player; the oldest are dropped beyond it"},
+      {"max_violations", UintKey{&Config::max_violations, 1, 1000000},
+       "out-of-range values (clamped) tolerated before the client is kicked"},
+      {"send_queue_snapshots", UintKey{&Config::send_queue_snapshots, 1, 8},
+       "snapshots queued per client; a newer one replaces the oldest unsent"},
+      {"send_queue_messages", UintKey{&Config::send_queue_messages, 8, 4096},
+       "other messages (events, pongs) queued per client before it is dropped"},
+      {"max_send_lag_ms", UintKey{&Config::max_send_lag_ms, 100, 60000},
+       "a client whose oldest unsent message is older than this is dropped, ms"},
+      {"socket_send_buffer_bytes", UintKey{&Config::socket_send_buffer_bytes, 0, 16777216},
+       "kernel send buffer per connection (SO_SNDBUF), bytes; bounds the kernel memory a client that stops reading can "
+       "pin and how soon max_send_lag_ms notices it; 0 = kernel autotuning (up to net.ipv4.tcp_wmem, often 4 MiB)"},
+      {"shutdown_timeout_ms", UintKey{&Config::shutdown_timeout_ms, 100, 60000},
+       "on SIGTERM/SIGINT the process exits at the latest after this, ms"},
+      {"allowed_origins", StringKey{&Config::allowed_origins, {}},
+       "comma-separated Origins (https://host[:port]) a browser page must come from to open a WebSocket; others get "
+       "403; empty or * allows any"},
+      {"admin_token", StringKey{&Config::admin_token, {}},
+       "bearer token required by /api/admin/* (compared in constant time); empty disables the admin API; prefer the "
+       "environment variable (flags show in ps); never printed"},
+      {"echo_endpoint", StringKey{&Config::echo_endpoint, {"off", "on"}},
+       "diagnostics: a WebSocket echo on /echo for conformance tools such as Autobahn; keep off in production"},
+      {"scenario", StringKey{&Config::scenario, {}},
+       "scenario JSON file of the default room (started at start-up, never closed; Join with an empty room joins it)"},
+      {"scenario_dir", StringKey{&Config::scenario_dir, {}},
+       "folder whose *.json scenario files are the other rooms, by scenario name (validated at start-up); empty or "
+       "missing = only the default room"},
+      {"max_rooms", UintKey{&Config::max_rooms, 1, 256},
+       "rooms running at once, the default room included; a Join for another room beyond it is refused "
+       "(CODE_UNKNOWN_ROOM)"},
+      {"room_idle_close_ms", UintKey{&Config::room_idle_close_ms, 100, 86400000},
+       "a room other than the default one closes after it was empty (no players, no spectators) this long, ms"},
+      {"record", StringKey{&Config::record, {}},
+       "write the default room's snapshot stream to this file (recording format: docs/protocol.md); empty = no "
+       "recording"},
+      {"record_keyframe_s", UintKey{&Config::record_keyframe_s, 1, 3600},
+       "recordings: a full snapshot (keyframe, seek point) every this many seconds"},
+      {"tick_rate_hz", UintKey{&Config::tick_rate_hz, 1, 240},
+       "simulation ticks per second (overrides the scenario's)"},
       {"snapshot_rate_hz", UintKey{&Config::snapshot_rate_hz, 1, 240}, "snapshots per second (at most tick_rate_hz)"},
-      {"max_catchup_ticks", UintKey{&Config::max_catchup_ticks, 1, 600}, "ticks run back to back after a stall; older missed ticks are skipped"},
-      {"sim_threads", UintKey{&Config::sim_threads, 1, 64}, "threads stepping the simulation, the game thread included (capped at the CPU count); 1 = serial; results are identical for any value"},
-      {"max_players", UintKey{&Config::max_players, 0, 10000}, "player crafts, clients and bots together (overrides the scenario's)"},
+      {"max_catchup_ticks", UintKey{&Config::max_catchup_ticks, 1, 600},
+       "ticks run back to back after a stall; older missed ticks are skipped"},
+      {"sim_threads", UintKey{&Config::sim_threads, 1, 64},
+       "threads stepping the simulation, the game thread included (capped at the CPU count); 1 = serial; results are "
+       "identical for any value"},
+      {"max_players", UintKey{&Config::max_players, 0, 10000},
+       "player crafts, clients and bots together (overrides the scenario's)"},
       {"bots", UintKey{&Config::bots, 0, 10000}, "server-side bot players (at most max_players)"},
       {"max_name_bytes", UintKey{&Config::max_name_bytes, 1, 256}, "display name length, bytes of UTF-8"},
-      {"resume_window_ms", UintKey{&Config::resume_window_ms, 0, 600000}, "a disconnected player's craft waits this long for a resume, ms"},
-      {"snapshot_budget_kbps", UintKey{&Config::snapshot_budget_kbps, 0, 1000000}, "per-client bandwidth budget of snapshot agent records, kbit/s; when exceeded, nearer and faster-changing agents go first and the rest follow in later snapshots; 0 = unlimited"},
-      {"aoi_radius_m", UintKey{&Config::aoi_radius_m, 0, 1000000}, "area of interest: players receive agents within this distance of their craft, m (spectators: the view rectangle they send); 0 = whole world"},
-      {"aoi_hysteresis_m", UintKey{&Config::aoi_hysteresis_m, 0, 10000}, "an agent in a client's view leaves it only this far outside the area, m (no flicker at the edge)"},
+      {"resume_window_ms", UintKey{&Config::resume_window_ms, 0, 600000},
+       "a disconnected player's craft waits this long for a resume, ms"},
+      {"snapshot_budget_kbps", UintKey{&Config::snapshot_budget_kbps, 0, 1000000},
+       "per-client bandwidth budget of snapshot agent records, kbit/s; when exceeded, nearer and faster-changing "
+       "agents go first and the rest follow in later snapshots; 0 = unlimited"},
+      {"aoi_radius_m", UintKey{&Config::aoi_radius_m, 0, 1000000},
+       "area of interest: players receive agents within this distance of their craft, m (spectators: the view "
+       "rectangle they send); 0 = whole world"},
+      {"aoi_hysteresis_m", UintKey{&Config::aoi_hysteresis_m, 0, 10000},
+       "an agent in a client's view leaves it only this far outside the area, m (no flicker at the edge)"},
       {"log_format", StringKey{&Config::log_format, {"text", "json"}}, "log line format"},
       {"log_level", StringKey{&Config::log_level, {"debug", "info", "warn", "error"}}, "lowest level logged"},
-      {"log_rate_per_s", UintKey{&Config::log_rate_per_s, 1, 100000}, "log lines per second per event name; the rest are counted and summarised"},
-      {"agones_health_period_ms", UintKey{&Config::agones_health_period_ms, 100, 60000}, "Agones only (AGONES_SDK_HTTP_PORT set): Health ping period to the SDK sidecar, ms; keep it below the GameServer's health periodSeconds"},
-      {"agones_empty_shutdown_ms", UintKey{&Config::agones_empty_shutdown_ms, 0, 86400000}, "Agones only: ask the sidecar to Shutdown once the room, after it had clients or was Allocated, has been empty this long, ms; 0 = never"},
+      {"log_rate_per_s", UintKey{&Config::log_rate_per_s, 1, 100000},
+       "log lines per second per event name; the rest are counted and summarised"},
+      {"agones_health_period_ms", UintKey{&Config::agones_health_period_ms, 100, 60000},
+       "Agones only (AGONES_SDK_HTTP_PORT set): Health ping period to the SDK sidecar, ms; keep it below the "
+       "GameServer's health periodSeconds"},
+      {"agones_empty_shutdown_ms", UintKey{&Config::agones_empty_shutdown_ms, 0, 86400000},
+       "Agones only: ask the sidecar to Shutdown once the room, after it had clients or was Allocated, has been empty "
+       "this long, ms; 0 = never"},
   };
   return k;
 }
@@ -132,7 +178,8 @@ void set_from_json(const Key& k, Config& c, const nlohmann::json& v, const std::
     if (v.is_number_unsigned()) set_from_text(k, c, std::to_string(v.get<std::uint64_t>()), origin);
     else {
       const auto i = v.get<std::int64_t>();
-      if (i < 0) throw ConfigError(origin + ": " + std::to_string(i) + " is out of range (limit " + limit_text(k) + ")");
+      if (i < 0)
+        throw ConfigError(origin + ": " + std::to_string(i) + " is out of range (limit " + limit_text(k) + ")");
       set_from_text(k, c, std::to_string(i), origin);
     }
     return;
@@ -189,11 +236,16 @@ LoadResult load(const std::vector<std::string>& args, const EnvLookup& env) {
       r.help = true;
       return r;
     }
+    if (a == "--version") {  // like --help: nothing else on the line matters
+      r.version = true;
+      return r;
+    }
     if (a == "--healthcheck") {  // a mode, not a key: the rest of the command line still applies
       r.healthcheck = true;
       continue;
     }
-    if (a.rfind("--", 0) != 0) throw ConfigError("unexpected argument '" + a + "' (flags look like --name=value; see --help)");
+    if (a.rfind("--", 0) != 0)
+      throw ConfigError("unexpected argument '" + a + "' (flags look like --name=value; see --help)");
     std::string name = a;
     std::string value;
     bool has_value = false;
@@ -245,6 +297,7 @@ std::string help_text() {
        "Precedence: flags > environment variables > JSON config file > defaults.\n"
        "  --config=PATH   JSON object with any of the keys below (env FLOCKSTEP_CONFIG)\n"
        "  --help          this text\n"
+       "  --version       name, version, git commit, build type and compiler, then exit 0\n"
        "  --healthcheck   probe http://127.0.0.1:<port>/healthz (port from the flags, environment\n"
        "                  and file as usual) and exit 0 if it answers 200, else 1 (container\n"
        "                  HEALTHCHECK: slim images have no curl)\n"
@@ -262,7 +315,8 @@ std::string help_text() {
 
 std::string describe(const LoadResult& r) {
   std::ostringstream o;
-  o << "effective configuration" << (r.config.config_file.empty() ? "" : " (file " + r.config.config_file + ")") << ":\n";
+  o << "effective configuration" << (r.config.config_file.empty() ? "" : " (file " + r.config.config_file + ")")
+    << ":\n";
   for (std::size_t i = 0; i < keys().size(); ++i) {
     const Key& k = keys()[i];
     // The admin token is a secret: the dump goes to logs, so only say whether it is set.
@@ -278,8 +332,8 @@ std::string markdown_reference() {
   std::ostringstream o;
   o << "| key | flag | environment | default | limit | meaning |\n|---|---|---|---|---|---|\n";
   for (const Key& k : keys())
-    o << "| `" << k.name << "` | `" << flag_of(k.name) << "` | `" << env_of(k.name) << "` | `" << value_text(k, defaults)
-      << "` | " << limit_text(k) << " | " << k.help << " |\n";
+    o << "| `" << k.name << "` | `" << flag_of(k.name) << "` | `" << env_of(k.name) << "` | `"
+      << value_text(k, defaults) << "` | " << limit_text(k) << " | " << k.help << " |\n";
   return o.str();
 }
 

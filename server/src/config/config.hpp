@@ -16,16 +16,17 @@ namespace flockstep::server::config {
 /// Effective configuration. Every field has a default and a documented limit.
 struct Config {
   // Network
-  std::string host = "0.0.0.0";            ///< listen address
-  std::uint32_t port = 8080;               ///< TCP port; 0 = chosen by the OS (printed at start). [0..65535]
-  std::uint32_t threads = 1;               ///< I/O threads (the game has its own). [1..64]
-  std::string web_root;                    ///< folder of the built viewer; empty = no static files
-  std::uint32_t max_connections = 1100;    ///< open TCP connections, HTTP + WebSocket. [1..100000]
+  std::string host = "0.0.0.0";                ///< listen address
+  std::uint32_t port = 8080;                   ///< TCP port; 0 = chosen by the OS (printed at start). [0..65535]
+  std::uint32_t threads = 1;                   ///< I/O threads (the game has its own). [1..64]
+  std::string web_root;                        ///< folder of the built viewer; empty = no static files
+  std::uint32_t max_connections = 1100;        ///< open TCP connections, HTTP + WebSocket. [1..100000]
   std::uint32_t max_http_header_bytes = 8192;  ///< HTTP request header limit, bytes. [1024..65536]
-  std::uint32_t handshake_timeout_ms = 5000;   ///< HTTP request, WS handshake and Join must arrive within. [100..600000]
-  std::uint32_t idle_timeout_ms = 15000;   ///< WS idle timeout; Beast sends a ping at half of it. [1000..600000]
-  std::uint32_t ping_interval_ms = 1000;   ///< application Ping for the RTT metric. [100..60000]
-  std::uint32_t max_message_bytes = 4096;  ///< largest client WS message (read_message_max); larger = close 1009. [64..1048576]
+  std::uint32_t handshake_timeout_ms = 5000;  ///< HTTP request, WS handshake and Join must arrive within. [100..600000]
+  std::uint32_t idle_timeout_ms = 15000;      ///< WS idle timeout; Beast sends a ping at half of it. [1000..600000]
+  std::uint32_t ping_interval_ms = 1000;      ///< application Ping for the RTT metric. [100..60000]
+  std::uint32_t max_message_bytes =
+      4096;  ///< largest client WS message (read_message_max); larger = close 1009. [64..1048576]
   std::uint32_t input_rate_hz = 120;       ///< client messages per second (token bucket rate). [1..100000]
   std::uint32_t input_burst = 30;          ///< token bucket size, messages. [1..100000]
   std::uint32_t max_input_frames = 64;     ///< InputFrames in one Input message. [1..1024]
@@ -34,38 +35,43 @@ struct Config {
   std::uint32_t send_queue_snapshots = 2;  ///< snapshots queued per client; newer replaces older. [1..8]
   std::uint32_t send_queue_messages = 64;  ///< other messages (events, pongs) queued per client. [8..4096]
   std::uint32_t max_send_lag_ms = 3000;    ///< a client whose oldest unsent message is older is dropped. [100..60000]
-  std::uint32_t socket_send_buffer_bytes = 0;  ///< SO_SNDBUF per connection; 0 = kernel autotuning (up to tcp_wmem max). [0..16777216]
+  std::uint32_t socket_send_buffer_bytes =
+      0;  ///< SO_SNDBUF per connection; 0 = kernel autotuning (up to tcp_wmem max). [0..16777216]
   std::uint32_t shutdown_timeout_ms = 5000;  ///< SIGTERM: hard exit after this. [100..60000]
-  std::string allowed_origins;             ///< comma-separated browser Origins allowed to upgrade; empty = any
-  std::string admin_token;                 ///< bearer token for /api/admin/*; empty = admin API off (never logged)
-  std::string echo_endpoint = "off";       ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
+  std::string allowed_origins;               ///< comma-separated browser Origins allowed to upgrade; empty = any
+  std::string admin_token;                   ///< bearer token for /api/admin/*; empty = admin API off (never logged)
+  std::string echo_endpoint = "off";         ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
   // Game
   std::string scenario = "scenarios/arena.json";  ///< scenario JSON file of the default room
-  std::string scenario_dir = "scenarios";  ///< *.json files here are the other rooms; empty or missing = none
-  std::uint32_t max_rooms = 8;             ///< rooms running at once, default room included. [1..256]
+  std::string scenario_dir = "scenarios";         ///< *.json files here are the other rooms; empty or missing = none
+  std::uint32_t max_rooms = 8;                    ///< rooms running at once, default room included. [1..256]
   std::uint32_t room_idle_close_ms = 60000;  ///< a non-default room closes after being empty this long. [100..86400000]
-  std::string record;                      ///< recording file of the default room's stream; empty = off
-  std::uint32_t record_keyframe_s = 5;     ///< seconds between recording keyframes. [1..3600]
-  std::uint32_t tick_rate_hz = 60;         ///< simulation ticks per second (overrides the scenario). [1..240]
-  std::uint32_t snapshot_rate_hz = 20;     ///< snapshots per second. [1..tick_rate_hz]
-  std::uint32_t max_catchup_ticks = 5;     ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
-  std::uint32_t sim_threads = 2;           ///< threads stepping the simulation, game thread included; capped at the cores; 1 = serial. [1..64]
+  std::string record;                        ///< recording file of the default room's stream; empty = off
+  std::uint32_t record_keyframe_s = 5;       ///< seconds between recording keyframes. [1..3600]
+  std::uint32_t tick_rate_hz = 60;           ///< simulation ticks per second (overrides the scenario). [1..240]
+  std::uint32_t snapshot_rate_hz = 20;       ///< snapshots per second. [1..tick_rate_hz]
+  std::uint32_t max_catchup_ticks = 5;       ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
+  std::uint32_t sim_threads =
+      2;  ///< threads stepping the simulation, game thread included; capped at the cores; 1 = serial. [1..64]
   std::uint32_t max_players = 64;          ///< player crafts (clients + bots). [0..10000]
   std::uint32_t bots = 0;                  ///< server-side bot players. [0..max_players]
   std::uint32_t max_name_bytes = 32;       ///< display name length, bytes of UTF-8. [1..256]
   std::uint32_t resume_window_ms = 10000;  ///< a disconnected player's craft waits this long for a resume. [0..600000]
-  std::uint32_t snapshot_budget_kbps = 512;  ///< per-client budget of snapshot agent records, kbit/s; 0 = unlimited. [0..1000000]
-  std::uint32_t aoi_radius_m = 100;        ///< players receive agents within this distance of their craft, m; 0 = whole world. [0..1000000]
-  std::uint32_t aoi_hysteresis_m = 10;     ///< an agent in view leaves only this far outside the area, m. [0..10000]
+  std::uint32_t snapshot_budget_kbps =
+      512;  ///< per-client budget of snapshot agent records, kbit/s; 0 = unlimited. [0..1000000]
+  std::uint32_t aoi_radius_m =
+      100;  ///< players receive agents within this distance of their craft, m; 0 = whole world. [0..1000000]
+  std::uint32_t aoi_hysteresis_m = 10;  ///< an agent in view leaves only this far outside the area, m. [0..10000]
   // Ops
-  std::string log_format = "text";         ///< text | json
-  std::string log_level = "info";          ///< debug | info | warn | error
-  std::uint32_t log_rate_per_s = 20;       ///< log lines per second per event name. [1..100000]
+  std::string log_format = "text";    ///< text | json
+  std::string log_level = "info";     ///< debug | info | warn | error
+  std::uint32_t log_rate_per_s = 20;  ///< log lines per second per event name. [1..100000]
   // Agones (used only when AGONES_SDK_HTTP_PORT is set: ops/agones.hpp)
-  std::uint32_t agones_health_period_ms = 2000;     ///< Health ping period to the Agones sidecar. [100..60000]
-  std::uint32_t agones_empty_shutdown_ms = 300000;  ///< Shutdown after the room was empty this long; 0 = never. [0..86400000]
+  std::uint32_t agones_health_period_ms = 2000;  ///< Health ping period to the Agones sidecar. [100..60000]
+  std::uint32_t agones_empty_shutdown_ms =
+      300000;  ///< Shutdown after the room was empty this long; 0 = never. [0..86400000]
 
-  std::string config_file;                 ///< the JSON file that was read, if any
+  std::string config_file;  ///< the JSON file that was read, if any
 };
 
 /// A configuration error. what() names the key, flag or variable and the accepted range.
@@ -82,6 +88,7 @@ struct LoadResult {
   Config config;
   bool help = false;                 ///< --help given: print help_text() and exit 0
   bool healthcheck = false;          ///< --healthcheck given: probe /healthz on the configured port, exit 0/1
+  bool version = false;              ///< --version given: print build_info::version_text() and exit 0
   std::vector<std::string> sources;  ///< per key in table order: "default", "file", "env", "flag"
 };
 

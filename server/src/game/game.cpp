@@ -17,6 +17,7 @@ Game::Game(const RoomConfig& config, sim::Scenario scenario, std::uint32_t max_c
       report_world_tick_(config.report_world_tick),
       max_catchup_ticks_(max_catchup_ticks),
       metrics_(metrics),
+      room_metrics_(metrics ? &metrics->room(config.room_name.empty() ? room_.scenario().name : config.room_name) : nullptr),
       log_(log) {
   // The per-agent phases of every tick run on the pool's workers and this game thread; the
   // world's fixed partition keeps the results identical to a serial tick.
@@ -137,14 +138,15 @@ void Game::run() {
       spectators_.store(static_cast<std::uint32_t>(room_.spectator_count()), std::memory_order_relaxed);
       agents_.store(static_cast<std::uint32_t>(room_.world().size()), std::memory_order_relaxed);
       const double took = std::chrono::duration<double>(clock::now() - t0).count();
-      if (metrics_) {
-        metrics_->tick_seconds.observe(took);
-        if (took > period_s) metrics_->tick_overruns.inc();
+      if (room_metrics_) {
+        room_metrics_->tick_seconds.observe(took);  // and the server-wide total it is linked to
+        if (took > period_s) room_metrics_->tick_overruns.inc();
+        room_metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
         if (report_world_tick_) metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
       }
     }
     if (ticks.dropped_ticks() != dropped_reported) {
-      if (metrics_) metrics_->ticks_skipped.inc(ticks.dropped_ticks() - dropped_reported);
+      if (room_metrics_) room_metrics_->ticks_skipped.inc(ticks.dropped_ticks() - dropped_reported);
       if (log_) log_->warn("ticks_skipped", {{"total", ticks.dropped_ticks()}});
       dropped_reported = ticks.dropped_ticks();
     }

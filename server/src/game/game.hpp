@@ -83,6 +83,7 @@ class Game {
   bool report_world_tick_;
   std::uint32_t max_catchup_ticks_;
   ops::ServerMetrics* metrics_;
+  ops::RoomMetrics* room_metrics_;  // this room's labelled series, cached at start
   ops::Logger* log_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -59,7 +59,7 @@ Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics*
     : config_(config),
       scenario_(adjust(std::move(scenario), config)),
       world_(scenario_),
-      metrics_(metrics),
+      metrics_(metrics ? &metrics->room(config.room_name.empty() ? scenario_.name : config.room_name) : nullptr),
       log_(log),
       streams_(scenario_, stream_config(config)),
       resume_window_ticks_(static_cast<std::uint64_t>(config.resume_window_ms) * config.tick_rate_hz / 1000),

@@ -21,6 +21,7 @@
 
 namespace flockstep::server::ops {
 struct ServerMetrics;
+struct RoomMetrics;
 class Logger;
 }  // namespace flockstep::server::ops
 
@@ -163,7 +164,7 @@ class Room {
   RoomConfig config_;
   sim::Scenario scenario_;
   sim::World world_;
-  ops::ServerMetrics* metrics_;
+  ops::RoomMetrics* metrics_;  // this room's labelled series (linked to the totals); cached, no lookup per tick
   ops::Logger* log_;
   SnapshotStreams streams_;
   std::vector<std::unique_ptr<Player>> players_;

@@ -103,17 +103,19 @@ std::optional<std::uint16_t> agones_port_from_env(const char* value) {
 }
 
 RoomCounts room_counts(const ServerMetrics& metrics) {
-  const auto clamp = [](std::int64_t v) { return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, UINT32_MAX)); };
+  const auto clamp = [](std::int64_t v) {
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, UINT32_MAX));
+  };
   return {clamp(metrics.clients_player.value()), clamp(metrics.clients_spectator.value())};
 }
 
 struct AgonesClient::Impl {
-  Impl(AgonesOptions o, std::function<RoomCounts()> c, Logger& l) : options(std::move(o)), counts(std::move(c)), log(l) {}
+  Impl(AgonesOptions o, std::function<RoomCounts()> c, Logger& l)
+      : options(std::move(o)), counts(std::move(c)), log(l) {}
 
   asio::awaitable<Response> call(http::verb verb, const char* target, std::string body = "{}") {
     Response r = co_await request(options.host, options.port, verb, target, std::move(body), kAgonesRequestTimeout);
-    if (!ok(r))
-      log.warn("agones_call_failed", {{"target", target}, {"status", r.status}, {"error", r.error}});
+    if (!ok(r)) log.warn("agones_call_failed", {{"target", target}, {"status", r.status}, {"error", r.error}});
     co_return r;
   }
 
@@ -188,11 +190,11 @@ struct AgonesClient::Impl {
     for (;;) {
       const Clock::time_point now = Clock::now();
       const RoomCounts c = counts();
-      if (!reported || *reported != c || tracked != std::min(c.players, options.player_capacity))
-        co_await report(c);
+      if (!reported || *reported != c || tracked != std::min(c.players, options.player_capacity)) co_await report(c);
 
       if (now >= next_health) {
-        const Response health = co_await call(http::verb::post, "/health");  // a failure is logged; Agones counts misses
+        const Response health =
+            co_await call(http::verb::post, "/health");  // a failure is logged; Agones counts misses
         static_cast<void>(health);
         next_health += options.health_period;
         if (next_health <= now) next_health = now + options.health_period;  // a stall: do not burst
@@ -211,7 +213,8 @@ struct AgonesClient::Impl {
         if (now - *empty_since >= options.empty_shutdown) {
           const Response r = co_await call(http::verb::post, "/shutdown");
           if (ok(r)) {
-            log.info("agones_shutdown", {{"empty_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now - *empty_since).count()}});
+            log.info("agones_shutdown",
+                     {{"empty_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now - *empty_since).count()}});
             shutdown_ack = true;
             co_return;
           }
@@ -261,8 +264,8 @@ void AgonesClient::stop() {
 bool AgonesClient::ready() const { return impl_->ready_ack.load(); }
 bool AgonesClient::shutdown_sent() const { return impl_->shutdown_ack.load(); }
 
-unsigned http_status(const std::string& host, std::uint16_t port, const std::string& method,
-                     const std::string& target, std::chrono::milliseconds timeout) {
+unsigned http_status(const std::string& host, std::uint16_t port, const std::string& method, const std::string& target,
+                     std::chrono::milliseconds timeout) {
   asio::io_context ioc;
   unsigned status = 0;
   asio::co_spawn(

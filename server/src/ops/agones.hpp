@@ -54,11 +54,11 @@ struct RoomCounts {
 
 /// Settings of the Agones client.
 struct AgonesOptions {
-  std::string host = "localhost";                           ///< the sidecar listens on the pod's loopback
-  std::uint16_t port = 0;                                   ///< REST port (AGONES_SDK_HTTP_PORT)
-  std::chrono::milliseconds health_period{2000};            ///< Health ping period (config agones_health_period_ms)
-  std::chrono::milliseconds empty_shutdown{300000};         ///< 0 = never (config agones_empty_shutdown_ms)
-  std::uint32_t player_capacity = 0;                        ///< alpha player capacity; 0 = no player tracking
+  std::string host = "localhost";                             ///< the sidecar listens on the pod's loopback
+  std::uint16_t port = 0;                                     ///< REST port (AGONES_SDK_HTTP_PORT)
+  std::chrono::milliseconds health_period{2000};              ///< Health ping period (config agones_health_period_ms)
+  std::chrono::milliseconds empty_shutdown{300000};           ///< 0 = never (config agones_empty_shutdown_ms)
+  std::uint32_t player_capacity = 0;                          ///< alpha player capacity; 0 = no player tracking
   std::chrono::milliseconds poll_period = kAgonesPollPeriod;  ///< count sampling period (tests shorten it)
 };
 
@@ -99,7 +99,7 @@ class AgonesClient {
 
 /// One blocking HTTP/1.1 request to host:port (for `flockstep-server --healthcheck`): the status
 /// code, or 0 when there was no answer within `timeout` (refused, reset, timed out).
-unsigned http_status(const std::string& host, std::uint16_t port, const std::string& method,
-                     const std::string& target, std::chrono::milliseconds timeout);
+unsigned http_status(const std::string& host, std::uint16_t port, const std::string& method, const std::string& target,
+                     std::chrono::milliseconds timeout);
 
 }  // namespace flockstep::server::ops

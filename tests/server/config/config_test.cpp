@@ -46,13 +46,23 @@ TEST(Config, DefaultsLoadAndEveryKeyIsInHelpWithItsLimit) {
   EXPECT_TRUE(load_with({"--help"}).help);
 }
 
+TEST(Config, VersionIsAModeThatIgnoresTheRestOfTheLine) {
+  EXPECT_TRUE(load_with({"--version"}).version);
+  // Like --help: a bad flag after it does not matter, the program prints its version and exits.
+  EXPECT_TRUE(load_with({"--version", "--no-such-flag=1"}).version);
+  EXPECT_FALSE(load_with({}).version);
+  EXPECT_NE(help_text().find("--version"), std::string::npos);
+}
+
 TEST(Config, FlagsBeatEnvironmentBeatsFileBeatsDefaults) {
   testing::TempDir dir;
-  const std::string file = dir.write("c.json", R"({"port": 1000, "tick_rate_hz": 30, "bots": 2, "log_format": "json"})");
-  const LoadResult r = load_with({"--config=" + file, "--port", "3000"}, {{"FLOCKSTEP_PORT", "2000"}, {"FLOCKSTEP_TICK_RATE_HZ", "50"}});
-  EXPECT_EQ(r.config.port, 3000u);          // flag
-  EXPECT_EQ(r.config.tick_rate_hz, 50u);    // env over file
-  EXPECT_EQ(r.config.bots, 2u);             // file over default
+  const std::string file =
+      dir.write("c.json", R"({"port": 1000, "tick_rate_hz": 30, "bots": 2, "log_format": "json"})");
+  const LoadResult r =
+      load_with({"--config=" + file, "--port", "3000"}, {{"FLOCKSTEP_PORT", "2000"}, {"FLOCKSTEP_TICK_RATE_HZ", "50"}});
+  EXPECT_EQ(r.config.port, 3000u);        // flag
+  EXPECT_EQ(r.config.tick_rate_hz, 50u);  // env over file
+  EXPECT_EQ(r.config.bots, 2u);           // file over default
   EXPECT_EQ(r.config.log_format, "json");
   EXPECT_EQ(r.config.max_connections, 1100u);  // default
   const std::string d = describe(r);
@@ -138,7 +148,8 @@ TEST(Config, RoomAndRecordingKeysHaveDefaultsFlagsAndLimits) {
 
 TEST(Config, MarkdownReferenceListsEveryKey) {
   const std::string md = markdown_reference();
-  EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"), std::string::npos);
+  EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"),
+            std::string::npos);
   EXPECT_NE(md.find("`send_queue_snapshots`"), std::string::npos);
 }
 

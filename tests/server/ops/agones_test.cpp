@@ -192,7 +192,8 @@ TEST(AgonesClient, ReadyIsTheFirstCallEvenWhenPlayersAreAlreadyThere) {
   f.room.players = 2;
   AgonesClient client(f.options(), f.room.fn(), f.log);
   client.start();
-  ASSERT_TRUE(f.sidecar.wait_until([](const auto& rs) { return FakeSidecar::count(rs, "/alpha/player/connect") >= 2; }));
+  ASSERT_TRUE(
+      f.sidecar.wait_until([](const auto& rs) { return FakeSidecar::count(rs, "/alpha/player/connect") >= 2; }));
   const auto rs = f.sidecar.requests();
   ASSERT_FALSE(rs.empty());
   EXPECT_EQ(rs[0].method, "POST");
@@ -286,7 +287,8 @@ TEST(AgonesClient, LeavesPlayerTrackingOffWhenTheSidecarRejectsIt) {
   // Two health pings after the labels: any connect call would have been made in between.
   ASSERT_TRUE(f.sidecar.wait_until([](const auto& rs) {
     const long label = FakeSidecar::first(rs, "/metadata/label", R"("key":"players","value":"2")");
-    return label >= 0 && std::count_if(rs.begin() + label, rs.end(), [](const Recorded& r) { return r.target == "/health"; }) >= 2;
+    return label >= 0 &&
+           std::count_if(rs.begin() + label, rs.end(), [](const Recorded& r) { return r.target == "/health"; }) >= 2;
   }));
   EXPECT_EQ(FakeSidecar::count(f.sidecar.requests(), "/alpha/player/connect"), 0u);
 }
@@ -298,9 +300,8 @@ TEST(AgonesClient, ShutsDownOnlyAfterTheRoomHasBeenEmptyForItsTimeout) {
   AgonesClient client(o, f.room.fn(), f.log);
   f.room.players = 1;
   client.start();
-  ASSERT_TRUE(f.sidecar.wait_until([](const auto& rs) {
-    return FakeSidecar::count(rs, "/metadata/label", R"("key":"players","value":"1")") == 1;
-  }));
+  ASSERT_TRUE(f.sidecar.wait_until(
+      [](const auto& rs) { return FakeSidecar::count(rs, "/metadata/label", R"("key":"players","value":"1")") == 1; }));
   const auto emptied = Clock::now();
   f.room.players = 0;
   ASSERT_TRUE(f.sidecar.wait_until([](const auto& rs) { return FakeSidecar::count(rs, "/shutdown") == 1; }));
@@ -309,7 +310,8 @@ TEST(AgonesClient, ShutsDownOnlyAfterTheRoomHasBeenEmptyForItsTimeout) {
   EXPECT_EQ(shutdown.method, "POST");
   EXPECT_GE(shutdown.at - emptied, o.empty_shutdown);
   // The label saying the room is empty went out before the shutdown.
-  EXPECT_LT(FakeSidecar::first(rs, "/metadata/label", R"("key":"players","value":"0")"), FakeSidecar::first(rs, "/shutdown"));
+  EXPECT_LT(FakeSidecar::first(rs, "/metadata/label", R"("key":"players","value":"0")"),
+            FakeSidecar::first(rs, "/shutdown"));
   // The acknowledgement is noted after the answer arrives, which the stand-in does not see: poll.
   const auto deadline = Clock::now() + kWait;
   while (!client.shutdown_sent() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
@@ -341,10 +343,12 @@ TEST(AgonesClient, CountsComeFromTheServersClientGauges) {
   c.port = 0;
   c.shutdown_timeout_ms = 500;  // the test's player stays connected: do not wait long for it
   std::ostringstream server_log;
-  net::Server server(c, game::load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), server_log);
+  net::Server server(c, game::load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"),
+                     server_log);
   server.start();
   Fixture f;
-  AgonesClient client(f.options(), [&server] { return room_counts(server.metrics()); }, f.log);
+  AgonesClient client(
+      f.options(), [&server] { return room_counts(server.metrics()); }, f.log);
   client.start();
   bot::WsClient player;
   ASSERT_TRUE(player.connect("127.0.0.1", server.port())) << player.error();

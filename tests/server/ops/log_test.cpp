@@ -53,7 +53,7 @@ TEST(Log, RateLimitSuppressesPerEventAndReportsTheCount) {
   auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
   log.set_clock([&] { return now; });
   for (int i = 0; i < 10; ++i) log.warn("malformed", {{"i", i}});
-  log.warn("other_event");  // its own bucket
+  log.warn("other_event");                    // its own bucket
   EXPECT_EQ(lines_of(out.str()).size(), 4u);  // burst of 3 + the other event
   EXPECT_EQ(log.suppressed_total(), 7u);
   EXPECT_EQ(m.log_lines_suppressed.value(), 7u);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bot.hpp"
+#include "flockstep/build_info.hpp"
 
 namespace {
 
@@ -25,6 +26,7 @@ const char* kHelp =
     "  --seed=N          random seed (default 1)\n"
     "  --decode=0|1      decode each delta snapshot before acknowledging it, like a viewer (default 1)\n"
     "  --view=X0,Y0,X1,Y1  spectators' view rectangle in m (area of interest; default whole world)\n"
+    "  --version         name, version, git commit, build type and compiler\n"
     "  --report          scrape the server's /metrics before and after: tick p50/p99, overruns,\n"
     "                    snapshots replaced and clients dropped during the run\n";
 
@@ -44,6 +46,10 @@ int main(int argc, char** argv) {
       std::cout << kHelp;
       return 0;
     }
+    if (a == "--version") {
+      std::cout << flockstep::build_info::version_text("flockstep-bot");
+      return 0;
+    }
     if (a == "--report") {
       cfg.report = true;
       continue;
@@ -60,7 +66,8 @@ int main(int argc, char** argv) {
     else if (key == "--name") cfg.name = val;
     else if (key == "--room") ok = (cfg.room = val).size() <= 64;  // Join.room limit
     else if (key == "--port" && (ok = number(val, 1, 65535, d))) cfg.port = static_cast<std::uint16_t>(d);
-    else if (key == "--connections" && (ok = number(val, 1, 100000, d))) cfg.connections = static_cast<std::uint32_t>(d);
+    else if (key == "--connections" && (ok = number(val, 1, 100000, d)))
+      cfg.connections = static_cast<std::uint32_t>(d);
     else if (key == "--players" && (ok = number(val, 0, 100000, d))) cfg.players = static_cast<std::uint32_t>(d);
     else if (key == "--duration" && (ok = number(val, 0, 86400, d))) cfg.duration_s = d;
     else if (key == "--input-hz" && (ok = number(val, 1, 1000, d))) cfg.input_hz = static_cast<std::uint32_t>(d);
@@ -73,7 +80,8 @@ int main(int argc, char** argv) {
       std::size_t start = 0;
       for (int k = 0; k < 4 && ok; ++k) {
         const auto comma = val.find(',', start);
-        ok = number(val.substr(start, comma == std::string::npos ? std::string::npos : comma - start), -1e6, 1e6, v[k]) &&
+        ok = number(val.substr(start, comma == std::string::npos ? std::string::npos : comma - start), -1e6, 1e6,
+                    v[k]) &&
              (k == 3) == (comma == std::string::npos);
         start = comma + 1;
       }
@@ -82,8 +90,7 @@ int main(int argc, char** argv) {
         cfg.have_view = true;
         for (int k = 0; k < 4; ++k) cfg.view[k] = v[k];
       }
-    }
-    else ok = false;
+    } else ok = false;
     if (!ok) {
       std::cerr << "flockstep-bot: bad or unknown flag '" << a << "' (see --help)\n";
       return 2;
