@@ -60,7 +60,10 @@ int main(int argc, char** argv) {
       else if (*it == "--list-techniques=markdown") list_format = "markdown";
       else if (it->rfind("--list-techniques", 0) == 0)
         throw std::invalid_argument("--list-techniques: expected no value, =text or =markdown");
-      else { ++it; continue; }
+      else {
+        ++it;
+        continue;
+      }
       it = args.erase(it);
     }
     loaded = fs::config::load(args, [](const char* name) { return std::getenv(name); });

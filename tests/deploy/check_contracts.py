@@ -32,7 +32,10 @@ SCHEMA_REF = "../schemas/scenario.schema.json"
 # structural key of the group format (a behaviour list, a combiner...) is added here and to the
 # schema; every other key must be a group field.
 STRUCTURAL_KEYS = {"name", "kind", "technique", "count", "spawn_min", "spawn_max", "offset", "goal", "path",
-                   "leader_group", "target_group", "tile_pattern", "track", "pattern"}
+                   "leader_group", "target_group", "tile_pattern", "track", "pattern",
+                   # a composition (sim::Composition): its fields are checked against compose.cpp below
+                   "model", "combiner", "behaviors", "filters", "filters.heading_samples", "filters.facing_fraction",
+                   "sharpness", "epsilon", "max_angular", "max_rotation", "integration", "actuation"}
 
 
 def main():
@@ -91,16 +94,30 @@ def main():
         for k in group[sec]["properties"]:
             if f"{sec}.{k}" not in fields:
                 failures.append(f"$defs/group section {sec}.{k} is not a group field")
-    world = open(os.path.join(source_dir, "shared/src/sim/world.cpp")).read()
+    world = open(os.path.join(source_dir, "shared/src/sim/scenario.cpp")).read()
     m = re.search(r"kTechniqueNames\[\]\s*=\s*\{(.*?)\};", world, re.S)
     if not m:
-        failures.append("kTechniqueNames not found in shared/src/sim/world.cpp: the scan is out of date")
+        failures.append("kTechniqueNames not found in shared/src/sim/scenario.cpp: the scan is out of date")
     else:
         techniques = set(re.findall(r'"([a-z_]+)"', m.group(1)))
         if techniques != set(group["technique"]["enum"]):
             failures.append(f"technique enum differs from kTechniqueNames: "
                             f"missing {sorted(techniques - set(group['technique']['enum']))}, "
                             f"extra {sorted(set(group['technique']['enum']) - techniques)}")
+
+    # Compositions: behaviour names and fields against compose.cpp's tables.
+    compose = open(os.path.join(source_dir, "shared/src/sim/compose.cpp")).read()
+    names = set(re.findall(r'\{B::k[A-Za-z]+, "([a-z_]+)"', compose))
+    bfields = set(re.findall(r'FLOCKSTEP_B(?:FIELD|INT)\("([a-z_.]+)"', compose))
+    bprops = schema["$defs"]["behavior"]["properties"]
+    if len(names) < 20 or names != set(bprops["type"]["enum"]):
+        failures.append(f"behaviour type enum differs from compose.cpp: {sorted(names ^ set(bprops['type']['enum']))}")
+    for f in sorted(bfields):
+        if f.split(".")[0] not in bprops:
+            failures.append(f"behaviour field {f!r} (compose.cpp) is missing from $defs/behavior")
+    for k in bprops:
+        if k != "type" and k not in bfields and not any(f.startswith(k + ".") for f in bfields) and k != "arrive":
+            failures.append(f"$defs/behavior key {k!r} is not a behaviour field of compose.cpp")
 
     # The server's exports of every room.
     with FlockstepServer(binary, source_dir) as srv:

@@ -23,7 +23,7 @@ TEST(Techniques, TableHoldsT01ToT82InOrder) {
   const auto t = sim::technique_table();
   ASSERT_EQ(t.size(), 82u);
   for (std::size_t k = 0; k < t.size(); ++k) {
-    char id[8];
+    char id[24];
     std::snprintf(id, sizeof id, "T%02zu", k + 1);
     EXPECT_EQ(t[k].id, id);
     EXPECT_FALSE(t[k].keys.empty()) << id;

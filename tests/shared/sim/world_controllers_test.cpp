@@ -87,6 +87,7 @@ TEST(WorldKinematic, T25_StandardPatternRepeatsItsZigZag) {
   Scenario s = field(400, 400);
   GroupSpec g = one("zigzag", AgentKind::kPatrol, Technique::kKinematicPattern, {200, 200});
   g.max_speed = 3;
+  g.pattern = PatternKind::kZigZag;  // the seed's pattern (the default is a closed square walk)
   s.groups.push_back(g);
   World w(s);
   // One pattern cycle is 8 ticks (four steps, two right turns, two left turns): after each cycle
