@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "codec/group_fields.hpp"
+#include "flockstep/sim/world.hpp"
 
 namespace flockstep::codec {
 

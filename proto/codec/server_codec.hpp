@@ -12,8 +12,13 @@
 #include "codec/client_codec.hpp"
 #include "codec/snapshot_codec.hpp"
 #include "codec/status.hpp"
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
 #include "flockstep/v1/messages.pb.h"
+
+namespace flockstep::sim {
+class World;  // encode_body reads one; the codec needs only its interface in the .cpp
+}  // namespace flockstep::sim
 
 namespace flockstep::codec {
 

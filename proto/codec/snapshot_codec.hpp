@@ -24,7 +24,8 @@
 #include <vector>
 
 #include "codec/status.hpp"
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::codec {
 

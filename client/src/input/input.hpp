@@ -7,7 +7,8 @@
 /// values: x -> turn, up -> throttle.
 #include <string_view>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::client {
 

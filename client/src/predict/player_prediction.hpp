@@ -15,7 +15,6 @@
 
 #include "flockstep/behavior/craft.hpp"
 #include "flockstep/sim/player.hpp"
-#include "flockstep/sim/world.hpp"
 
 namespace flockstep::client {
 

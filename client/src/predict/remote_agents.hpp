@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "flockstep/behavior/craft.hpp"
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::client {
 

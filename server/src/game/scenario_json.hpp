@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::server::game {
 

@@ -602,4 +602,86 @@ behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int3
   }
 }
 
+Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb) {
+  // Own state comes from the slot copies (the same values, gathered this tick): the agents are
+  // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
+  const Vec2 pos = slot_position_[slot];
+  const Vec2 vel = slot_velocity_[slot];
+  const Vec2 head = slot_heading_[slot];
+  const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
+  // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
+  // measured as a visible share of the tick). Only the kept ones become Neighbours.
+  // One spare entry: the branch-free visitor writes before it knows whether it keeps.
+  real cdx[kMaxCandidates + 1], cdy[kMaxCandidates + 1], cd2[kMaxCandidates + 1];
+  std::int32_t cslot[kMaxCandidates + 1];
+  std::int32_t n = 0;
+  const real cos_half = fov_cos_half_[static_cast<std::size_t>(own_group)];
+  const bool check_fov = cos_half > -1;
+  const Vec2 h = head;
+  const std::int32_t* groups = slot_group_.data();
+  grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(),
+                    [&](std::int32_t k, Vec2 d, real d2) {
+                      // Field of view (T32): keep k if the angle between heading and d is within
+                      // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without branches
+                      // (ahead or behind is a coin flip for the branch predictor): the candidate
+                      // is always written and n advances only if it is kept.
+                      const bool outside = check_fov & (d2 > 0) & (math::dot(h, d) < cos_half * math::sqrt(d2));
+                      const bool keep = (groups[k] == own_group) & (n < kMaxCandidates) & !outside;
+                      cdx[n] = d.x;
+                      cdy[n] = d.y;
+                      cd2[n] = d2;
+                      cslot[n] = k;
+                      n += static_cast<std::int32_t>(keep);
+                    });
+  // Which candidates to keep, in the order their forces are summed: all of them in visiting
+  // order, or beyond kMaxNeighbours the nearest, ordered by (distance, id) for determinism.
+  std::int32_t order[kMaxCandidates];
+  for (std::int32_t c = 0; c < n; ++c) order[c] = c;
+  if (n > kMaxNeighbours) {
+    std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
+      return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && slot_id_[cslot[a]] < slot_id_[cslot[c]]);
+    });
+    n = kMaxNeighbours;
+  }
+  for (std::int32_t c = 0; c < n; ++c) {
+    const std::int32_t o = order[c];
+    const std::int32_t k = cslot[o];
+    nb[c] = {pos + Vec2{cdx[o], cdy[o]}, slot_velocity_[k], slot_heading_[k]};
+  }
+  const behavior::FlockForces ff =
+      behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
+  Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
+           ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
+  if (g.flock.w_wander > 0)
+    f += behavior::wander_force(b, g.wander, slot_wander_[slot], slot_rng_[slot], dt_) * g.flock.w_wander;
+  return f;
+}
+
+void World::integrate_steering_model(std::int32_t i) {
+  // T05 Newton-Euler-1 with the speed clip, as Millington's steering behaviours expect; the
+  // angular output turns the facing unless T02 facing smoothing is on, which turns it toward the
+  // direction of motion instead.
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+  const Composition& c = compose_[static_cast<std::size_t>(group_[i])];
+  behavior::Kinematic k{position_[i], orientation_[i], velocity_[i], angular_velocity_[i]};
+  if (c.integration == 1) {
+    // T04 exact for piecewise-constant acceleration, then the same clips as T05.
+    behavior::integrate_exact(k, {force_[i], kin_rotation_[i]}, dt_);
+    k.velocity = math::truncate(k.velocity, g.max_speed);
+    k.rotation = math::clamp(k.rotation, -c.max_rotation, c.max_rotation);
+    k.orientation = math::wrap_angle(k.orientation);
+  } else {
+    behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_, c.max_rotation);
+  }
+  if (c.filters.facing_fraction > 0) {
+    k.orientation = behavior::smooth_facing(k.orientation, k.velocity, {c.filters.facing_fraction});
+    k.rotation = 0;
+  }
+  position_[i] = k.position;
+  velocity_[i] = k.velocity;
+  orientation_[i] = k.orientation;
+  angular_velocity_[i] = k.rotation;
+  heading_[i] = math::as_vector(orientation_[i]);
+}
+
 }  // namespace flockstep::sim

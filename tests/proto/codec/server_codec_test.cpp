@@ -14,6 +14,7 @@
 
 #include "codec/group_fields.hpp"
 #include "codec/server_codec.hpp"
+#include "flockstep/sim/world.hpp"
 
 namespace flockstep::codec {
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codec/group_fields.hpp"
+#include "flockstep/sim/world.hpp"
 #include "game/scenario_json.hpp"
 
 namespace flockstep::server::game {
