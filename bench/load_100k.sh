@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 100,000-agent target of issue 5, end to end: the real server ticking a 100k-boid wrapped
+# The 100,000-agent scale target, end to end: the real server ticking a 100k-boid wrapped
 # flock (the density and obstacles of sim::canonical::flock) at 30 Hz on both cores, with bots
 # connected as players and as spectators watching parts of the world, for a fixed time. Reports
 # (never asserts; a bench, not a test) what flockstep-bot --report scrapes from /metrics: tick

@@ -1,4 +1,4 @@
-// Snapshot bandwidth and encode cost on the flock scenario (issue 5): the plain protobuf snapshot
+// Snapshot bandwidth and encode cost on the flock scenario: the plain protobuf snapshot
 // (doubles), the quantised full snapshot, and the quantised delta against the previous snapshot
 // (a client that acknowledges every snapshot), with 100 / 1,000 / 10,000 agents in view.
 // Reported counters: bytes per snapshot, bytes per moving agent, kbit/s at 20 Hz; the time is the

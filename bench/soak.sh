@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test (issue 8): the real server under 100 bots for a long time, sampled every INTERVAL s.
+# Soak test: the real server under 100 bots for a long time, sampled every INTERVAL s.
 # Reports, never asserts (a bench, not a test): RSS slope after warm-up (KiB/min), open file
 # descriptors (min/max), tick duration p99 per interval and overall (from /metrics), and the
 # bots' own report (snapshots, inter-arrival p99, close codes, errors).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing with clang's libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer (issue 8).
+# Fuzzing with clang's libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #

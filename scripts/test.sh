@@ -144,9 +144,9 @@ if has native && has wasm; then
     FAILED_STEPS+=("e2e")
   fi
 fi
-# The whole native suite again under AddressSanitizer + UndefinedBehaviorSanitizer (issue 8).
+# The whole native suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 has dev && stage dev dev -LE 'e2e|docker'
-# libFuzzer on the codec and the WebSocket message path, seeded from tests/fuzz/corpus (issue 8).
+# libFuzzer on the codec and the WebSocket message path, seeded from tests/fuzz/corpus.
 if has fuzz; then
   if run_step "fuzz: scripts/fuzz.sh ${FLOCKSTEP_FUZZ_SECONDS:-60}" "$LOGS/fuzz.log" \
        "$ROOT/scripts/fuzz.sh" "${FLOCKSTEP_FUZZ_SECONDS:-60}"; then
@@ -156,7 +156,7 @@ if has fuzz; then
     FAILED=$((FAILED + 1))
   fi
 fi
-# The container (issue 7): builds the image, runs docker-compose.yml and plays it with the bot.
+# The container: builds the image, runs docker-compose.yml and plays it with the bot.
 # Minutes; it starts dockerd itself and skips only itself, loudly, where no daemon can run.
 has docker && has native && run_ctest docker ci -L docker
 

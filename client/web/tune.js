@@ -55,14 +55,14 @@ export function createTune(deps) {
       tuneLayout = layout;
       box.innerHTML = tuneGroups.map((g) => `
         <details class="group" data-group="${g.index}"${g.index === 0 ? ' open' : ''}>
-          <summary><b>${escapeHtml(g.name)}</b> <span class="muted">#${g.index} · ${escapeHtml(g.technique)} · ${escapeHtml(g.kind)} ·
+          <summary><b>${escapeHtml(g.name)}</b> <span class="muted">#${g.index} · ${escapeHtml(g.technique === 'composed' ? `${g.model} · ${g.combiner}` : g.technique)} · ${escapeHtml(g.kind)} ·
             <span class="count-label">${g.count}</span> agents</span></summary>
           <div class="group-msg"></div>
           <div class="grid">
             <label for="tune-${g.index}-count" title="agents in the group">count</label>
             <input id="tune-${g.index}-count" class="count" type="number" step="1" min="0" data-group="${g.index}" data-key="count">
             ${Object.keys(g.params).map((k) => `
-              <label for="tune-${g.index}-${k}" title="${escapeHtml(k)}">${escapeHtml(k)}</label>
+              <label for="tune-${g.index}-${k}" title="${escapeHtml(k)}">${escapeHtml((g.labels && g.labels[k]) || k)}</label>
               <input id="tune-${g.index}-${k}" type="number" step="any" data-group="${g.index}" data-key="${escapeHtml(k)}">`).join('')}
           </div>
         </details>`).join('') || '<p class="muted">No groups.</p>';

@@ -82,6 +82,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       world = JSON.parse(json);
       tune.setGroups(world.groups.map((g) => ({
         index: g.index, name: g.name, kind: g.kind, technique: g.technique, count: g.count,
+        model: g.model, combiner: g.combiner, labels: g.labels || {},
         params: Object.fromEntries(g.params.map(([k, v]) => [k, v])),
       })));
       updateRoomInfo();

@@ -1,6 +1,6 @@
 #pragma once
 /// \file snapshot_codec.hpp
-/// Quantised, delta-coded snapshots (issue 5): the agent part of ServerMessage.delta_snapshot.
+/// Quantised, delta-coded snapshots: the agent part of ServerMessage.delta_snapshot.
 ///
 /// 1. Quantisation (bounded world, fixed point): position in 1/64 m, speed in 1/16 m/s, velocity
 ///    direction and heading in 2^10 steps per turn, angular velocity in 1/64 rad/s, aim point as

@@ -1,4 +1,4 @@
-// End-to-end test of recording and replay (issue 6): the server runs with --record FILE while a
+// End-to-end test of recording and replay: the server runs with --record FILE while a
 // page spectates it; the file is then opened in the viewer ("Open recording", no game server
 // needed) and played through the same decoder and renderer: pause/play, speed, and seeking
 // backwards and forwards (decode from the last keyframe at or before the target, then forward).

@@ -1,4 +1,4 @@
-// End-to-end tests of issue 6 in the viewer: the lobby (GET /api/rooms), joining a room other than
+// End-to-end tests of rooms in the viewer: the lobby (GET /api/rooms), joining a room other than
 // the default one (Join.room -> Welcome.room), an unknown room (Close CODE_UNKNOWN_ROOM -> back in the
 // lobby with a message), and live tuning from the Tune panel (admin token -> POST
 // /api/admin/rooms/<room>/groups/<i> -> GroupUpdate -> the viewer's group table, and the exported

@@ -54,7 +54,7 @@ class Session {
     std::function<void(const v1::Events& e)> on_events;
     /// The link went down (a retry follows unless the user stopped).
     std::function<void(const std::string& reason)> on_lost;
-    /// A tuning of one group was applied (issue 6): replace WorldSpec.groups[u.group()].
+    /// A tuning of one group was applied: replace WorldSpec.groups[u.group()].
     std::function<void(const v1::GroupUpdate& u)> on_group_update;
     /// The server refused the join for good (no such room, or no room left): no retry follows.
     std::function<void(const std::string& reason)> on_refused;

@@ -41,8 +41,32 @@ void Viewer::publish_world() {
     json params = json::array();
     for (const codec::GroupField& f : codec::group_fields())
       params.push_back(json::array({std::string(f.name), num(f.get(g)), f.is_bool ? 1 : 0}));
+    // A composition's own tunable paths ("sharpness", "behaviors[1].weight", ...), with labels
+    // that name each behaviour, so the Tune panel can change any weight, priority or parameter.
+    json labels = json::object();
+    json behaviors = json::array();
+    if (g.technique == sim::Technique::kComposed) {
+      for (const sim::CompositionField& f : sim::composition_fields())
+        params.push_back(json::array({std::string(f.name), num(f.get(g.compose)), 0}));
+      for (std::size_t k = 0; k < g.compose.behaviors.size(); ++k) {
+        const sim::BehaviorSpec& b = g.compose.behaviors[k];
+        const sim::BehaviorInfo& info = sim::behavior_info(b.type);
+        behaviors.push_back({{"type", std::string(info.name)}, {"ids", std::string(info.ids)}, {"weight", num(b.weight)}});
+        const std::string fields = " weight priority probability " + std::string(info.fields) + " ";
+        for (const sim::BehaviorField& f : sim::behavior_fields()) {
+          const std::string base(f.name.substr(0, f.name.find('.')));
+          if (fields.find(" " + base + " ") == std::string::npos) continue;  // fields this behaviour reads
+          const std::string path = "behaviors[" + std::to_string(k) + "]." + std::string(f.name);
+          params.push_back(json::array({path, num(f.get(b)), f.is_bool ? 1 : 0}));
+          labels[path] = std::to_string(k) + " " + std::string(info.name) + " · " + std::string(f.name);
+        }
+      }
+    }
     groups.push_back({{"index", i}, {"name", g.name}, {"kind", sim::kind_name(g.kind)},
                       {"technique", sim::technique_name(g.technique)}, {"count", g.count},
+                      {"model", sim::model_name(sim::model_of(g))},
+                      {"combiner", g.technique == sim::Technique::kComposed ? sim::combiner_name(g.compose.combiner) : ""},
+                      {"behaviors", std::move(behaviors)}, {"labels", std::move(labels)},
                       {"color", hex(palette::kind_color(g.kind))}, {"params", std::move(params)}});
   }
   const json w = {{"room", replay_ ? replay_room_ : (welcome_room_.empty() ? room_ : welcome_room_)},

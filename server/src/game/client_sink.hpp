@@ -26,7 +26,7 @@ enum class CloseReason : std::uint8_t {
   kRoomFull,     ///< no player slot                              1013
   kTimeout,      ///< no Join in time                             1008
   kBadResume,    ///< unknown/expired/in-use resume token         1008
-  kUnknownRoom,  ///< Join.room: no such scenario, or max_rooms reached  1008 (issue 6)
+  kUnknownRoom,  ///< Join.room: no such scenario, or max_rooms reached  1008
 };
 
 /// Short stable name ("too_slow", ...), for logs.

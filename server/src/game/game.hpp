@@ -41,7 +41,7 @@ class Game {
   void post_leave(ConnectionId conn);
   /// A client acknowledged a snapshot (and maybe sent its view): Room::ack at the next tick.
   void post_ack(ConnectionId conn, codec::AckRequest ack);
-  /// Live tuning (issue 6): Room::tune at the next tick boundary; the future is fulfilled after
+  /// Live tuning: Room::tune at the next tick boundary; the future is fulfilled after
   /// the tick that applied it (status 200, tick, spec) or at once with 400/404. A game that is
   /// stopped before answering breaks the promise (the future throws).
   std::future<TuneResult> post_tune(std::int32_t group, std::vector<TunePatch> patches);

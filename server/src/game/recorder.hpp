@@ -1,6 +1,6 @@
 #pragma once
 /// \file recorder.hpp
-/// Writes one room's stream to a file (`--record FILE`, issue 6) for the viewer's replay:
+/// Writes one room's stream to a file (`--record FILE`) for the viewer's replay:
 /// 8 bytes magic "FSREC001", then records `[u32 little-endian length][ServerMessage bytes]`.
 /// Record 1 is a Welcome (spectator, player 0, entity 0, the full WorldSpec, the room's name);
 /// then at every snapshot tick a DeltaSnapshot of the whole world (no area, no budget) coded

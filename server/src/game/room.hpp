@@ -41,7 +41,7 @@ struct RoomConfig {
   double aoi_radius_m = 100;              ///< players receive agents this close to their craft; 0 = all
   double aoi_hysteresis_m = 10;           ///< agents in view leave only this far outside the area, m
   std::uint32_t sim_threads = 1;          ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
-  std::string room_name;                  ///< sent in Welcome.room (issue 6); the scenario's name
+  std::string room_name;                  ///< sent in Welcome.room; the scenario's name
   bool report_world_tick = true;          ///< set the flockstep_world_tick gauge (the default room only)
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file rooms.hpp
-/// The room registry (issue 6): several rooms per server, keyed by scenario name. Every `*.json`
+/// The room registry: several rooms per server, keyed by scenario name. Every `*.json`
 /// file in `scenario_dir` is an available scenario (validated at start-up); `scenario` is the
 /// default room, started at start-up and never closed. Other rooms start when a Join names them
 /// (at most `max_rooms` running at once, the default one included) and close after being empty

@@ -1,6 +1,6 @@
 #pragma once
 /// \file snapshot_streams.hpp
-/// The server side of the delta snapshot stream (issue 5), Quake III style: per client a history
+/// The server side of the delta snapshot stream, Quake III style: per client a history
 /// of the last kHistory frames it was sent (codec::ViewFrame: what it knows after each), the
 /// newest snapshot tick it acknowledged, and its area of interest. Each snapshot is coded against
 /// the acknowledged frame; a client with no usable baseline (just joined or resumed, never

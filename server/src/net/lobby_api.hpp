@@ -1,6 +1,6 @@
 #pragma once
 /// \file lobby_api.hpp
-/// The room routes of the HTTP API (issue 6), as pure functions without Beast (http_session.cpp
+/// The room routes of the HTTP API, as pure functions without Beast (http_session.cpp
 /// only routes and frames them; the tests call them directly too):
 ///   GET  /api/rooms                              the lobby: every available scenario
 ///   GET  /api/rooms/<name>/scenario              export: the room's current scenario as JSON

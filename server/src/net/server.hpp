@@ -32,7 +32,7 @@ class Server {
  public:
   /// Builds everything but opens nothing. Log lines go to `log_out` (must outlive the server).
   Server(const config::Config& config, sim::Scenario scenario, std::ostream& log_out);
-  /// Several rooms (issue 6): `scenario` is the default room, `others` (game::load_scenario_dir)
+  /// Several rooms: `scenario` is the default room, `others` (game::load_scenario_dir)
   /// are started on demand. With config.record set, the default room is recorded.
   Server(const config::Config& config, sim::Scenario scenario, std::vector<sim::Scenario> others,
          std::ostream& log_out);

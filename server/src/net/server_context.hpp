@@ -102,7 +102,7 @@ struct ServerContext {
   ops::Registry& registry;
   ops::ServerMetrics& metrics;
   game::Game& game;                        ///< the default room's game
-  game::Rooms& rooms;                      ///< every room (issue 6)
+  game::Rooms& rooms;                      ///< every room
   std::atomic<bool> ready{false};          ///< /readyz; false before start and from shutdown on
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> next_connection{1};

@@ -230,7 +230,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
         role_ = cmd.join.role;
         join_timer_.cancel();
         {
-          // The room (issue 6): started on demand; unknown or over max_rooms closes.
+          // The room: started on demand; unknown or over max_rooms closes.
           std::string why;
           game_ = ctx_.rooms.acquire(cmd.join.room, why);
           if (!game_) return start_close(CloseReason::kUnknownRoom, why);
@@ -259,7 +259,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       case codec::ClientCommand::Type::kClose:
         return start_close(CloseReason::kNormal, "client closed");
       case codec::ClientCommand::Type::kAck:
-        // Snapshot acknowledgement (+ view rectangle): the room deltas against it (issue 5).
+        // Snapshot acknowledgement (+ view rectangle): the room deltas against it.
         if (!join_sent_) return start_close(CloseReason::kProtocol, "Ack before Join");
         if (game_) game_->post_ack(id_, cmd.ack);
         return;

@@ -471,7 +471,7 @@ std::int32_t World::count_kind(AgentKind k) const {
 
 }  // namespace flockstep::sim
 
-// ---- Issue 6 techniques (T15-T20, T37, T40, T59/T60, T64-T66, T70), target groups, live tuning ----
+// ---- target groups, captures of non-player prey, live tuning ----
 namespace flockstep::sim {
 
 std::int32_t World::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {

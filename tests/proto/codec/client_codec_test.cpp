@@ -243,7 +243,7 @@ TEST(ClientCodec, GarbageEmptyAndOversizedFramesAreRejected) {
 }
 
 TEST(ClientCodec, MutatedMessagesNeverCrashAndNeverYieldInvalidCommands) {
-  // A cheap in-test fuzz (the libFuzzer target comes with issue 8): valid messages with 1-4
+  // A cheap in-test fuzz (the libFuzzer target is tests/fuzz): valid messages with 1-4
   // random bytes overwritten. Whatever still decodes as usable must satisfy the invariants the
   // room relies on.
   std::vector<std::string> seeds(3);

@@ -48,7 +48,7 @@ static_assert(field_count<sim::FlySpec>() == 2, "FlySpec changed: add it to grou
 static_assert(field_count<sim::MineSpec>() == 3, "MineSpec changed: add it to group_fields.cpp");
 static_assert(field_count<sim::RaySpec>() == 7, "RaySpec changed: add it to group_fields.cpp");
 
-/// Numeric fields of GroupSpec: its own 16 (issue 6: heading_deg, swerve_after_s, swerve_deg,
+/// Numeric fields of GroupSpec: its own 16 (heading_deg, swerve_after_s, swerve_deg,
 /// kinematic_max_rotation, tile_speed, chase_range) plus the nested parameter structs.
 constexpr std::size_t kNumericGroupFields = 16 + 8 + 4 + 8 + 3 + 4 + 3 + 4 + 2 + 3 + 7 + 3;
 
@@ -233,7 +233,7 @@ sim::Scenario distinct_scenario() {
   b.target_group = 0;
   b.track = 0;
   s.groups = {a, b};
-  // Issue 6 tile data: a 5 x 4 map of 4.5 m cells, one wall tile, a pattern and a track.
+  // Tile data: a 5 x 4 map of 4.5 m cells, one wall tile, a pattern and a track.
   s.tiles.cols = 5;
   s.tiles.rows = 4;
   s.tiles.cell = 4.5;

@@ -1,4 +1,4 @@
-// Quantised delta snapshots (issue 5): exact reconstruction of the quantised state, deltas
+// Quantised delta snapshots: exact reconstruction of the quantised state, deltas
 // against any frame of the 32-deep history, full snapshots without a baseline, agents entering
 // and leaving the view, the bandwidth budget, and robustness against bad bytes.
 #include <gtest/gtest.h>

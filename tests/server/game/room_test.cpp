@@ -1,6 +1,6 @@
 // The room without sockets: joins, welcome, snapshot cadence and sharing, input ordering,
 // movement, capture -> respawn, obstacles, resume, limits. Driven tick by tick (no clock).
-// Snapshots are quantised deltas (issue 5): FakeSink decodes them like a client and presents
+// Snapshots are quantised deltas: FakeSink decodes them like a client and presents
 // each as a plain v1::Snapshot (dequantised agents, the own craft exact) for the assertions.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Reliability and security (issue 8): nothing a client sends can hurt the server or another
+// Reliability and security: nothing a client sends can hurt the server or another
 // player. An in-process server on an OS-chosen port; attackers use raw sockets (raw_ws.hpp) so
 // they can send what no client library would; the victim is a real WebSocket client.
 // Timing is only ever a generous upper bound; rates are checked through server ticks.
@@ -122,7 +122,7 @@ class Fixture {
   std::unique_ptr<Server> server_;
 };
 
-/// Snapshots are quantised DeltaSnapshots (issue 5). These tests never acknowledge one, so every
+/// Snapshots are quantised DeltaSnapshots. These tests never acknowledge one, so every
 /// snapshot they get is a full one (baseline_tick 0).
 constexpr auto kSnap = v1::ServerMessage::kDeltaSnapshot;
 

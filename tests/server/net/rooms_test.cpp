@@ -1,4 +1,4 @@
-// Issue 6 on loopback: several rooms per server, the lobby API (/api/rooms), live tuning
+// Rooms on loopback: several rooms per server, the lobby API (/api/rooms), live tuning
 // (POST /api/admin/rooms/<name>/groups/<index>) and recording (--record). An in-process server
 // on an OS-chosen port with real WebSocket and HTTP clients; time is only an upper bound.
 #include <gtest/gtest.h>
@@ -53,14 +53,14 @@ sim::Scenario world_named(const std::string& name, std::int32_t boids, std::uint
 /// An in-process server: default room "lobby" (40 boids) plus rooms "beta" (10) and "gamma" (5).
 class RoomServer {
  public:
-  explicit RoomServer(std::function<void(config::Config&)> adjust = {}) {
+  explicit RoomServer(std::function<void(config::Config&)> adjust = {}, const sim::Scenario* lobby = nullptr) {
     cfg_.host = "127.0.0.1";
     cfg_.port = 0;
     cfg_.log_level = "debug";
     cfg_.admin_token = "tune-token";
     if (adjust) adjust(cfg_);
     std::vector<sim::Scenario> others = {world_named("gamma", 5, 3), world_named("beta", 10, 2)};
-    server_ = std::make_unique<Server>(cfg_, world_named("lobby", 40), std::move(others), log_);
+    server_ = std::make_unique<Server>(cfg_, lobby ? *lobby : world_named("lobby", 40), std::move(others), log_);
     server_->start();
     port_ = server_->port();
   }
@@ -322,6 +322,54 @@ TEST(Tuning, AppliedAtATickAndBroadcastAsGroupUpdate) {
   sim::Scenario sc;
   ASSERT_TRUE(codec::decode_world_spec(w.welcome().world(), sc).ok());
   EXPECT_EQ(sc.groups[0].max_speed, 3.5);
+}
+
+TEST(Tuning, CompositionWeightsPrioritiesAndBehaviourParametersAreTunable) {
+  sim::Scenario lobby = world_named("lobby", 0);
+  sim::GroupSpec g;
+  g.name = "walkers";
+  g.count = 3;
+  g.technique = sim::Technique::kComposed;
+  g.model = sim::Model::kSteering;
+  g.compose.combiner = sim::Combiner::kGrouped;
+  sim::BehaviorSpec seek;
+  seek.type = sim::BehaviorType::kDynamicSeek;
+  seek.goal = {60, 60};
+  sim::BehaviorSpec wander;
+  wander.type = sim::BehaviorType::kDynamicWander;
+  wander.priority = 1;
+  g.compose.behaviors = {seek, wander};
+  lobby.groups = {g};
+  RoomServer rs({}, &lobby);
+  WsClient s;
+  ASSERT_TRUE(join_room(s, rs.port(), "").has_welcome());
+  const std::string t = "tune-token";
+  auto [code, body] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t,
+                           R"({"behaviors[0].weight":0.25,"behaviors[1].priority":2,"behaviors[0].goal.x":30,"sharpness":3})");
+  ASSERT_EQ(code, 200) << body;
+  const json r = json::parse(body);
+  EXPECT_EQ(r["spec"]["behaviors[0].weight"], 0.25);
+  EXPECT_EQ(r["spec"]["behaviors[1].priority"], 2);
+  EXPECT_EQ(r["spec"]["behaviors[0].goal.x"], 30);
+  EXPECT_EQ(r["spec"]["behaviors[0].type"], "dynamic_seek");
+  // Clients get the new composition in the GroupUpdate.
+  v1::ServerMessage m;
+  ASSERT_TRUE(next_of(s, v1::ServerMessage::kGroupUpdate, m));
+  sim::GroupSpec got;
+  ASSERT_TRUE(codec::decode_group(m.group_update().spec(), "spec", got).ok());
+  ASSERT_EQ(got.compose.behaviors.size(), 2u);
+  EXPECT_EQ(got.compose.behaviors[0].weight, 0.25);
+  EXPECT_EQ(got.compose.behaviors[1].priority, 2);
+  EXPECT_EQ(got.compose.sharpness, 3);
+  // A behaviour the group does not have, a field no behaviour has, an invalid value: 400 naming the key.
+  auto [c1, b1] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"behaviors[5].weight":1})");
+  EXPECT_EQ(c1, 400) << b1;
+  EXPECT_EQ(json::parse(b1)["key"], "behaviors[5].weight") << b1;
+  auto [c2, b2] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"behaviors[0].colour":1})");
+  EXPECT_EQ(c2, 400) << b2;
+  auto [c3, b3] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t, R"({"behaviors[0].priority":3})");
+  EXPECT_EQ(c3, 400) << b3;  // priorities must not decrease along the list
+  EXPECT_NE(b3.find("priority"), std::string::npos) << b3;
 }
 
 TEST(Tuning, CountChangeSpawnsAndDespawnsAgents) {

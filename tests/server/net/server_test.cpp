@@ -90,7 +90,7 @@ std::string join_bytes(codec::Role role, const std::string& name = "tester") {
 
 std::span<const std::byte> bytes_of(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
 
-/// Snapshots are quantised deltas since issue 5. These clients never acknowledge one, so the
+/// Snapshots are quantised deltas since the delta stream. These clients never acknowledge one, so the
 /// server sends them full snapshots; decode one into the plain v1::Snapshot form the assertions
 /// read (dequantised agents, the own craft exact). False if it does not decode.
 bool to_plain(v1::ServerMessage& m) {
@@ -427,7 +427,7 @@ TEST(Server, ReadinessFlipsAtOnceWhenShutdownStarts) {
 TEST(Server, AClientThatStopsReadingLosesOldSnapshotsThenIsDroppedOthersUnaffected) {
   // Big snapshots (2000 agents, ~160 KB each at 20 Hz) fill the loopback socket buffers of a
   // client that never reads within a second or two; then its write stalls.
-  // Issue 5 shrank them (~22 KB full, no budget, never acknowledged): 60 Hz keeps the pace.
+  // The delta stream shrank them (~22 KB full, no budget, never acknowledged): 60 Hz keeps the pace.
   TestServer ts([](config::Config& c) {
     c.max_send_lag_ms = 300;
     c.snapshot_budget_kbps = 0;

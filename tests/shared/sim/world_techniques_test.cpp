@@ -1,4 +1,4 @@
-// Issue 6 techniques driven through the World as data: target groups and non-player captures,
+// Techniques driven through the World as data: target groups and non-player captures,
 // T15 straight flyers, T64-T66/T70 force steering, T16-T20 LaMothe, T37/T40 kinematic, T59/T60
 // ray avoidance and the corner trap, and live tuning (set_group / group_size).
 #include <gtest/gtest.h>
