@@ -44,6 +44,8 @@ export FLOCKSTEP_CACHE
 JOBS="${FLOCKSTEP_JOBS:-2}"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CCACHE_DIR="${CCACHE_DIR:-$FLOCKSTEP_CACHE/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
+# Paths relative to the checkout in ccache's hashes, so a fresh clone elsewhere (CI) reuses them.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 # emcc's JS optimizer needs Debian's acorn, which NodeSource's node does not find by itself.
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 LOGS="$ROOT/build/test-logs"
