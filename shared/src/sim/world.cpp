@@ -219,21 +219,6 @@ void World::apply_commands() {
   commands_.clear();
 }
 
-Vec2 World::delta(Vec2 from, Vec2 to) const {
-  return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
-}
-
-std::int32_t World::nearest_player(Vec2 p, real* distance) const {
-  std::int32_t best = -1;
-  real best_d2 = math::kInfinity;
-  for (const std::int32_t j : players_) {
-    const real d2 = math::length_sq(delta(p, position_[j]));
-    if (d2 < best_d2) { best_d2 = d2; best = j; }  // strict <: ties keep the lower dense index
-  }
-  if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
-  return best;
-}
-
 void World::step() {
   events_.clear();
   for (const Event& e : events_pending_) events_.push_back(e);

@@ -51,6 +51,54 @@ struct World::Lane {
 };
 
 
+/// What steer_composed hands each kernel: whether a lane evaluates the behaviour, and the
+/// combiner's step for its output.
+struct World::ComposeSink {
+  World* world;
+  const Composition* c;
+  const BehaviorSpec* bs;
+  std::size_t bk;
+  bool lazy_sum;      // running_sum / dither: stop evaluating once the budget is full
+  bool keep_outputs;  // blend, grouped, urgency: the outputs are reread at the end
+  // Forced inline: the kernels call these once per agent, and an out-of-line call per agent and
+  // behaviour was measured at ~3 % of the mixed arena's tick.
+  [[gnu::always_inline]] bool active(Lane& L) const {
+    if (c->combiner == Combiner::kPriority || c->combiner == Combiner::kGrouped) return !L.decided;
+    if (lazy_sum && L.sum.full()) return false;
+    // T81: the draw comes from the agent's own stream (its slot copy, written back at the end).
+    if (c->combiner == Combiner::kDither) return world->slot_rng_[L.k].uniform01() < bs->probability;
+    return true;
+  }
+  [[gnu::always_inline]] void emit(Lane& L, const behavior::SteeringOutput& raw) const {
+    if (lazy_sum) {
+      L.sum.add(bs->weight, raw.linear);
+      L.angular += raw.angular * bs->weight;
+    } else if (c->combiner == Combiner::kPriority) {
+      const behavior::SteeringOutput w = raw * bs->weight;
+      if (length_of(w) > c->epsilon) { L.decided = true; L.result = w; }
+    }
+    if (keep_outputs) {
+      L.out[bk].set(raw);
+      L.has |= 1u << bk;
+    }
+  }
+};
+
+namespace {
+/// Emits a lane's output when the kernel's iteration for it ends (whichever `continue` ends
+/// it), if the kernel produced one.
+template <class Sink, class Lane>
+struct EmitOnExit {
+  const Sink& sink;
+  Lane& lane;
+  behavior::SteeringOutput o{};
+  bool produced = false;
+  [[gnu::always_inline]] ~EmitOnExit() {
+    if (produced) sink.emit(lane, o);
+  }
+};
+}  // namespace
+
 void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
   const Composition& c = compose_[static_cast<std::size_t>(gi)];
@@ -61,6 +109,10 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
   const std::span<const std::int32_t> slots = grid_.slots();
   const auto nb = static_cast<std::size_t>(c.behaviors.size());
   const bool lazy_sum = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kDither;
+  bool uses_rng = c.combiner == Combiner::kDither;
+  for (const BehaviorSpec& b : c.behaviors)
+    uses_rng = uses_rng || b.type == BehaviorType::kWander || b.type == BehaviorType::kDynamicWander ||
+               (b.type == BehaviorType::kFlock && g.flock.w_wander > 0);
 
   // Only the n lanes in use are constructed (a default-constructed array of kComposeBatch lanes
   // zeroed ~20 KB per call: measured 10 % of the mixed arena's tick, whose groups are small).
@@ -93,39 +145,12 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
         if (length_of(s) > c.epsilon) { L.decided = true; L.result = s; }
       }
     }
-    // Which lanes evaluate this behaviour (the lazy combiners skip the rest).
-    bool active[kComposeBatch];
-    for (std::int32_t j = 0; j < n; ++j) {
-      Lane& L = lanes[j];
-      bool a = true;
-      if (lazy_sum) a = !L.sum.full();
-      // T81: the draw comes from the agent's own stream (its slot copy, written back below).
-      if (a && c.combiner == Combiner::kDither) a = slot_rng_[L.k].uniform01() < bs.probability;
-      if (c.combiner == Combiner::kPriority || c.combiner == Combiner::kGrouped) a = !L.decided;
-      active[j] = a;
-    }
-    alignas(SteeringOutput) unsigned char raw_storage[sizeof(SteeringOutput) * kComposeBatch];
-    SteeringOutput* raw = reinterpret_cast<SteeringOutput*>(raw_storage);  // run_behavior fills the first n
-    bool produced[kComposeBatch];
-    run_behavior(g, gi, bs, lanes, n, active, raw, produced);
-    // Only blend, grouped and urgency look at the outputs again at the end.
-    const bool keep_outputs = c.combiner == Combiner::kBlend || c.combiner == Combiner::kGrouped ||
-                              c.combiner == Combiner::kUrgency;
-    for (std::int32_t j = 0; j < n; ++j) {
-      if (!active[j] || !produced[j]) continue;
-      Lane& L = lanes[j];
-      if (lazy_sum) {
-        L.sum.add(bs.weight, raw[j].linear);
-        L.angular += raw[j].angular * bs.weight;
-      } else if (c.combiner == Combiner::kPriority) {
-        const SteeringOutput w = raw[j] * bs.weight;
-        if (length_of(w) > c.epsilon) { L.decided = true; L.result = w; }
-      }
-      if (keep_outputs) {
-        L.out[bk].set(raw[j]);
-        L.has |= 1u << bk;
-      }
-    }
+    // The combiner's step for this behaviour, fused into the kernel's loop: which lanes evaluate
+    // it (the lazy combiners skip the rest) and what happens to each output (measured: separate
+    // loops cost the mixed arena's many small batches ~5 % of its tick).
+    ComposeSink sink{this, &c, &bs, bk, lazy_sum,
+                     c.combiner == Combiner::kBlend || c.combiner == Combiner::kGrouped || c.combiner == Combiner::kUrgency};
+    run_behavior(g, gi, bs, lanes, n, sink);
   }
 
   for (std::int32_t j = 0; j < n; ++j) {
@@ -180,11 +205,14 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
       car.max_torque = g.max_force * g.radius;
       r = behavior::acceleration_of(behavior::actuate_car(r, L.head, car), car.inertia);
     }
-    // The agent's random streams were advanced in its slot copies: write them back.
-    rng_[L.i] = slot_rng_[L.k];
-    wander_[L.i] = slot_wander_[L.k];
+    // The agent's random streams were advanced in its slot copies: write them back (only
+    // compositions with a random behaviour or dithering draw at all).
+    if (uses_rng) {
+      rng_[L.i] = slot_rng_[L.k];
+      wander_[L.i] = slot_wander_[L.k];
+    }
     force_[L.i] = r.linear;
-    kin_rotation_[L.i] = vehicle ? 0 : r.angular;
+    if (!vehicle) kin_rotation_[L.i] = r.angular;  // vehicles never read it
     target_[L.i] = L.target;
     aim_[L.i] = L.aim;
     state_[L.i] = L.st;
@@ -192,7 +220,7 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
 }
 
 void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
-                         const bool* active, behavior::SteeringOutput* raw, bool* produced) {
+                         const ComposeSink& sink) {
   const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
   const real accel = g.max_force / g.mass;
   // Resolve the behaviour's target for lane j: the nearest live agent of target_group, or the
@@ -212,57 +240,57 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     return behavior::Kinematic{L.pos, orientation_[L.i], L.vel, angular_velocity_[L.i]};
   };
   const bool has_goal = !math::is_zero(bs.goal);
-  for (std::int32_t j = 0; j < n; ++j) {
-    produced[j] = false;
-    new (&raw[j]) SteeringOutput{};
-  }
 
   // One loop per behaviour type: the switch is outside the per-agent loop.
   switch (bs.type) {
     case BehaviorType::kWallAvoid:
       if (scenario_.walls.empty()) return;
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
-        raw[j].linear = behavior::wall_avoidance_force(body_of(L), scenario_.walls, g.feelers);
-        if (!math::is_zero(raw[j].linear)) L.st = BehaviorState::kAvoiding;
-        produced[j] = true;
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
+        e.o.linear = behavior::wall_avoidance_force(body_of(L), scenario_.walls, g.feelers);
+        if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kAvoiding;
+        e.produced = true;
       }
       return;
     case BehaviorType::kObstacleAvoid:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         const std::span<const Circle> near = obstacles_near(L.pos);
         if (near.empty()) continue;
-        raw[j].linear = behavior::obstacle_avoidance_force(body_of(L), near, g.detection);
-        if (!math::is_zero(raw[j].linear)) L.st = BehaviorState::kAvoiding;
-        produced[j] = true;
+        e.o.linear = behavior::obstacle_avoidance_force(body_of(L), near, g.detection);
+        if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kAvoiding;
+        e.produced = true;
       }
       return;
     case BehaviorType::kFleePlayers: {
       const real range = bs.range > 0 ? bs.range : g.panic_range;
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         real d = math::kInfinity;
         const std::int32_t pj = nearest_player(L.pos, &d);
         if (pj < 0 || !(d < range)) continue;
-        raw[j].linear = behavior::flee_force(body_of(L), L.pos + delta(L.pos, position_[pj]), range);
+        e.o.linear = behavior::flee_force(body_of(L), L.pos + delta(L.pos, position_[pj]), range);
         L.st = BehaviorState::kFleeing;
         L.target = id_[pj];
-        produced[j] = true;
+        e.produced = true;
       }
       return;
     }
     case BehaviorType::kFlock: {
       behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
-        raw[j].linear = flock_force(g, gi, L.k, nb);
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
+        e.o.linear = flock_force(g, gi, L.k, nb);
         if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
-        produced[j] = true;
+        e.produced = true;
       }
       return;
     }
@@ -273,17 +301,18 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     case BehaviorType::kHide:
     case BehaviorType::kFlee:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         const behavior::Body b = body_of(L);
         Vec2 tpos;
         behavior::Mover tm;
         const bool seek_like = bs.type == BehaviorType::kSeek || bs.type == BehaviorType::kArrive;
         const std::int32_t tj = (seek_like && has_goal) ? -1 : target_of(L, tpos, tm);
-        produced[j] = true;
+        e.produced = true;
         if (seek_like && has_goal) {
           L.aim = L.pos + delta(L.pos, bs.goal);
-          raw[j].linear = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, L.aim)
+          e.o.linear = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, L.aim)
                                                          : behavior::arrive_force(b, L.aim, bs.deceleration);
           L.st = BehaviorState::kSeeking;
           continue;
@@ -291,24 +320,24 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         if (tj < 0) {
           // No target (no player yet, or the target group is empty): idle at the world centre;
           // flee has nothing to flee from.
-          if (bs.type != BehaviorType::kFlee) raw[j].linear = behavior::arrive_force(b, centre, g.arrive_deceleration);
+          if (bs.type != BehaviorType::kFlee) e.o.linear = behavior::arrive_force(b, centre, g.arrive_deceleration);
           if (seek_like) { L.aim = centre; L.st = BehaviorState::kSeeking; }
           continue;
         }
         L.target = id_[tj];
         switch (bs.type) {
-          case BehaviorType::kSeek: raw[j].linear = behavior::seek_force(b, tpos); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kArrive: raw[j].linear = behavior::arrive_force(b, tpos, bs.deceleration); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kPursue: raw[j].linear = behavior::pursue_force(b, tm); L.aim = behavior::pursue_point(b, tm); L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kEvade: raw[j].linear = behavior::evade_force(b, tm); L.st = BehaviorState::kFleeing; break;
+          case BehaviorType::kSeek: e.o.linear = behavior::seek_force(b, tpos); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kArrive: e.o.linear = behavior::arrive_force(b, tpos, bs.deceleration); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kPursue: e.o.linear = behavior::pursue_force(b, tm); L.aim = behavior::pursue_point(b, tm); L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kEvade: e.o.linear = behavior::evade_force(b, tm); L.st = BehaviorState::kFleeing; break;
           case BehaviorType::kFlee:
-            raw[j].linear = behavior::flee_force(b, tpos, bs.range > 0 ? bs.range : math::kInfinity);
+            e.o.linear = behavior::flee_force(b, tpos, bs.range > 0 ? bs.range : math::kInfinity);
             L.aim = tpos;
-            if (!math::is_zero(raw[j].linear)) L.st = BehaviorState::kFleeing;
+            if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kFleeing;
             break;
           default: {  // kHide
             behavior::HideDebug dbg{};
-            raw[j].linear = behavior::hide_force(b, tm, scenario_.obstacles, g.hide, &dbg);
+            e.o.linear = behavior::hide_force(b, tm, scenario_.obstacles, g.hide, &dbg);
             L.aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : L.pos;
             L.st = BehaviorState::kHiding;
             break;
@@ -320,16 +349,17 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     case BehaviorType::kInterpose: {
       const std::int32_t li = leader_index_[static_cast<std::size_t>(bs.leader_group)];
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
-        produced[j] = true;
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
+        e.produced = true;
         if (li < 0 || li == L.i) continue;
         const behavior::Body b = body_of(L);
         if (bs.type == BehaviorType::kOffsetPursuit) {
           const GroupSpec& lg = scenario_.groups[static_cast<std::size_t>(group_[li])];
           const behavior::Body leader{L.pos + delta(L.pos, position_[li]), velocity_[li], heading_[li],
                                       lg.mass, lg.max_force, lg.max_speed, lg.radius};
-          raw[j].linear = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
+          e.o.linear = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
                                                          bs.deceleration);
           L.target = id_[li];
           L.aim = math::to_world_point(bs.offset, leader.position, leader.heading);
@@ -340,7 +370,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
           const std::int32_t tj = target_of(L, tpos, tm);
           if (tj < 0) continue;
           const behavior::Mover leader{L.pos + delta(L.pos, position_[li]), velocity_[li]};
-          raw[j].linear = behavior::interpose_force(b, tm, leader, bs.deceleration);
+          e.o.linear = behavior::interpose_force(b, tm, leader, bs.deceleration);
           L.aim = behavior::interpose_point(b, tm, leader);
           L.target = id_[tj];
           L.st = BehaviorState::kSeeking;
@@ -350,26 +380,28 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     }
     case BehaviorType::kWander:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::WanderState& ws = slot_wander_[L.k];  // own state only: no other agent reads it
-        raw[j].linear = behavior::wander_force(body_of(L), g.wander, ws, slot_rng_[L.k], dt_);
+        e.o.linear = behavior::wander_force(body_of(L), g.wander, ws, slot_rng_[L.k], dt_);
         L.aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, L.pos, L.head);
-        produced[j] = true;
+        e.produced = true;
       }
       return;
     case BehaviorType::kFollowWaypoints: {
       const PathSpec& path = scenario_.paths[static_cast<std::size_t>(bs.path)];
       const behavior::WaypointParams wp{g.waypoint_seek_distance, bs.deceleration, path.loop};
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::WaypointState ws = waypoint_[L.i];
-        raw[j].linear = behavior::follow_waypoints_force(body_of(L), path.points, wp, ws);
+        e.o.linear = behavior::follow_waypoints_force(body_of(L), path.points, wp, ws);
         waypoint_[L.i] = ws;
         L.aim = path.points[static_cast<std::size_t>(ws.current)];
         L.st = BehaviorState::kPatrolling;
-        produced[j] = true;
+        e.produced = true;
       }
       return;
     }
@@ -379,8 +411,9 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     case BehaviorType::kDynamicArrive:
     case BehaviorType::kFace:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         Vec2 tpos;
         behavior::Mover tm;
         Vec2 point;
@@ -393,11 +426,11 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
           point = tpos;
         }
         const behavior::Kinematic k = kin_of(L);
-        produced[j] = true;
+        e.produced = true;
         L.aim = point;
         switch (bs.type) {
-          case BehaviorType::kDynamicSeek: raw[j] = behavior::dynamic_seek(k, point, {accel}); L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kDynamicFlee: raw[j] = behavior::dynamic_flee(k, point, {accel}); L.st = BehaviorState::kFleeing; break;
+          case BehaviorType::kDynamicSeek: e.o = behavior::dynamic_seek(k, point, {accel}); L.st = BehaviorState::kSeeking; break;
+          case BehaviorType::kDynamicFlee: e.o = behavior::dynamic_flee(k, point, {accel}); L.st = BehaviorState::kFleeing; break;
           case BehaviorType::kDynamicArrive: {
             behavior::ArriveParams ap;
             ap.max_acceleration = accel;
@@ -406,11 +439,11 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             ap.target_radius = bs.target_radius;
             ap.time_to_target = bs.time_to_target;
             ap.brake_inside_target = true;  // settle on the point rather than drift (T44 refinement)
-            raw[j] = behavior::dynamic_arrive(k, point, ap);
+            e.o = behavior::dynamic_arrive(k, point, ap);
             L.st = BehaviorState::kSeeking;
             break;
           }
-          default: raw[j] = behavior::face(k, point, align_params(bs)); break;
+          default: e.o = behavior::face(k, point, align_params(bs)); break;
         }
       }
       return;
@@ -419,19 +452,20 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     case BehaviorType::kDynamicPursue:
     case BehaviorType::kDynamicEvade:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         Vec2 tpos;
         behavior::Mover tm;
         const std::int32_t tj = target_of(L, tpos, tm);
         if (tj < 0) continue;
         const behavior::Kinematic k = kin_of(L);
-        produced[j] = true;
+        e.produced = true;
         L.target = id_[tj];
         L.aim = tpos;
         switch (bs.type) {
-          case BehaviorType::kAlign: raw[j] = behavior::align(k, orientation_[tj], align_params(bs)); break;
-          case BehaviorType::kVelocityMatch: raw[j] = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target}); break;
+          case BehaviorType::kAlign: e.o = behavior::align(k, orientation_[tj], align_params(bs)); break;
+          case BehaviorType::kVelocityMatch: e.o = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target}); break;
           case BehaviorType::kDynamicPursue: {
             behavior::DynamicPursueParams pp;
             pp.prediction.max_prediction = bs.max_prediction;
@@ -443,7 +477,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             pp.arrive.target_radius = bs.target_radius;
             pp.arrive.time_to_target = bs.time_to_target;
             const behavior::Delegated<Vec2> d = behavior::dynamic_pursue_delegated(k, tm, pp);
-            raw[j] = d.steering;
+            e.o = d.steering;
             L.aim = d.surrogate;
             L.st = BehaviorState::kSeeking;
             break;
@@ -453,7 +487,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             ep.prediction.max_prediction = bs.max_prediction;
             ep.flee.max_acceleration = accel;
             const behavior::Delegated<Vec2> d = behavior::dynamic_evade_delegated(k, tm, ep);
-            raw[j] = d.steering;
+            e.o = d.steering;
             L.aim = d.surrogate;
             L.st = BehaviorState::kFleeing;
             break;
@@ -463,9 +497,9 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
       return;
     case BehaviorType::kLookWhereGoing:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
-        raw[j] = behavior::look_where_you_are_going(kin_of(lanes[j]), align_params(bs));
-        produced[j] = true;
+        Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        sink.emit(L, behavior::look_where_you_are_going(kin_of(L), align_params(bs)));
       }
       return;
     case BehaviorType::kDynamicWander: {
@@ -473,14 +507,15 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
       wp.max_acceleration = accel;
       if (bs.range > 0) wp.wander_radius = bs.range;
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::DynamicWanderState ws = dyn_wander_[L.i];
         const behavior::DynamicWanderOutput o = behavior::dynamic_wander(kin_of(L), ws, wp, slot_rng_[L.k]);
         dyn_wander_[L.i] = ws;
-        raw[j] = o.steering;
+        e.o = o.steering;
         L.aim = o.target;
-        produced[j] = true;
+        e.produced = true;
       }
       return;
     }
@@ -493,17 +528,18 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
       pp.follow.arrive.max_speed = g.max_speed;
       pp.predict_time = bs.predict_time;
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
         Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::PathFollowState ps = path_state_[L.i];
         const behavior::PathFollowOutput o = bs.predict_time > 0
                                                  ? behavior::follow_path_predictive(kin_of(L), path, ps, pp)
                                                  : behavior::follow_path(kin_of(L), path, ps, pp.follow);
         path_state_[L.i] = ps;
-        raw[j] = o.steering;
+        e.o = o.steering;
         L.aim = o.target;
         L.st = BehaviorState::kPatrolling;
-        produced[j] = true;
+        e.produced = true;
       }
       return;
     }
@@ -513,9 +549,9 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     case BehaviorType::kCollisionAvoid:
     case BehaviorType::kMillingtonFlock:
       for (std::int32_t j = 0; j < n; ++j) {
-        if (!active[j]) continue;
-        raw[j] = neighbour_behavior(g, gi, bs, lanes[j].i, lanes[j].k, &lanes[j].st);
-        produced[j] = true;
+        Lane& L = lanes[j];
+        if (!sink.active(L)) continue;
+        sink.emit(L, neighbour_behavior(g, gi, bs, L.i, L.k, &L.st));
       }
       return;
     default:

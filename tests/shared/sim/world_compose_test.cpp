@@ -10,19 +10,12 @@
 
 #include "flockstep/math/angle.hpp"
 #include "flockstep/sim/world.hpp"
+#include "world_test_util.hpp"
 
 namespace flockstep::sim {
 namespace {
 
-Scenario open_field(real w = 200, real h = 200) {
-  Scenario s;
-  s.name = "compose";
-  s.width = w;
-  s.height = h;
-  s.max_agents = 64;
-  s.max_players = 2;
-  return s;
-}
+Scenario open_field(real w = 200, real h = 200) { return test::open_world("compose", w, h, 64, 2); }
 
 /// A composed group of `count` agents spawned at p, heading wherever the RNG points them.
 GroupSpec composed(const char* name, Model model, std::vector<BehaviorSpec> behaviors, Vec2 p,
@@ -75,12 +68,7 @@ BehaviorSpec on_group(BehaviorType t, std::int32_t group, real weight = 1) {
   return b;
 }
 
-AgentView agent(const World& w, std::int32_t group, std::int32_t nth = 0) {
-  for (std::int32_t i = 0; i < w.size(); ++i)
-    if (w.view(i).group == group && nth-- == 0) return w.view(i);
-  ADD_FAILURE() << "group " << group << " has no agent";
-  return {};
-}
+AgentView agent(const World& w, std::int32_t g, std::int32_t nth = 0) { return test::nth_agent(w, g, nth); }
 
 real dist(Vec2 a, Vec2 b) { return math::length(a - b); }
 

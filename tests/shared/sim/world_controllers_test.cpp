@@ -11,37 +11,14 @@
 #include "flockstep/sim/canonical.hpp"
 #include "flockstep/sim/player.hpp"
 #include "flockstep/sim/world.hpp"
+#include "world_test_util.hpp"
 
 namespace flockstep::sim {
 namespace {
 
-Scenario field(real w = 200, real h = 200) {
-  Scenario s;
-  s.name = "controllers";
-  s.width = w;
-  s.height = h;
-  s.max_agents = 128;
-  s.max_players = 2;
-  return s;
-}
-
-GroupSpec one(const char* name, AgentKind kind, Technique t, Vec2 p, std::int32_t count = 1) {
-  GroupSpec g;
-  g.name = name;
-  g.kind = kind;
-  g.technique = t;
-  g.count = count;
-  g.spawn_min = p;
-  g.spawn_max = p;
-  return g;
-}
-
-AgentView agent(const World& w, std::int32_t group, std::int32_t nth = 0) {
-  for (std::int32_t i = 0; i < w.size(); ++i)
-    if (w.view(i).group == group && nth-- == 0) return w.view(i);
-  ADD_FAILURE() << "group " << group << " has no agent";
-  return {};
-}
+Scenario field(real w = 200, real h = 200) { return test::open_world("controllers", w, h, 128, 2); }
+GroupSpec one(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) { return test::placed(n, k, t, p, c); }
+AgentView agent(const World& w, std::int32_t g, std::int32_t nth = 0) { return test::nth_agent(w, g, nth); }
 
 real dist(Vec2 a, Vec2 b) { return math::length(a - b); }
 

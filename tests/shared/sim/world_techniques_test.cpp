@@ -9,30 +9,13 @@
 #include <vector>
 
 #include "flockstep/sim/world.hpp"
+#include "world_test_util.hpp"
 
 namespace flockstep::sim {
 namespace {
 
-Scenario arena(real w = 200, real h = 200) {
-  Scenario s;
-  s.name = "techniques";
-  s.width = w;
-  s.height = h;
-  s.max_agents = 64;
-  s.max_players = 4;
-  return s;
-}
-
-GroupSpec at(const char* name, AgentKind kind, Technique t, Vec2 p, std::int32_t count = 1) {
-  GroupSpec g;
-  g.name = name;
-  g.kind = kind;
-  g.technique = t;
-  g.count = count;
-  g.spawn_min = p;
-  g.spawn_max = p;
-  return g;
-}
+Scenario arena(real w = 200, real h = 200) { return test::open_world("techniques", w, h, 64, 4); }
+GroupSpec at(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) { return test::placed(n, k, t, p, c); }
 
 const AgentView* first_of(const World& w, std::int32_t group, AgentView& out) {
   for (std::int32_t i = 0; i < w.size(); ++i)

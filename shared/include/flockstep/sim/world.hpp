@@ -143,8 +143,22 @@ class World {
   void integrate(std::int32_t begin, std::int32_t end);
   void confine(std::int32_t i);
   void apply_captures();
-  std::int32_t nearest_player(Vec2 p, real* distance) const;
-  Vec2 delta(Vec2 from, Vec2 to) const;
+  /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
+  /// Inline: the steering kernels call it per agent from another translation unit.
+  std::int32_t nearest_player(Vec2 p, real* distance) const {
+    std::int32_t best = -1;
+    real best_d2 = math::kInfinity;
+    for (const std::int32_t j : players_) {
+      const real d2 = math::length_sq(delta(p, position_[static_cast<std::size_t>(j)]));
+      if (d2 < best_d2) { best_d2 = d2; best = j; }  // strict <: ties keep the lower dense index
+    }
+    if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
+    return best;
+  }
+  /// Shortest displacement from `from` to `to` (across the seam of a wrapped world).
+  Vec2 delta(Vec2 from, Vec2 to) const {
+    return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
+  }
 
   Scenario scenario_;
   real dt_;
@@ -249,9 +263,10 @@ class World {
   /// Groups up to which a task orders its agents by group with a counting sort on the stack.
   static constexpr std::int32_t kCountingSortGroups = 64;
   struct Lane;
+  struct ComposeSink;
   void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n);
   void run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
-                    const bool* active, behavior::SteeringOutput* raw, bool* produced);
+                    const ComposeSink& sink);
   behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, std::int32_t i,
                                               std::int32_t slot, BehaviorState* st) const;
   static behavior::AlignParams align_params(const BehaviorSpec& bs);
