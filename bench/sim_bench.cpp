@@ -23,11 +23,14 @@ using fs::math::Vec2;
 namespace {
 
 // The full world tick (grid rebuild, steering with obstacles/walls/flocking, integration, rules)
-// on range(1) threads (1 = the serial runner, no pool).
+// on range(1) threads (1 = the serial runner, no pool), with the flock neighbourhoods summed by
+// range(2): 0 the SIMD lane kernel (the default), 1 its scalar reference (same bits), 2 the
+// per-neighbour path the kernel replaced (kept so the three compare in one run).
 void BM_FlockTick(benchmark::State& state) {
   const auto n = static_cast<std::int32_t>(state.range(0));
   const auto threads = static_cast<std::int32_t>(state.range(1));
   fs::sim::World w(fs::sim::canonical::flock(n));
+  w.set_flock_kernel(static_cast<fs::sim::World::FlockKernel>(state.range(2)));
   std::unique_ptr<fs::server::game::ThreadPool> pool;
   if (threads > 1) {
     pool = std::make_unique<fs::server::game::ThreadPool>(threads);
@@ -52,8 +55,8 @@ void BM_FlockTick(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_FlockTick)
-    ->ArgNames({"agents", "threads"})
-    ->ArgsProduct({{1000, 10000, 100000}, {1, 2}})
+    ->ArgNames({"agents", "threads", "kernel"})
+    ->ArgsProduct({{1000, 10000, 100000}, {1, 2}, {0, 1, 2}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -5,7 +5,6 @@
 #include "flockstep/behavior/force_steering.hpp"
 
 namespace flockstep::behavior {
-namespace {
 
 // One neighbour's separation push: (p - p_j) / |p - p_j|^2, i.e. unit away-vector over distance.
 Vec2 separation_term(const Body& self, const Neighbour& n) {
@@ -23,8 +22,6 @@ Vec2 separation_term(const Body& self, const Neighbour& n) {
   if (math::is_zero(dir)) dir = math::normalized(self.heading - n.heading);
   return dir / kSeparationMinDistance;
 }
-
-}  // namespace
 
 bool is_neighbour(const Body& self, Vec2 position, const NeighbourhoodParams& p) {
   const Vec2 to = position - self.position;
@@ -66,25 +63,34 @@ Vec2 alignment_force(const Body& self, std::span<const Neighbour> neighbours) {
 
 Vec2 cohesion_force(const Body& self, std::span<const Neighbour> neighbours) {
   if (neighbours.empty()) return {};
-  Vec2 sum;
-  for (const Neighbour& n : neighbours) sum += n.position;
-  return seek_force(self, sum / static_cast<real>(neighbours.size()), SeekMode::kNormalized);
+  Vec2 offsets;  // summed relative to self, as flocking_forces() does
+  for (const Neighbour& n : neighbours) offsets += n.position - self.position;
+  return seek_force(self, self.position + offsets / static_cast<real>(neighbours.size()), SeekMode::kNormalized);
 }
 
 FlockForces flocking_forces(const Body& self, std::span<const Neighbour> neighbours) {
-  FlockForces f;
-  f.count = static_cast<std::int32_t>(neighbours.size());
-  if (neighbours.empty()) return f;
-  Vec2 heading_sum;
-  Vec2 position_sum;
+  return flocking_forces_from_sums(self, flock_sums(self, neighbours));
+}
+
+FlockSums flock_sums(const Body& self, std::span<const Neighbour> neighbours) {
+  FlockSums s;
   for (const Neighbour& n : neighbours) {
-    f.separation += separation_term(self, n);
-    heading_sum += n.heading;
-    position_sum += n.position;
+    s.separation += separation_term(self, n);
+    s.heading_sum += n.heading;
+    s.offset_sum += n.position - self.position;
   }
-  const auto count = static_cast<real>(neighbours.size());
-  f.alignment = heading_sum / count - self.heading;
-  f.cohesion = seek_force(self, position_sum / count, SeekMode::kNormalized);
+  s.count = static_cast<std::int32_t>(neighbours.size());
+  return s;
+}
+
+FlockForces flocking_forces_from_sums(const Body& self, const FlockSums& s) {
+  FlockForces f;
+  f.count = s.count;
+  if (s.count == 0) return f;
+  const auto count = static_cast<real>(s.count);
+  f.separation = s.separation;
+  f.alignment = s.heading_sum / count - self.heading;
+  f.cohesion = seek_force(self, self.position + s.offset_sum / count, SeekMode::kNormalized);
   return f;
 }
 

@@ -33,18 +33,25 @@ std::int32_t Grid::cell_of(Vec2 p) const {
   return y * cols_ + x;
 }
 
-std::int32_t Grid::neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3]) const {
+std::int32_t Grid::neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3], std::int32_t side[3]) const {
   std::int32_t count = 0;
   if (wrap_ && n < 3) {
-    for (std::int32_t i = 0; i < n; ++i) out[count++] = i;
+    for (std::int32_t i = 0; i < n; ++i) {
+      side[count] = 0;
+      out[count++] = i;
+    }
     return count;
   }
   for (std::int32_t d = -1; d <= 1; ++d) {
     std::int32_t v = c + d;
     if (wrap_) {
+      // Which copy of the world the cell is seen in from c: -1 below the seam, +1 above it.
+      side[count] = v < 0 ? -1 : (v >= n ? 1 : 0);
       v = (v % n + n) % n;
     } else if (v < 0 || v >= n) {
       continue;
+    } else {
+      side[count] = 0;
     }
     out[count++] = v;
   }
@@ -67,6 +74,43 @@ void Grid::rebuild(std::span<const Vec2> positions) {
   for (std::int32_t i = 0; i < n; ++i) items_[cell_start_[agent_cell_[i]]++] = i;
   for (std::size_t c = cell_start_.size() - 1; c > 0; --c) cell_start_[c] = cell_start_[c - 1];
   cell_start_[0] = 0;
+}
+
+std::int32_t Grid::slot_ranges(Vec2 p, behavior::SlotRange* out) const {
+  const auto cx = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
+  const auto cy = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));
+  return ranges_around(cx, cy, out);
+}
+
+std::int32_t Grid::cell_ranges(std::int32_t cell, behavior::SlotRange* out) const {
+  return ranges_around(cell % cols_, cell / cols_, out);
+}
+
+std::int32_t Grid::ranges_around(std::int32_t cx, std::int32_t cy, behavior::SlotRange* out) const {
+  std::int32_t xs[3], ys[3], sxs[3], sys[3];
+  const std::int32_t nx = neighbour_cells(cx, cols_, xs, sxs);
+  const std::int32_t ny = neighbour_cells(cy, rows_, ys, sys);
+  // Images only where each axis has >= 3 cells: then a cell across the seam is within reach on
+  // one side only. Smaller wrapped worlds leave the images to the kernel's torus fold.
+  const bool images = wrap_ && !needs_fold();
+  std::int32_t n = 0;
+  for (std::int32_t b = 0; b < ny; ++b) {
+    const std::int32_t row = ys[b] * cols_;
+    const real shift_y = images ? sys[b] * height_ : 0;
+    // Merge runs of consecutive columns (the usual case away from a wrap seam) into one slot
+    // range: the visiting order is unchanged because consecutive cells are consecutive in slots,
+    // and consecutive columns are on the same side of the seam.
+    for (std::int32_t a = 0; a < nx;) {
+      std::int32_t last = a;
+      while (last + 1 < nx && xs[last + 1] == xs[last] + 1) ++last;
+      out[n].begin = cell_start_[row + xs[a]];
+      out[n].end = cell_start_[row + xs[last] + 1];
+      out[n].shift = {images ? sxs[a] * width_ : 0, shift_y};
+      ++n;
+      a = last + 1;
+    }
+  }
+  return n;
 }
 
 }  // namespace flockstep::sim

@@ -16,7 +16,7 @@ std::uint64_t World::state_hash() const {
     h.vec(position_[i]);
     h.vec(velocity_[i]);
     h.vec(heading_[i]);
-    h.f64(orientation_[i]);
+    h.f64(orientation_at(i));
     h.f64(angular_velocity_[i]);
     h.u64(rng_[i].state);
     h.vec(wander_[i].target_local);

@@ -58,7 +58,12 @@ World::World(const Scenario& scenario)
   slot_position_.resize(cap);
   slot_velocity_.resize(cap);
   slot_heading_.resize(cap);
-  slot_group_.resize(cap);
+  // Lane kernels read up to kLaneWidth - 1 slots past a range's end: pad, with a group no agent has.
+  slot_group_.assign(cap + behavior::kLaneWidth, -1);
+  slot_x_.assign(cap + behavior::kLaneWidth, 0);
+  slot_y_.assign(cap + behavior::kLaneWidth, 0);
+  slot_hx_.assign(cap + behavior::kLaneWidth, 0);
+  slot_hy_.assign(cap + behavior::kLaneWidth, 0);
   slot_id_.resize(cap);
   slot_wander_.resize(cap);
   slot_rng_.resize(cap);
@@ -281,6 +286,10 @@ void World::gather_slots(std::int32_t begin, std::int32_t end) {
     slot_position_[k] = position_[i];
     slot_velocity_[k] = velocity_[i];
     slot_heading_[k] = heading_[i];
+    slot_x_[k] = position_[i].x;
+    slot_y_[k] = position_[i].y;
+    slot_hx_[k] = heading_[i].x;
+    slot_hy_[k] = heading_[i].y;
     slot_group_[k] = group_[i];
     slot_id_[k] = id_[i].value;
     slot_wander_[k] = wander_[i];
@@ -395,7 +404,7 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
         // directions, so a force that flips side every tick does not judder it; the velocity is untouched.
         const std::int32_t samples = heading_samples_[static_cast<std::size_t>(group_[i])];
         if (samples > 0) heading_[i] = behavior::smooth_heading(smoother_[i], samples, b.velocity, b.heading);
-        orientation_[i] = math::orientation_of(heading_[i]);
+        // orientation_[i] is not kept for vehicles: orientation_at() derives it from the heading.
         break;
       }
     }
@@ -444,7 +453,7 @@ void World::apply_captures() {
 
 AgentView World::view(std::int32_t i) const {
   FLOCKSTEP_ASSERT(i >= 0 && i < count_);
-  return {id_[i], kind_[i], group_[i], position_[i], velocity_[i], orientation_[i], angular_velocity_[i],
+  return {id_[i], kind_[i], group_[i], position_[i], velocity_[i], orientation_at(i), angular_velocity_[i],
           target_[i], aim_[i], state_[i], spawn_tick_[i]};
 }
 

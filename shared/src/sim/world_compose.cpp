@@ -237,7 +237,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     return behavior::Body{L.pos, L.vel, L.head, g.mass, g.max_force, g.max_speed, g.radius};
   };
   auto kin_of = [&](const Lane& L) {
-    return behavior::Kinematic{L.pos, orientation_[L.i], L.vel, angular_velocity_[L.i]};
+    return behavior::Kinematic{L.pos, orientation_at(L.i), L.vel, angular_velocity_[L.i]};
   };
   const bool has_goal = !math::is_zero(bs.goal);
 
@@ -284,11 +284,12 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
     }
     case BehaviorType::kFlock: {
       behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
+      CellRanges cells;
       for (std::int32_t j = 0; j < n; ++j) {
         Lane& L = lanes[j];
         if (!sink.active(L)) continue;
         EmitOnExit<ComposeSink, Lane> e{sink, L};
-        e.o.linear = flock_force(g, gi, L.k, nb);
+        e.o.linear = flock_force(g, gi, L.k, nb, cells);
         if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
         e.produced = true;
       }
@@ -464,7 +465,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         L.target = id_[tj];
         L.aim = tpos;
         switch (bs.type) {
-          case BehaviorType::kAlign: e.o = behavior::align(k, orientation_[tj], align_params(bs)); break;
+          case BehaviorType::kAlign: e.o = behavior::align(k, orientation_at(tj), align_params(bs)); break;
           case BehaviorType::kVelocityMatch: e.o = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target}); break;
           case BehaviorType::kDynamicPursue: {
             behavior::DynamicPursueParams pp;
@@ -584,7 +585,7 @@ behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int3
   behavior::Kinematic others[kMaxCandidates + 1];
   std::int32_t count = 0;
   std::int32_t self_index = -1;
-  const behavior::Kinematic self{pos, orientation_[i], slot_velocity_[slot], angular_velocity_[i]};
+  const behavior::Kinematic self{pos, orientation_at(i), slot_velocity_[slot], angular_velocity_[i]};
   if (millington_flock) { others[0] = self; self_index = 0; count = 1; }
   grid_.query_slots(pos, radius, slot, slot_position_.data(), [&](std::int32_t k, Vec2 d, real) {
     if (count >= kMaxCandidates) return;
@@ -638,9 +639,55 @@ behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int3
   }
 }
 
-Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb) {
+Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb,
+                        CellRanges& cells) {
   // Own state comes from the slot copies (the same values, gathered this tick): the agents are
   // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
+  const Vec2 pos = slot_position_[slot];
+  const Vec2 vel = slot_velocity_[slot];
+  const Vec2 head = slot_heading_[slot];
+  const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
+  behavior::FlockSums sums;
+  bool by_candidate = flock_kernel_ == FlockKernel::kPerNeighbour;
+  if (!by_candidate) {
+    // The lane kernel scans the rows of neighbour cells four slots at a time (flocking_lanes.hpp).
+    if (!(slot >= cells.first && slot < cells.last)) {
+      const std::int32_t cell = grid_.slot_cell(slot);
+      cells.count = grid_.cell_ranges(cell, cells.range);
+      cells.first = grid_.cell_begin(cell);
+      cells.last = grid_.cell_end(cell);
+    }
+    behavior::LaneQuery q;
+    q.position = pos;
+    q.heading = head;
+    q.self = slot;
+    q.group = own_group;
+    q.radius = g.flock.neighbour_radius;
+    q.cos_half_fov = fov_cos_half_[static_cast<std::size_t>(own_group)];
+    q.wrap = grid_.needs_fold();  // else the ranges carry their images
+    q.width = scenario_.width;
+    q.height = scenario_.height;
+    const behavior::NeighbourArrays arrays{slot_x_.data(), slot_y_.data(), slot_hx_.data(), slot_hy_.data(),
+                                           slot_group_.data()};
+    const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
+        q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
+        flock_kernel_ == FlockKernel::kLanes ? behavior::LaneKernel::kSimd : behavior::LaneKernel::kScalar);
+    sums = lr.sums;
+    // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
+    // or a neighbour exactly on top (the coincident separation rule).
+    by_candidate = lr.coincident || lr.sums.count > kMaxNeighbours;
+  }
+  if (by_candidate) sums = flock_sums_per_neighbour(g, own_group, slot, nb);
+  const behavior::FlockForces ff = behavior::flocking_forces_from_sums(b, sums);
+  Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
+           ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
+  if (g.flock.w_wander > 0)
+    f += behavior::wander_force(b, g.wander, slot_wander_[slot], slot_rng_[slot], dt_) * g.flock.w_wander;
+  return f;
+}
+
+behavior::FlockSums World::flock_sums_per_neighbour(const GroupSpec& g, std::int32_t own_group, std::int32_t slot,
+                                                    behavior::Neighbour* nb) const {
   const Vec2 pos = slot_position_[slot];
   const Vec2 vel = slot_velocity_[slot];
   const Vec2 head = slot_heading_[slot];
@@ -684,13 +731,7 @@ Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t
     const std::int32_t k = cslot[o];
     nb[c] = {pos + Vec2{cdx[o], cdy[o]}, slot_velocity_[k], slot_heading_[k]};
   }
-  const behavior::FlockForces ff =
-      behavior::flocking_forces(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
-  Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
-           ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
-  if (g.flock.w_wander > 0)
-    f += behavior::wander_force(b, g.wander, slot_wander_[slot], slot_rng_[slot], dt_) * g.flock.w_wander;
-  return f;
+  return behavior::flock_sums(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
 }
 
 void World::integrate_steering_model(std::int32_t i) {

@@ -67,8 +67,30 @@ struct FlockForces {
   std::int32_t count = 0;  ///< number of neighbours used
 };
 
-/// T76 all three forces in one pass over an already selected neighbour span.
+/// T76 all three forces in one pass over an already selected neighbour span: the sums of
+/// flock_sums() in list order, finished by flocking_forces_from_sums().
 FlockForces flocking_forces(const Body& self, std::span<const Neighbour> neighbours);
+
+/// What the three forces need from a neighbourhood, as sums: the form both the per-neighbour loop
+/// and the batched lane kernel (flocking_lanes.hpp) produce. Offsets are neighbour - self, so the
+/// cohesion centre is exact across a wrapped world's seam and far from the origin.
+struct FlockSums {
+  Vec2 separation;         ///< sum of away / distance (separation terms), 1/m
+  Vec2 heading_sum;        ///< sum of neighbour headings
+  Vec2 offset_sum;         ///< sum of (neighbour position - own position), m
+  std::int32_t count = 0;  ///< neighbours summed
+};
+
+/// T76 one neighbour's separation term: away / |away| / max(|away|, kSeparationMinDistance) with
+/// away = self - neighbour; the coincident rule of separation_force() when |away| = 0.
+Vec2 separation_term(const Body& self, const Neighbour& n);
+
+/// T76 the sums over a neighbour span, in list order.
+FlockSums flock_sums(const Body& self, std::span<const Neighbour> neighbours);
+
+/// T76 the forces from the sums: alignment = heading_sum / count - heading, cohesion = seek
+/// (normalised) of position + offset_sum / count. Zero forces for count 0.
+FlockForces flocking_forces_from_sums(const Body& self, const FlockSums& s);
 
 /// T76 weights of the flocking combination (unitless multipliers; tuned by trial and error, the
 /// seed gives none). Different weights give different kinds of flock. The defaults were tuned for

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "flockstep/behavior/flocking_lanes.hpp"
 #include "flockstep/math/transform.hpp"
 
 namespace flockstep::sim {
@@ -40,6 +41,25 @@ class Grid {
   template <class Visitor>
   void query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions, Visitor&& visit) const;
 
+  /// The slot ranges query_slots() scans for a query at p, in its visiting order: one range per
+  /// row of neighbour cells, split only at a wrap seam. Writes at most kMaxSlotRanges ranges to
+  /// `out` and returns how many. Every slot within one cell size of p is in one of them; the
+  /// batched kernels (behavior/flocking_lanes.hpp) test the distance themselves. On a wrapped
+  /// world each range carries the shift to its image nearest p, unless needs_fold().
+  static constexpr std::int32_t kMaxSlotRanges = 9;
+  std::int32_t slot_ranges(Vec2 p, behavior::SlotRange* out) const;
+  /// The same for a query from anywhere in `cell` (the cell an agent was sorted into: positions
+  /// outside the world count in the nearest cell). Agents of one cell share their ranges.
+  std::int32_t cell_ranges(std::int32_t cell, behavior::SlotRange* out) const;
+  /// The cell of the agent in `slot` after the last rebuild, and the slots of a cell.
+  std::int32_t slot_cell(std::int32_t slot) const { return agent_cell_[items_[slot]]; }
+  std::int32_t cell_begin(std::int32_t cell) const { return cell_start_[cell]; }
+  std::int32_t cell_end(std::int32_t cell) const { return cell_start_[cell + 1]; }
+  /// A wrapped world with fewer than three cells on an axis: a cell can be within reach on both
+  /// sides of the seam, so offsets need the general torus fold (math::torus_delta) instead of
+  /// per-range images.
+  bool needs_fold() const { return wrap_ && (cols_ < 3 || rows_ < 3); }
+
   /// Agent index of every slot after the last rebuild: slots are ordered by cell (row-major) and,
   /// within a cell, by ascending agent index (the order query() visits them in).
   std::span<const std::int32_t> slots() const {
@@ -54,7 +74,9 @@ class Grid {
   std::int32_t cell_of(Vec2 p) const;
   /// Cells c-1, c, c+1 along an axis of n cells (wrapped or clipped, no duplicates), ascending
   /// in visiting order. Returns how many were written to out.
-  std::int32_t neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3]) const;
+  std::int32_t ranges_around(std::int32_t cx, std::int32_t cy, behavior::SlotRange* out) const;
+  /// `side` gets the copy of the world each cell is seen in (-1, 0, +1; 0 without wrap).
+  std::int32_t neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t out[3], std::int32_t side[3]) const;
 
   /// Slots query_slots() measures before visiting the hits (a stack buffer of ~1 KB).
   static constexpr std::int32_t kQueryBlock = 32;
@@ -77,9 +99,9 @@ std::int32_t Grid::query(Vec2 p, real radius, std::int32_t self, std::span<const
   std::int32_t examined = 0;
   // The up-to-3 distinct columns and rows to visit. With wrap and fewer than 3 cells on an
   // axis, every cell of that axis is visited exactly once.
-  std::int32_t xs[3], ys[3];
-  const std::int32_t nx = neighbour_cells(cx, cols_, xs);
-  const std::int32_t ny = neighbour_cells(cy, rows_, ys);
+  std::int32_t xs[3], ys[3], sides[3];
+  const std::int32_t nx = neighbour_cells(cx, cols_, xs, sides);
+  const std::int32_t ny = neighbour_cells(cy, rows_, ys, sides);
   for (std::int32_t b = 0; b < ny; ++b) {
     for (std::int32_t a = 0; a < nx; ++a) {
       const std::int32_t cell = ys[b] * cols_ + xs[a];
@@ -100,21 +122,12 @@ template <class Visitor>
 void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions,
                        Visitor&& visit) const {
   const real r2 = radius * radius;
-  const auto cx = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
-  const auto cy = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));
-  std::int32_t xs[3], ys[3];
-  const std::int32_t nx = neighbour_cells(cx, cols_, xs);
-  const std::int32_t ny = neighbour_cells(cy, rows_, ys);
-  for (std::int32_t b = 0; b < ny; ++b) {
-    const std::int32_t row = ys[b] * cols_;
-    // Merge runs of consecutive columns (the usual case away from a wrap seam) into one slot
-    // range: the visiting order is unchanged because consecutive cells are consecutive in slots.
-    for (std::int32_t a = 0; a < nx;) {
-      std::int32_t last = a;
-      while (last + 1 < nx && xs[last + 1] == xs[last] + 1) ++last;
-      const std::int32_t begin = cell_start_[row + xs[a]];
-      const std::int32_t end = cell_start_[row + xs[last] + 1];
-      a = last + 1;
+  behavior::SlotRange range[kMaxSlotRanges];
+  const std::int32_t ranges = slot_ranges(p, range);
+  for (std::int32_t r = 0; r < ranges; ++r) {
+    const std::int32_t begin = range[r].begin;
+    const std::int32_t end = range[r].end;
+    {
       // Two passes per block: distances for every slot with the hits compacted branch-free into
       // a small buffer (whether a slot is inside the radius is a coin flip the branch predictor
       // loses), then the visitor over the hits, in slot order as before.

@@ -22,6 +22,7 @@
 #include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/behavior/craft.hpp"
 #include "flockstep/behavior/flocking.hpp"
+#include "flockstep/behavior/flocking_lanes.hpp"
 #include "flockstep/behavior/force_steering.hpp"
 #include "flockstep/behavior/intercept.hpp"
 #include "flockstep/behavior/lamothe.hpp"
@@ -109,6 +110,14 @@ class World {
   /// Live agents of a group (0 for an unknown group).
   std::int32_t group_size(std::int32_t group) const;
 
+  /// How T76 flock neighbourhoods are summed. kLanes (the default) and kLanesScalar give the
+  /// same bits (the SIMD kernel and its scalar reference, flocking_lanes.hpp); kPerNeighbour is
+  /// the earlier candidate-by-candidate path with its own summation order (other bits), kept so
+  /// benchmarks can compare the kernels in one run. Switch only between steps.
+  enum class FlockKernel : std::uint8_t { kLanes, kLanesScalar, kPerNeighbour };
+  void set_flock_kernel(FlockKernel k) { flock_kernel_ = k; }
+  FlockKernel flock_kernel() const { return flock_kernel_; }
+
  private:
   struct Command {
     enum class Type : std::uint8_t { kRemove, kInput } type;
@@ -154,6 +163,12 @@ class World {
     }
     if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
     return best;
+  }
+  /// Orientation of agent i, rad. Vehicles' orientation is the direction of their heading and is
+  /// derived here when read (snapshots, hashes, align targets) rather than stored every tick: an
+  /// arctan2 per vehicle per tick was 10 % of the flock tick.
+  real orientation_at(std::int32_t i) const {
+    return motion_[i] == Model::kVehicle ? math::orientation_of(heading_[i]) : orientation_[i];
   }
   /// Shortest displacement from `from` to `to` (across the seam of a wrapped world).
   Vec2 delta(Vec2 from, Vec2 to) const {
@@ -205,6 +220,9 @@ class World {
   std::vector<Vec2> slot_heading_;
   std::vector<std::int32_t> slot_group_;
   std::vector<std::uint32_t> slot_id_;
+  // The same positions and headings as plain arrays for the lane kernels (padded, see the constructor).
+  std::vector<real> slot_x_, slot_y_, slot_hx_, slot_hy_;
+  FlockKernel flock_kernel_ = FlockKernel::kLanes;
   // The steering agent's own random state, read in slot order (written back by dense index).
   std::vector<behavior::WanderState> slot_wander_;
   std::vector<math::Rng> slot_rng_;
@@ -271,7 +289,19 @@ class World {
                                               std::int32_t slot, BehaviorState* st) const;
   static behavior::AlignParams align_params(const BehaviorSpec& bs);
   /// T76 flock force of the agent in `slot` (advances its slot wander/rng copies).
-  Vec2 flock_force(const GroupSpec& g, std::int32_t gi, std::int32_t slot, behavior::Neighbour* scratch);
+  /// The slot ranges around the cell last asked for: agents are steered in slot (cell) order,
+  /// so consecutive agents of a batch mostly share them.
+  struct CellRanges {
+    std::int32_t first = 0, last = 0;  ///< slots of the cached cell
+    std::int32_t count = 0;
+    behavior::SlotRange range[Grid::kMaxSlotRanges];
+  };
+  Vec2 flock_force(const GroupSpec& g, std::int32_t gi, std::int32_t slot, behavior::Neighbour* scratch,
+                   CellRanges& cells);
+  /// The neighbourhood sums of flock_force by candidate (the kPerNeighbour kernel, and the path
+  /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
+  behavior::FlockSums flock_sums_per_neighbour(const GroupSpec& g, std::int32_t gi, std::int32_t slot,
+                                               behavior::Neighbour* scratch) const;
   std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const;
   void integrate_steering_model(std::int32_t i);
   /// Recompute the per-group runtime data (compositions, models, targeted groups, fields of view).

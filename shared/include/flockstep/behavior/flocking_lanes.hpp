@@ -1,0 +1,86 @@
+#pragma once
+/// \file flocking_lanes.hpp
+/// T76 neighbourhood sums (with T31 radius and T32 field of view) as a data-parallel kernel: the
+/// candidates of one body are scanned four at a time in structure-of-arrays storage, and the
+/// tests that pick neighbours (self, range, group, field of view) are lane masks, not branches.
+/// It produces the same FlockSums the per-neighbour loop of flocking.hpp does, finished by the
+/// same flocking_forces_from_sums(); only the order of the sums differs (fixed, below).
+///
+/// Order of the sums (what makes the result the same bits everywhere): candidates come in
+/// ranges of consecutive slots; range r is scanned in blocks of four from its first slot, and
+/// slot begin + 4b + j goes to lane j. Each lane sums its kept candidates in scan order across
+/// all ranges; at the end the lanes are added as ((l0 + l1) + (l2 + l3)). The SIMD form and the
+/// scalar reference (LaneKernel::kScalar) run the same template, so they agree bit for bit
+/// (tests/shared/behavior/flocking_lanes_test.cpp), natively (SSE2 or AVX) and in wasm SIMD128.
+#include <cstdint>
+#include <span>
+
+#include "flockstep/behavior/flocking.hpp"
+
+namespace flockstep::behavior {
+
+/// Lanes per block. Arrays passed to the kernel must be readable kLaneWidth - 1 entries past
+/// the end of any range (the values there are masked out, whatever they are).
+inline constexpr std::int32_t kLaneWidth = 4;
+
+/// Candidate data in structure-of-arrays form, indexed by slot.
+struct NeighbourArrays {
+  const real* x = nullptr;   ///< position x, m
+  const real* y = nullptr;   ///< position y, m
+  const real* hx = nullptr;  ///< heading x (unit vector)
+  const real* hy = nullptr;  ///< heading y
+  const std::int32_t* group = nullptr;  ///< group of each slot
+};
+
+/// Consecutive slots [begin, end) to scan, seen at an image of the world.
+struct SlotRange {
+  std::int32_t begin = 0;
+  std::int32_t end = 0;
+  /// Added to these slots' positions: on a wrapped world, +-width / +-height for cells across the
+  /// seam from the query (the image nearest to it), else 0. m
+  Vec2 shift{0, 0};
+};
+
+/// Who counts as a neighbour of the body at `position`.
+struct LaneQuery {
+  Vec2 position;                ///< m
+  Vec2 heading;                 ///< unit vector (the field of view is centred on it)
+  std::int32_t self = -1;       ///< own slot, skipped
+  std::int32_t group = 0;       ///< only candidates of this group count
+  real radius = 5;              ///< T31 neighbourhood radius, m (inclusive)
+  /// T32 cosine of half the field of view; <= -1 sees all round. A candidate at offset d counts
+  /// unless dot(heading, d) < cos_half_fov |d| (a candidate at distance 0 always counts).
+  real cos_half_fov = -1;
+  /// Offsets are also folded to the shortest torus displacement on width x height (math::
+  /// torus_delta). Only needed where ranges cannot carry the image in `shift`: a wrapped world of
+  /// fewer than three cells on an axis.
+  bool wrap = false;
+  real width = 0, height = 0;   ///< m (only with wrap)
+};
+
+/// Which implementation of the kernel to run (all give the same bits).
+enum class LaneKernel : std::uint8_t {
+  kSimd,     ///< the widest the CPU has: AVX2 where present (x86-64), else SSE2 / wasm SIMD128
+  kSimd128,  ///< 128-bit vectors: SSE2 natively, SIMD128 in wasm
+  kScalar,   ///< the reference: the same operations lane by lane in plain C++
+};
+
+/// The sums and what the kernel could not express.
+struct LaneFlockResult {
+  FlockSums sums;
+  /// A kept candidate sits exactly at `position`: its separation term needs the coincident rule
+  /// (separation_term), which the lanes leave out; the caller recomputes such a body's sums.
+  bool coincident = false;
+};
+
+/// T76 sums over the candidates of `ranges` that pass LaneQuery's tests.
+LaneFlockResult flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                                 LaneKernel kernel = LaneKernel::kSimd);
+
+/// True when LaneKernel::kSimd runs vector instructions in this build (SSE2/AVX2 natively,
+/// SIMD128 in wasm); false when it falls back to the scalar form.
+bool lanes_are_simd();
+/// What LaneKernel::kSimd runs on this CPU: "avx2", "sse2", "simd128" or "scalar".
+const char* lanes_instruction_set();
+
+}  // namespace flockstep::behavior

@@ -1,0 +1,279 @@
+#pragma once
+/// \file lanes.hpp
+/// Four double-precision lanes, in two implementations with the same interface and the same bits:
+///   - ScalarLanes: a plain array and a loop per operation. It is the reference: what a lane
+///     computes is exactly what this computes, and it runs wherever C++ does.
+///   - SimdLanes: GCC/Clang vector extensions, which the compiler lowers to AVX (one 256-bit op),
+///     SSE2 (two 128-bit ops) or wasm SIMD128 (two f64x2 ops).
+/// Kernels are templates over the lane type, so both forms come from one source and a test can
+/// compare them bit for bit (tests/shared/math/lanes_test.cpp, behavior/flocking_lanes_test.cpp).
+///
+/// Why the bits agree: every operation here is lane-wise and IEEE-754 correctly rounded (+ - * /
+/// sqrt), comparisons and selects are exact, and nothing here reassociates or fuses (the library
+/// is built with -ffp-contract=off and without -ffast-math; there is no FMA and no relaxed-SIMD
+/// op). Reductions across lanes are written out in one fixed order (reduce_add). min/max are
+/// selects with the same NaN rule as math::min/max, not minpd/maxpd (whose NaN operand choice
+/// differs between x86 and wasm).
+///
+/// Written by hand rather than with a SIMD library: the candidates (xsimd, Highway, std::experimental::simd)
+/// are not in Debian 12 for Emscripten, and the kernels need only these dozen operations.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace flockstep::math::lanes {
+
+inline constexpr int kWidth = 4;
+
+/// The reference implementation: one loop per operation.
+struct ScalarLanes {
+  struct D {
+    double v[kWidth];
+  };
+  /// All bits set or clear per lane.
+  struct M {
+    std::uint64_t v[kWidth];
+  };
+  static constexpr bool kIsSimd = false;
+
+  static D load(const double* p) {
+    D r;
+    for (int j = 0; j < kWidth; ++j) r.v[j] = p[j];
+    return r;
+  }
+  static D splat(double x) { return D{{x, x, x, x}}; }
+  static D add(D a, D b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] + b.v[j];
+    return a;
+  }
+  static D sub(D a, D b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] - b.v[j];
+    return a;
+  }
+  static D mul(D a, D b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] * b.v[j];
+    return a;
+  }
+  static D div(D a, D b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] / b.v[j];
+    return a;
+  }
+  static D sqrt(D a) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] = std::sqrt(a.v[j]);
+    return a;
+  }
+  static M lt(D a, D b) {
+    M m;
+    for (int j = 0; j < kWidth; ++j) m.v[j] = a.v[j] < b.v[j] ? ~std::uint64_t{0} : 0;
+    return m;
+  }
+  static M le(D a, D b) {
+    M m;
+    for (int j = 0; j < kWidth; ++j) m.v[j] = a.v[j] <= b.v[j] ? ~std::uint64_t{0} : 0;
+    return m;
+  }
+  static M eq(D a, D b) {
+    M m;
+    for (int j = 0; j < kWidth; ++j) m.v[j] = a.v[j] == b.v[j] ? ~std::uint64_t{0} : 0;
+    return m;
+  }
+  /// Lanes where p[j] == x (four consecutive int32 values).
+  static M eq_i32(const std::int32_t* p, std::int32_t x) {
+    M m;
+    for (int j = 0; j < kWidth; ++j) m.v[j] = p[j] == x ? ~std::uint64_t{0} : 0;
+    return m;
+  }
+  /// Lanes j with lo <= base + j < hi and base + j != skip.
+  static M index_mask(std::int32_t base, std::int32_t hi, std::int32_t skip) {
+    M m;
+    for (int j = 0; j < kWidth; ++j) m.v[j] = (base + j < hi && base + j != skip) ? ~std::uint64_t{0} : 0;
+    return m;
+  }
+  static M mask_and(M a, M b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] &= b.v[j];
+    return a;
+  }
+  static M mask_andnot(M a, M b) {  // a & ~b
+    for (int j = 0; j < kWidth; ++j) a.v[j] &= ~b.v[j];
+    return a;
+  }
+  static M mask_or(M a, M b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] |= b.v[j];
+    return a;
+  }
+  static M all_lanes(bool on) {
+    const std::uint64_t x = on ? ~std::uint64_t{0} : 0;
+    return M{{x, x, x, x}};
+  }
+  static bool any(M m) { return (m.v[0] | m.v[1] | m.v[2] | m.v[3]) != 0; }
+  /// m ? a : b per lane (exact: bits are moved, not computed).
+  static D select(M m, D a, D b) {
+    for (int j = 0; j < kWidth; ++j) b.v[j] = m.v[j] ? a.v[j] : b.v[j];
+    return b;
+  }
+  /// m ? a : 0.0 per lane.
+  static D keep(M m, D a) { return select(m, a, splat(0.0)); }
+  /// a > b ? a : b per lane (math::max's rule for NaN: b).
+  static D max(D a, D b) {
+    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] > b.v[j] ? a.v[j] : b.v[j];
+    return a;
+  }
+  static double lane(D a, int j) { return a.v[j]; }
+};
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FLOCKSTEP_LANES_SIMD 1
+namespace detail {
+typedef double D2 __attribute__((vector_size(16)));
+typedef long long M2 __attribute__((vector_size(16)));
+typedef std::int32_t I4 __attribute__((vector_size(16)));
+
+[[gnu::always_inline]] inline D2 sqrt2(D2 a) {
+#if defined(__SSE2__)
+  return std::bit_cast<D2>(_mm_sqrt_pd(std::bit_cast<__m128d>(a)));
+#elif defined(__wasm_simd128__)
+  return std::bit_cast<D2>(wasm_f64x2_sqrt(std::bit_cast<v128_t>(a)));
+#else
+  return D2{std::sqrt(a[0]), std::sqrt(a[1])};
+#endif
+}
+/// 32-bit lane masks {a, b, c, d} as two 64-bit lane masks {a, b} and {c, d}: each 32-bit mask
+/// is all ones or all zeros, so repeating it fills its 64-bit lane.
+[[gnu::always_inline]] inline M2 widen_lo(I4 m) { return std::bit_cast<M2>(__builtin_shufflevector(m, m, 0, 0, 1, 1)); }
+[[gnu::always_inline]] inline M2 widen_hi(I4 m) { return std::bit_cast<M2>(__builtin_shufflevector(m, m, 2, 2, 3, 3)); }
+[[gnu::always_inline]] inline I4 load_i4(const std::int32_t* p) {
+  I4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline I4 index_mask_i4(std::int32_t base, std::int32_t hi, std::int32_t skip) {
+  const I4 k = I4{base, base + 1, base + 2, base + 3};
+  return (k < I4{hi, hi, hi, hi}) & (k != I4{skip, skip, skip, skip});
+}
+}  // namespace detail
+
+/// Four lanes as two 128-bit halves: one SSE2 or wasm SIMD128 instruction per half. (GCC lowers
+/// a 256-bit vector type without AVX into scalar compares and stack spills: measured 2x slower
+/// than scalar code, so the halves are explicit.)
+struct SimdLanes {
+  using D2 = detail::D2;
+  using M2 = detail::M2;
+  struct D {
+    D2 lo, hi;
+  };
+  struct M {
+    M2 lo, hi;
+  };
+  static constexpr bool kIsSimd = true;
+
+  [[gnu::always_inline]] static D load(const double* p) {
+    D r;
+    std::memcpy(&r.lo, p, sizeof r.lo);  // unaligned loads
+    std::memcpy(&r.hi, p + 2, sizeof r.hi);
+    return r;
+  }
+  [[gnu::always_inline]] static D splat(double x) { return D{D2{x, x}, D2{x, x}}; }
+  [[gnu::always_inline]] static D add(D a, D b) { return D{a.lo + b.lo, a.hi + b.hi}; }
+  [[gnu::always_inline]] static D sub(D a, D b) { return D{a.lo - b.lo, a.hi - b.hi}; }
+  [[gnu::always_inline]] static D mul(D a, D b) { return D{a.lo * b.lo, a.hi * b.hi}; }
+  [[gnu::always_inline]] static D div(D a, D b) { return D{a.lo / b.lo, a.hi / b.hi}; }
+  [[gnu::always_inline]] static D sqrt(D a) { return D{detail::sqrt2(a.lo), detail::sqrt2(a.hi)}; }
+  [[gnu::always_inline]] static M lt(D a, D b) {
+    return M{std::bit_cast<M2>(a.lo < b.lo), std::bit_cast<M2>(a.hi < b.hi)};
+  }
+  [[gnu::always_inline]] static M le(D a, D b) {
+    return M{std::bit_cast<M2>(a.lo <= b.lo), std::bit_cast<M2>(a.hi <= b.hi)};
+  }
+  [[gnu::always_inline]] static M eq(D a, D b) {
+    return M{std::bit_cast<M2>(a.lo == b.lo), std::bit_cast<M2>(a.hi == b.hi)};
+  }
+  [[gnu::always_inline]] static M eq_i32(const std::int32_t* p, std::int32_t x) {
+    const detail::I4 e = detail::load_i4(p) == detail::I4{x, x, x, x};
+    return M{detail::widen_lo(e), detail::widen_hi(e)};
+  }
+  [[gnu::always_inline]] static M index_mask(std::int32_t base, std::int32_t hi, std::int32_t skip) {
+    const detail::I4 m = detail::index_mask_i4(base, hi, skip);
+    return M{detail::widen_lo(m), detail::widen_hi(m)};
+  }
+  [[gnu::always_inline]] static M mask_and(M a, M b) { return M{a.lo & b.lo, a.hi & b.hi}; }
+  [[gnu::always_inline]] static M mask_andnot(M a, M b) { return M{a.lo & ~b.lo, a.hi & ~b.hi}; }
+  [[gnu::always_inline]] static M mask_or(M a, M b) { return M{a.lo | b.lo, a.hi | b.hi}; }
+  [[gnu::always_inline]] static M all_lanes(bool on) {
+    const long long x = on ? -1 : 0;
+    return M{M2{x, x}, M2{x, x}};
+  }
+  [[gnu::always_inline]] static bool any(M m) {
+    const M2 o = m.lo | m.hi;
+    return (o[0] | o[1]) != 0;
+  }
+  [[gnu::always_inline]] static D2 select2(M2 m, D2 a, D2 b) {
+    return std::bit_cast<D2>((std::bit_cast<M2>(a) & m) | (std::bit_cast<M2>(b) & ~m));
+  }
+  [[gnu::always_inline]] static D select(M m, D a, D b) { return D{select2(m.lo, a.lo, b.lo), select2(m.hi, a.hi, b.hi)}; }
+  [[gnu::always_inline]] static D keep(M m, D a) {
+    return D{std::bit_cast<D2>(std::bit_cast<M2>(a.lo) & m.lo), std::bit_cast<D2>(std::bit_cast<M2>(a.hi) & m.hi)};
+  }
+  [[gnu::always_inline]] static D max(D a, D b) { return select(lt(b, a), a, b); }
+  [[gnu::always_inline]] static double lane(D a, int j) { return j < 2 ? a.lo[j] : a.hi[j - 2]; }
+};
+
+#if defined(__AVX__)
+/// Four lanes in one 256-bit AVX register (translation units built with -mavx2, see
+/// FLOCKSTEP_SIMD_AVX2). A separate type, so a program may mix such units with SimdLanes ones.
+struct SimdLanes256 {
+  typedef double D __attribute__((vector_size(32)));
+  typedef long long M __attribute__((vector_size(32)));
+  static constexpr bool kIsSimd = true;
+
+  [[gnu::always_inline]] static D load(const double* p) {
+    D r;
+    std::memcpy(&r, p, sizeof r);
+    return r;
+  }
+  [[gnu::always_inline]] static D splat(double x) { return D{x, x, x, x}; }
+  [[gnu::always_inline]] static D add(D a, D b) { return a + b; }
+  [[gnu::always_inline]] static D sub(D a, D b) { return a - b; }
+  [[gnu::always_inline]] static D mul(D a, D b) { return a * b; }
+  [[gnu::always_inline]] static D div(D a, D b) { return a / b; }
+  [[gnu::always_inline]] static D sqrt(D a) { return std::bit_cast<D>(_mm256_sqrt_pd(std::bit_cast<__m256d>(a))); }
+  [[gnu::always_inline]] static M lt(D a, D b) { return std::bit_cast<M>(a < b); }
+  [[gnu::always_inline]] static M le(D a, D b) { return std::bit_cast<M>(a <= b); }
+  [[gnu::always_inline]] static M eq(D a, D b) { return std::bit_cast<M>(a == b); }
+  [[gnu::always_inline]] static M eq_i32(const std::int32_t* p, std::int32_t x) {
+    return __builtin_convertvector(detail::load_i4(p) == detail::I4{x, x, x, x}, M);
+  }
+  [[gnu::always_inline]] static M index_mask(std::int32_t base, std::int32_t hi, std::int32_t skip) {
+    return __builtin_convertvector(detail::index_mask_i4(base, hi, skip), M);
+  }
+  [[gnu::always_inline]] static M mask_and(M a, M b) { return a & b; }
+  [[gnu::always_inline]] static M mask_andnot(M a, M b) { return a & ~b; }
+  [[gnu::always_inline]] static M mask_or(M a, M b) { return a | b; }
+  [[gnu::always_inline]] static M all_lanes(bool on) {
+    const long long x = on ? -1 : 0;
+    return M{x, x, x, x};
+  }
+  [[gnu::always_inline]] static bool any(M m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+  [[gnu::always_inline]] static D select(M m, D a, D b) {
+    return std::bit_cast<D>((std::bit_cast<M>(a) & m) | (std::bit_cast<M>(b) & ~m));
+  }
+  [[gnu::always_inline]] static D keep(M m, D a) { return std::bit_cast<D>(std::bit_cast<M>(a) & m); }
+  [[gnu::always_inline]] static D max(D a, D b) { return select(lt(b, a), a, b); }
+  [[gnu::always_inline]] static double lane(D a, int j) { return a[j]; }
+};
+#endif
+#endif
+
+/// Sum of the four lanes in the one fixed order ((l0 + l1) + (l2 + l3)), for either type.
+template <class L>
+inline double reduce_add(typename L::D a) {
+  return (L::lane(a, 0) + L::lane(a, 1)) + (L::lane(a, 2) + L::lane(a, 3));
+}
+
+}  // namespace flockstep::math::lanes

@@ -1,0 +1,251 @@
+// Tests for the data-parallel T76 neighbourhood kernel (T31 radius, T32 field of view): the SIMD
+// form against its scalar reference bit for bit, and both against the per-neighbour loop.
+#include "flockstep/behavior/flocking_lanes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "flockstep/math/lanes.hpp"
+#include "flockstep/math/rng.hpp"
+#include "flockstep/math/transform.hpp"
+
+namespace flockstep::behavior {
+namespace {
+
+using math::lanes::ScalarLanes;
+
+std::uint64_t bits(real x) { return std::bit_cast<std::uint64_t>(x); }
+
+void expect_same_bits(const LaneFlockResult& a, const LaneFlockResult& b) {
+  EXPECT_EQ(a.coincident, b.coincident);
+  EXPECT_EQ(a.sums.count, b.sums.count);
+  EXPECT_EQ(bits(a.sums.separation.x), bits(b.sums.separation.x));
+  EXPECT_EQ(bits(a.sums.separation.y), bits(b.sums.separation.y));
+  EXPECT_EQ(bits(a.sums.heading_sum.x), bits(b.sums.heading_sum.x));
+  EXPECT_EQ(bits(a.sums.heading_sum.y), bits(b.sums.heading_sum.y));
+  EXPECT_EQ(bits(a.sums.offset_sum.x), bits(b.sums.offset_sum.x));
+  EXPECT_EQ(bits(a.sums.offset_sum.y), bits(b.sums.offset_sum.y));
+}
+
+// A random neighbourhood in structure-of-arrays form, padded as the kernel requires.
+struct Soa {
+  std::vector<real> x, y, hx, hy;
+  std::vector<std::int32_t> group;
+  explicit Soa(std::int32_t n, real pad = 0) {
+    const auto size = static_cast<std::size_t>(n + kLaneWidth);
+    x.assign(size, pad);
+    y.assign(size, pad);
+    hx.assign(size, pad);
+    hy.assign(size, pad);
+    group.assign(size, 0);  // the padding even claims the queried group: the kernel must mask by index
+  }
+  NeighbourArrays arrays() const { return {x.data(), y.data(), hx.data(), hy.data(), group.data()}; }
+};
+
+Soa random_soa(math::Rng& rng, std::int32_t n, real extent, std::int32_t groups) {
+  Soa s(n);
+  for (std::int32_t k = 0; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    s.x[i] = rng.uniform(0, extent);
+    s.y[i] = rng.uniform(0, extent);
+    const Vec2 h = math::as_vector(rng.uniform(-math::kPi, math::kPi));
+    s.hx[i] = h.x;
+    s.hy[i] = h.y;
+    s.group[i] = rng.range(0, (groups) - 1);
+  }
+  return s;
+}
+
+// The same selection written as the plain per-candidate rule (flocking.hpp's is_neighbour with
+// the precomputed cosine), summed with flock_sums() in scan order.
+FlockSums per_candidate(const LaneQuery& q, const Soa& s, std::span<const SlotRange> ranges) {
+  std::vector<Neighbour> kept;
+  for (const SlotRange& r : ranges) {
+    for (std::int32_t k = r.begin; k < r.end; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      if (k == q.self || s.group[i] != q.group) continue;
+      const Vec2 p{s.x[i], s.y[i]};
+      const Vec2 d = q.wrap ? math::torus_delta(q.position, p, q.width, q.height) : p - q.position;
+      const real d2 = math::length_sq(d);
+      if (!(d2 <= q.radius * q.radius)) continue;
+      if (q.cos_half_fov > -1 && d2 > 0 && math::dot(q.heading, d) < q.cos_half_fov * math::sqrt(d2)) continue;
+      kept.push_back({q.position + d, {}, {s.hx[i], s.hy[i]}});
+    }
+  }
+  Body self;
+  self.position = q.position;
+  return flock_sums(self, kept);
+}
+
+TEST(FlockingLanes, T76_SimdBuildRunsVectorCode) {
+#if defined(__SSE2__) || defined(__wasm_simd128__)
+  // Otherwise the bit-for-bit test below would compare the scalar form with itself.
+  EXPECT_TRUE(lanes_are_simd());
+#else
+  GTEST_SKIP() << "no SIMD instruction set in this build";
+#endif
+}
+
+TEST(FlockingLanes, T76_T31_T32_SimdAndScalarReferenceAgreeBitForBit) {
+  auto rng = math::Rng::seeded(2024, 7);
+  std::int32_t compared = 0, with_neighbours = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const bool wrap = trial % 2 == 0;
+    const real extent = 40;
+    const std::int32_t n = 1 + rng.range(0, 300 - 1);
+    const Soa s = random_soa(rng, n, extent, 3);
+    LaneQuery q;
+    q.self = rng.range(0, (n) - 1);
+    q.position = {s.x[static_cast<std::size_t>(q.self)], s.y[static_cast<std::size_t>(q.self)]};
+    q.heading = math::as_vector(rng.uniform(-math::kPi, math::kPi));
+    q.group = s.group[static_cast<std::size_t>(q.self)];
+    q.radius = rng.uniform(1, 12);
+    q.cos_half_fov = trial % 3 == 0 ? -1 : math::sin_cos(rng.uniform(0, math::kPi)).cos;
+    q.wrap = wrap;
+    q.width = q.height = extent;
+    // Up to three ranges of odd lengths, as a grid query produces.
+    SlotRange ranges[3];
+    std::int32_t nr = 0;
+    for (std::int32_t b = 0; b < n && nr < 3;) {
+      const std::int32_t len = 1 + rng.range(0, (n - b) - 1);
+      ranges[nr++] = {b, b + len};
+      b += len + rng.range(0, 5 - 1);
+    }
+    const std::span<const SlotRange> rs(ranges, static_cast<std::size_t>(nr));
+    const LaneFlockResult simd = flock_sums_lanes(q, s.arrays(), rs, LaneKernel::kSimd);
+    const LaneFlockResult scalar = flock_sums_lanes(q, s.arrays(), rs, LaneKernel::kScalar);
+    expect_same_bits(simd, scalar);
+    // And the same neighbours and (up to the order of the sums) the same sums as the plain rule.
+    const FlockSums plain = per_candidate(q, s, rs);
+    EXPECT_EQ(simd.sums.count, plain.count);
+    EXPECT_NEAR(simd.sums.heading_sum.x, plain.heading_sum.x, 1e-12);
+    EXPECT_NEAR(simd.sums.offset_sum.y, plain.offset_sum.y, 1e-10);
+    EXPECT_NEAR(simd.sums.separation.x, plain.separation.x, 1e-9 * (1 + std::abs(plain.separation.x)));
+    ++compared;
+    with_neighbours += simd.sums.count > 0;
+  }
+  EXPECT_EQ(compared, 400);
+  EXPECT_GT(with_neighbours, 200);  // the comparison saw real neighbourhoods, not empty sums
+}
+
+TEST(FlockingLanes, T31_T32_LanesPickTheSameNeighboursAsIsNeighbour) {
+  // Eight candidates around a body heading +x with a 180 degree view (cos_half = 0): abeam
+  // bodies (dot = 0) count, those behind do not, and the radius is inclusive.
+  Soa s(9);
+  const Vec2 pts[9] = {{10, 10}, {12, 10}, {10, 12}, {10, 8}, {8, 10}, {13, 10}, {14.0001, 10}, {11, 11}, {9, 9}};
+  for (std::size_t i = 0; i < 9; ++i) { s.x[i] = pts[i].x; s.y[i] = pts[i].y; s.hx[i] = 1; }
+  LaneQuery q;
+  q.position = pts[0];
+  q.heading = {1, 0};
+  q.self = 0;
+  q.radius = 4;  // (14.0001, 10) is just outside; (13, 10) at 3 m inside
+  q.cos_half_fov = 0;
+  const SlotRange all{0, 9};
+  const LaneFlockResult r = flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1));
+  // Kept: (12,10) ahead, (10,12) and (10,8) abeam, (13,10) ahead, (11,11) ahead. Not: self,
+  // (8,10) and (9,9) behind, (14.0001,10) outside.
+  EXPECT_EQ(r.sums.count, 5);
+  EXPECT_DOUBLE_EQ(r.sums.offset_sum.x, 2 + 0 + 0 + 3 + 1);
+  EXPECT_DOUBLE_EQ(r.sums.offset_sum.y, 0 + 2 - 2 + 0 + 1);
+  EXPECT_DOUBLE_EQ(r.sums.heading_sum.x, 5);
+  // All round (cos_half <= -1): the two behind count too.
+  q.cos_half_fov = -1;
+  EXPECT_EQ(flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1)).sums.count, 7);
+  // Another group's bodies never count.
+  s.group[1] = 1;
+  EXPECT_EQ(flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1)).sums.count, 6);
+}
+
+TEST(FlockingLanes, T76_OffsetsCrossTheSeamOfAWrappedWorld) {
+  Soa s(2);
+  s.x = {0.5, 99.5, 0, 0, 0, 0};
+  s.y = {50, 50, 0, 0, 0, 0};
+  LaneQuery q;
+  q.position = {0.5, 50};
+  q.self = 0;
+  q.radius = 2;
+  q.wrap = true;
+  q.width = q.height = 100;
+  const SlotRange all{0, 2};
+  const LaneFlockResult r = flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1));
+  EXPECT_EQ(r.sums.count, 1);
+  EXPECT_DOUBLE_EQ(r.sums.offset_sum.x, -1);  // across the seam, not +99
+  EXPECT_DOUBLE_EQ(r.sums.separation.x, 1);   // pushed away from it, 1/d = 1
+  q.wrap = false;
+  EXPECT_EQ(flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1)).sums.count, 0);
+}
+
+TEST(FlockingLanes, T76_CoincidentNeighbourIsReportedNotSummed) {
+  Soa s(3);
+  s.x = {5, 5, 6, 0, 0, 0, 0};
+  s.y = {5, 5, 5, 0, 0, 0, 0};
+  LaneQuery q;
+  q.position = {5, 5};
+  q.self = 0;
+  q.radius = 3;
+  const SlotRange all{0, 3};
+  LaneFlockResult r = flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1));
+  EXPECT_TRUE(r.coincident);
+  EXPECT_TRUE(math::is_finite(r.sums.separation));
+  EXPECT_DOUBLE_EQ(r.sums.separation.x, -1);  // only the body at 1 m; the coincident one is the caller's
+  // A coincident body of another group is not a neighbour and raises nothing.
+  s.group[1] = 2;
+  r = flock_sums_lanes(q, s.arrays(), std::span<const SlotRange>(&all, 1));
+  EXPECT_FALSE(r.coincident);
+  EXPECT_EQ(r.sums.count, 1);
+}
+
+TEST(FlockingLanes, T76_PaddingPastARangeIsNeverRead) {
+  // NaN in every padding entry and in the slots between ranges: the sums must not see them.
+  auto rng = math::Rng::seeded(5, 5);
+  Soa clean = random_soa(rng, 23, 10, 1);
+  Soa dirty = clean;
+  const real nan = std::numeric_limits<real>::quiet_NaN();
+  for (std::size_t i = 23; i < dirty.x.size(); ++i) dirty.x[i] = dirty.y[i] = dirty.hx[i] = dirty.hy[i] = nan;
+  for (std::size_t i = 10; i < 13; ++i) dirty.x[i] = dirty.y[i] = dirty.hx[i] = dirty.hy[i] = nan;
+  LaneQuery q;
+  q.position = {5, 5};
+  q.radius = 6;
+  const SlotRange rs[2] = {{0, 10}, {13, 23}};
+  for (LaneKernel k : {LaneKernel::kSimd, LaneKernel::kScalar}) {
+    const LaneFlockResult a = flock_sums_lanes(q, clean.arrays(), rs, k);
+    const LaneFlockResult b = flock_sums_lanes(q, dirty.arrays(), rs, k);
+    EXPECT_GT(a.sums.count, 5);
+    expect_same_bits(a, b);
+  }
+}
+
+TEST(Lanes, MaxTakesTheSecondOperandForNaNLikeMathMax) {
+  using L = ScalarLanes;
+  const real nan = std::numeric_limits<real>::quiet_NaN();
+  const L::D a{{nan, 1, 3, -0.0}}, b{{2, nan, 1, 0.0}};
+  const L::D m = L::max(a, b);
+  EXPECT_EQ(L::lane(m, 0), 2);
+  EXPECT_TRUE(std::isnan(L::lane(m, 1)));
+  EXPECT_EQ(L::lane(m, 2), 3);
+  EXPECT_EQ(bits(L::lane(m, 3)), bits(0.0));  // -0 > +0 is false: b
+  EXPECT_EQ(bits(math::max(-0.0, 0.0)), bits(0.0));
+#if defined(FLOCKSTEP_LANES_SIMD)
+  using S = math::lanes::SimdLanes;
+  const S::D sa{{nan, 1}, {3, -0.0}}, sb{{2, nan}, {1, 0.0}};
+  const S::D sm = S::max(sa, sb);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(bits(S::lane(sm, j)), bits(L::lane(m, j))) << j;
+#endif
+}
+
+TEST(Lanes, ReductionOrderIsPairwise) {
+  // Rounding makes the order visible: pairwise ((1e16 + 1) + (-1e16 + 1)) gives 0, left to
+  // right (((1e16 + 1) - 1e16) + 1) gives 1.
+  using L = ScalarLanes;
+  const L::D v{{1e16, 1, -1e16, 1}};
+  EXPECT_EQ(math::lanes::reduce_add<L>(v), 0.0);
+  EXPECT_EQ(((1e16 + 1) + -1e16) + 1, 1.0);  // the left-to-right order would differ
+}
+
+}  // namespace
+}  // namespace flockstep::behavior
