@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The 100,000-agent scale target, end to end: the real server ticking a 100k-boid wrapped
-# flock (the density and obstacles of sim::canonical::flock) at 30 Hz on both cores, with bots
+# flock (the density and obstacles of sim::canonical::flock) at 60 Hz on both cores, with bots
 # connected as players and as spectators watching parts of the world, for a fixed time. Reports
 # (never asserts; a bench, not a test) what flockstep-bot --report scrapes from /metrics: tick
 # p50/p99, overruns, skipped ticks, and the clients' snapshot cadence and bandwidth.
@@ -8,8 +8,8 @@
 #   bench/load_100k.sh [DURATION_S] [SPECTATORS] [PLAYERS] [AGENTS]    defaults: 30 20 5 100000
 #
 # Environment: FLOCKSTEP_BUILD (default build/release), LOAD_SERVER_ARGS (extra server flags),
-# STEER_EVERY (Scenario::steering_interval_ticks, default 2: each boid re-steers every other
-# tick; 1 = every tick), BOT_DECODE (1 = the bots decode every snapshot like a viewer; default 0,
+# TICK_HZ (default 60) and SNAPSHOT_HZ (default 15), STEER_EVERY (Scenario::
+# steering_interval_ticks, default 1: every boid steers every tick; 2 = every other tick), BOT_DECODE (1 = the bots decode every snapshot like a viewer; default 0,
 # so the load tool, which shares the two cores with the server, takes less of them).
 set -euo pipefail
 
@@ -18,7 +18,9 @@ DURATION="${1:-30}"
 SPECTATORS="${2:-20}"
 PLAYERS="${3:-5}"
 AGENTS="${4:-100000}"
-STEER_EVERY="${STEER_EVERY:-2}"
+STEER_EVERY="${STEER_EVERY:-1}"
+TICK_HZ="${TICK_HZ:-60}"
+SNAPSHOT_HZ="${SNAPSHOT_HZ:-15}"
 BOT_DECODE="${BOT_DECODE:-0}"
 BUILD="${FLOCKSTEP_BUILD:-$ROOT/build/release}"
 SERVER="$BUILD/server/flockstep-server"
@@ -47,8 +49,8 @@ PY
 
 LOG="$WORK/server.log"
 # shellcheck disable=SC2086
-"$SERVER" --port=0 --host=127.0.0.1 --scenario="$SCENARIO" --scenario-dir= --tick-rate-hz=30 \
-  --snapshot-rate-hz=15 --sim-threads=2 --log-level=info --max-players=$((PLAYERS + 8)) \
+"$SERVER" --port=0 --host=127.0.0.1 --scenario="$SCENARIO" --scenario-dir= --tick-rate-hz="$TICK_HZ" \
+  --snapshot-rate-hz="$SNAPSHOT_HZ" --sim-threads=2 --log-level=info --max-players=$((PLAYERS + 8)) \
   ${LOAD_SERVER_ARGS:-} 2>"$LOG" &
 SERVER_PID=$!
 cleanup() {
@@ -60,7 +62,7 @@ trap cleanup EXIT
 # shellcheck source=bench/common.sh
 source "$ROOT/bench/common.sh"
 PORT="$(wait_for_port "$LOG" "$SERVER_PID" 300)" || { say "ERROR: the server did not start"; exit 1; }
-say "server on port $PORT: $AGENTS boids at 30 Hz (steering every $STEER_EVERY ticks), snapshots at 15 Hz; $PLAYERS players + $SPECTATORS spectators for ${DURATION} s"
+say "server on port $PORT: $AGENTS boids at $TICK_HZ Hz (steering every $STEER_EVERY ticks), snapshots at $SNAPSHOT_HZ Hz; $PLAYERS players + $SPECTATORS spectators for ${DURATION} s"
 
 # Spectators watch a 200 m x 120 m window each (a viewer's screen at a middling zoom), spread
 # over the world; players see the circle of aoi_radius_m around their craft.

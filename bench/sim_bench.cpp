@@ -80,34 +80,36 @@ void BM_ArenaTick(benchmark::State& state) {
 }
 BENCHMARK(BM_ArenaTick)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The scale target: 100,000 agents in one world at 30 Hz. budget_used = tick time /
-// 33.3 ms: below 1 the world keeps its rate with the rest of the period left for snapshots.
-// Second argument: Scenario::steering_interval_ticks (behaviour level of detail; 1 = every
-// vehicle steers every tick, 2 = each steers every other tick on a rota).
-void BM_World100kAt30Hz(benchmark::State& state) {
-  const auto threads = static_cast<std::int32_t>(state.range(0));
-  fs::sim::Scenario s = fs::sim::canonical::flock(100000);
-  s.tick_rate_hz = 30;
-  s.steering_interval_ticks = static_cast<std::int32_t>(state.range(1));
+// Large worlds at a tick rate: budget_used = tick time / (1 / hz); below 1 the world keeps its
+// rate with the rest of the period left for snapshots. Arguments: agents, tick rate (Hz),
+// threads, Scenario::steering_interval_ticks (behaviour level of detail; 1 = every vehicle
+// steers every tick, 8 = PSCrowd's 1/8 rota).
+void BM_WorldLarge(benchmark::State& state) {
+  const auto n = static_cast<std::int32_t>(state.range(0));
+  const auto hz = static_cast<std::int32_t>(state.range(1));
+  const auto threads = static_cast<std::int32_t>(state.range(2));
+  fs::sim::Scenario s = fs::sim::canonical::flock(n);
+  s.tick_rate_hz = hz;
+  s.steering_interval_ticks = static_cast<std::int32_t>(state.range(3));
   fs::sim::World w(s);
   std::unique_ptr<fs::server::game::ThreadPool> pool;
   if (threads > 1) {
     pool = std::make_unique<fs::server::game::ThreadPool>(threads);
     w.set_task_runner(pool->runner());
   }
-  for (int k = 0; k < 30; ++k) w.step();
+  for (int k = 0; k < 16; ++k) w.step();
   for (auto _ : state) w.step();
-  constexpr double kBudgetS = 1.0 / 30;
-  state.counters["budget_used"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBudgetS,
+  const double budget_s = 1.0 / hz;
+  state.counters["budget_used"] = benchmark::Counter(static_cast<double>(state.iterations()) * budget_s,
                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.SetItemsProcessed(state.iterations() * w.size());
 }
-BENCHMARK(BM_World100kAt30Hz)
-    ->ArgNames({"threads", "steer_every"})
-    ->Args({1, 1})
-    ->Args({2, 1})
-    ->Args({1, 2})
-    ->Args({2, 2})
+BENCHMARK(BM_WorldLarge)
+    ->ArgNames({"agents", "hz", "threads", "steer_every"})
+    ->Args({100000, 60, 1, 1})
+    ->Args({100000, 60, 2, 1})
+    ->Args({100000, 30, 2, 2})
+    ->Args({1000000, 30, 2, 8})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

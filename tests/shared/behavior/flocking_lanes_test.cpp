@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <bit>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -19,7 +19,11 @@ namespace {
 
 using math::lanes::ScalarLanes;
 
-std::uint64_t bits(real x) { return std::bit_cast<std::uint64_t>(x); }
+std::uint64_t bits(real x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
 
 void expect_same_bits(const LaneFlockResult& a, const LaneFlockResult& b) {
   EXPECT_EQ(a.coincident, b.coincident);

@@ -17,7 +17,6 @@
 ///
 /// Written by hand rather than with a SIMD library: the candidates (xsimd, Highway, std::experimental::simd)
 /// are not in Debian 12 for Emscripten, and the kernels need only these dozen operations.
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -131,23 +130,29 @@ struct ScalarLanes {
 #if defined(__GNUC__) || defined(__clang__)
 #define FLOCKSTEP_LANES_SIMD 1
 namespace detail {
+/// std::bit_cast (Emscripten 3.1.6's libc++ does not have it yet; both compilers have the builtin).
+template <class To, class From>
+[[gnu::always_inline]] inline To bit_as(const From& f) {
+  static_assert(sizeof(To) == sizeof(From));
+  return __builtin_bit_cast(To, f);
+}
 typedef double D2 __attribute__((vector_size(16)));
 typedef long long M2 __attribute__((vector_size(16)));
 typedef std::int32_t I4 __attribute__((vector_size(16)));
 
 [[gnu::always_inline]] inline D2 sqrt2(D2 a) {
 #if defined(__SSE2__)
-  return std::bit_cast<D2>(_mm_sqrt_pd(std::bit_cast<__m128d>(a)));
+  return detail::bit_as<D2>(_mm_sqrt_pd(detail::bit_as<__m128d>(a)));
 #elif defined(__wasm_simd128__)
-  return std::bit_cast<D2>(wasm_f64x2_sqrt(std::bit_cast<v128_t>(a)));
+  return detail::bit_as<D2>(wasm_f64x2_sqrt(detail::bit_as<v128_t>(a)));
 #else
   return D2{std::sqrt(a[0]), std::sqrt(a[1])};
 #endif
 }
 /// 32-bit lane masks {a, b, c, d} as two 64-bit lane masks {a, b} and {c, d}: each 32-bit mask
 /// is all ones or all zeros, so repeating it fills its 64-bit lane.
-[[gnu::always_inline]] inline M2 widen_lo(I4 m) { return std::bit_cast<M2>(__builtin_shufflevector(m, m, 0, 0, 1, 1)); }
-[[gnu::always_inline]] inline M2 widen_hi(I4 m) { return std::bit_cast<M2>(__builtin_shufflevector(m, m, 2, 2, 3, 3)); }
+[[gnu::always_inline]] inline M2 widen_lo(I4 m) { return detail::bit_as<M2>(__builtin_shufflevector(m, m, 0, 0, 1, 1)); }
+[[gnu::always_inline]] inline M2 widen_hi(I4 m) { return detail::bit_as<M2>(__builtin_shufflevector(m, m, 2, 2, 3, 3)); }
 [[gnu::always_inline]] inline I4 load_i4(const std::int32_t* p) {
   I4 v;
   std::memcpy(&v, p, sizeof v);
@@ -186,13 +191,13 @@ struct SimdLanes {
   [[gnu::always_inline]] static D div(D a, D b) { return D{a.lo / b.lo, a.hi / b.hi}; }
   [[gnu::always_inline]] static D sqrt(D a) { return D{detail::sqrt2(a.lo), detail::sqrt2(a.hi)}; }
   [[gnu::always_inline]] static M lt(D a, D b) {
-    return M{std::bit_cast<M2>(a.lo < b.lo), std::bit_cast<M2>(a.hi < b.hi)};
+    return M{detail::bit_as<M2>(a.lo < b.lo), detail::bit_as<M2>(a.hi < b.hi)};
   }
   [[gnu::always_inline]] static M le(D a, D b) {
-    return M{std::bit_cast<M2>(a.lo <= b.lo), std::bit_cast<M2>(a.hi <= b.hi)};
+    return M{detail::bit_as<M2>(a.lo <= b.lo), detail::bit_as<M2>(a.hi <= b.hi)};
   }
   [[gnu::always_inline]] static M eq(D a, D b) {
-    return M{std::bit_cast<M2>(a.lo == b.lo), std::bit_cast<M2>(a.hi == b.hi)};
+    return M{detail::bit_as<M2>(a.lo == b.lo), detail::bit_as<M2>(a.hi == b.hi)};
   }
   [[gnu::always_inline]] static M eq_i32(const std::int32_t* p, std::int32_t x) {
     const detail::I4 e = detail::load_i4(p) == detail::I4{x, x, x, x};
@@ -214,11 +219,11 @@ struct SimdLanes {
     return (o[0] | o[1]) != 0;
   }
   [[gnu::always_inline]] static D2 select2(M2 m, D2 a, D2 b) {
-    return std::bit_cast<D2>((std::bit_cast<M2>(a) & m) | (std::bit_cast<M2>(b) & ~m));
+    return detail::bit_as<D2>((detail::bit_as<M2>(a) & m) | (detail::bit_as<M2>(b) & ~m));
   }
   [[gnu::always_inline]] static D select(M m, D a, D b) { return D{select2(m.lo, a.lo, b.lo), select2(m.hi, a.hi, b.hi)}; }
   [[gnu::always_inline]] static D keep(M m, D a) {
-    return D{std::bit_cast<D2>(std::bit_cast<M2>(a.lo) & m.lo), std::bit_cast<D2>(std::bit_cast<M2>(a.hi) & m.hi)};
+    return D{detail::bit_as<D2>(detail::bit_as<M2>(a.lo) & m.lo), detail::bit_as<D2>(detail::bit_as<M2>(a.hi) & m.hi)};
   }
   [[gnu::always_inline]] static D max(D a, D b) { return select(lt(b, a), a, b); }
   [[gnu::always_inline]] static double lane(D a, int j) { return j < 2 ? a.lo[j] : a.hi[j - 2]; }
@@ -242,10 +247,10 @@ struct SimdLanes256 {
   [[gnu::always_inline]] static D sub(D a, D b) { return a - b; }
   [[gnu::always_inline]] static D mul(D a, D b) { return a * b; }
   [[gnu::always_inline]] static D div(D a, D b) { return a / b; }
-  [[gnu::always_inline]] static D sqrt(D a) { return std::bit_cast<D>(_mm256_sqrt_pd(std::bit_cast<__m256d>(a))); }
-  [[gnu::always_inline]] static M lt(D a, D b) { return std::bit_cast<M>(a < b); }
-  [[gnu::always_inline]] static M le(D a, D b) { return std::bit_cast<M>(a <= b); }
-  [[gnu::always_inline]] static M eq(D a, D b) { return std::bit_cast<M>(a == b); }
+  [[gnu::always_inline]] static D sqrt(D a) { return detail::bit_as<D>(_mm256_sqrt_pd(detail::bit_as<__m256d>(a))); }
+  [[gnu::always_inline]] static M lt(D a, D b) { return detail::bit_as<M>(a < b); }
+  [[gnu::always_inline]] static M le(D a, D b) { return detail::bit_as<M>(a <= b); }
+  [[gnu::always_inline]] static M eq(D a, D b) { return detail::bit_as<M>(a == b); }
   [[gnu::always_inline]] static M eq_i32(const std::int32_t* p, std::int32_t x) {
     return __builtin_convertvector(detail::load_i4(p) == detail::I4{x, x, x, x}, M);
   }
@@ -261,9 +266,9 @@ struct SimdLanes256 {
   }
   [[gnu::always_inline]] static bool any(M m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
   [[gnu::always_inline]] static D select(M m, D a, D b) {
-    return std::bit_cast<D>((std::bit_cast<M>(a) & m) | (std::bit_cast<M>(b) & ~m));
+    return detail::bit_as<D>((detail::bit_as<M>(a) & m) | (detail::bit_as<M>(b) & ~m));
   }
-  [[gnu::always_inline]] static D keep(M m, D a) { return std::bit_cast<D>(std::bit_cast<M>(a) & m); }
+  [[gnu::always_inline]] static D keep(M m, D a) { return detail::bit_as<D>(detail::bit_as<M>(a) & m); }
   [[gnu::always_inline]] static D max(D a, D b) { return select(lt(b, a), a, b); }
   [[gnu::always_inline]] static double lane(D a, int j) { return a[j]; }
 };
