@@ -104,6 +104,15 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   function call(name, types, args) {
     return window.Module.ccall(name, null, types, args);
   }
+  // The shared simulation is built for WebAssembly SIMD128 (its lane kernels; the same bits as the
+  // server's). A browser without it (Safari before 16.4) gets a clear message instead of a
+  // compile error. The probe is the smallest module using a v128 instruction (i8x16.popcnt).
+  const kSimdProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
+    65, 0, 253, 15, 253, 98, 11]);
+  if (!WebAssembly.validate(kSimdProbe)) {
+    window.flockstepUi.fatal('this browser lacks WebAssembly SIMD (Chrome 91+, Firefox 89+, Safari 16.4+ have it)');
+    return;
+  }
   // The wasm runtime: loaded only now, so it finds window.Module (a module script runs deferred,
   // after an async classic script could already have started without it).
   const runtime = document.createElement('script');
