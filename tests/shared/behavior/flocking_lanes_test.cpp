@@ -124,6 +124,8 @@ TEST(FlockingLanes, T76_T31_T32_SimdAndScalarReferenceAgreeBitForBit) {
     const LaneFlockResult simd = flock_sums_lanes(q, s.arrays(), rs, LaneKernel::kSimd);
     const LaneFlockResult scalar = flock_sums_lanes(q, s.arrays(), rs, LaneKernel::kScalar);
     expect_same_bits(simd, scalar);
+    // The 128-bit form (SSE2 here, SIMD128 in wasm) too, where kSimd picked AVX2.
+    expect_same_bits(flock_sums_lanes(q, s.arrays(), rs, LaneKernel::kSimd128), scalar);
     // And the same neighbours and (up to the order of the sums) the same sums as the plain rule.
     const FlockSums plain = per_candidate(q, s, rs);
     EXPECT_EQ(simd.sums.count, plain.count);
