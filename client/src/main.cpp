@@ -4,6 +4,8 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/html5.h>
 
+#include <string>
+
 #include "ui/page.hpp"
 #include "viewer.hpp"
 
@@ -68,6 +70,27 @@ EMSCRIPTEN_KEEPALIVE void fs_set_touch(double turn, double throttle, int active)
 EMSCRIPTEN_KEEPALIVE void fs_set_server_url(const char* url) { g_viewer.set_url(url ? url : ""); }
 /// Offline benchmark without a server: n agents, synthetic (sim = 0) or a local sim::World (sim = 1).
 EMSCRIPTEN_KEEPALIVE void fs_bench(int n, int sim) { g_viewer.bench(n, sim != 0); }
+/// Lab: load scenario JSON (UTF-8) into an in-page world and run it. Returns "" or the error;
+/// the string lives until the next fs_lab_* call.
+EMSCRIPTEN_KEEPALIVE const char* fs_lab_load(const char* json) {
+  static std::string result;
+  result = g_viewer.lab_load(json ? json : "");
+  return result.c_str();
+}
+/// Lab: "paused" (0/1), "step" (ticks), "speed" (0.1-4), "restart" (seed; 0 = next seed).
+EMSCRIPTEN_KEEPALIVE void fs_lab_control(const char* what, double value) { g_viewer.lab_control(what ? what : "", value); }
+/// Lab: set group `group`'s parameter `key` (a Tune panel path, or "count"). "" or the error.
+EMSCRIPTEN_KEEPALIVE const char* fs_lab_tune(int group, const char* key, double value) {
+  static std::string result;
+  result = g_viewer.lab_tune(group, key ? key : "", value);
+  return result.c_str();
+}
+/// Lab: the scenario as tuned, as a scenario file ("" when no lab runs).
+EMSCRIPTEN_KEEPALIVE const char* fs_lab_export() {
+  static std::string result;
+  result = g_viewer.lab_export();
+  return result.c_str();
+}
 /// Tests: drop the connection as if the network failed (the viewer reconnects and resumes).
 EMSCRIPTEN_KEEPALIVE void fs_drop_connection() { g_viewer.drop(); }
 /// Room (scenario name) for the next Play / Spectate; empty = the server's default room.

@@ -58,6 +58,7 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   replay_close();
   bench_n_ = 0;
   bench_world_.reset();
+  lab_.reset();
   Session::Handlers h;
   h.on_welcome = [this](const v1::Welcome& w, bool resumed) { on_welcome(w, resumed); };
   h.on_snapshot = [this](const SnapshotFrame& s, std::uint32_t bytes) { on_snapshot(s, bytes); };
@@ -94,6 +95,7 @@ void Viewer::leave() {
   replay_close();
   bench_n_ = 0;
   bench_world_.reset();
+  lab_.reset();
   screen_ = Screen::kStart;
   have_world_ = false;
   input_.clear();
@@ -395,6 +397,7 @@ void Viewer::frame(double now) {
   session_.update(now);
   input_ticks(frame_ms);
   if (bench_n_ > 0) bench_step(frame_ms, now);
+  if (lab_) lab_step(frame_ms, now);
   if (replay_) replay_frame(frame_ms);
 
   // Others: interpolation in the past, or behaviour-aware extrapolation to the present.
@@ -464,12 +467,17 @@ void Viewer::fit_world() {
   for (const ScreenBox& b : occluders_)
     if (b.x > css_w * 0.5 && b.x + b.w > css_w - 24 && b.h > 60) right_css = std::max(right_css, css_w - b.x + 8);
   right_css = std::min(right_css, css_w * kFitMaxRightFraction);
-  const double top = kFitTopCssPx * k, bottom = kFitBottomCssPx * k, right = right_css * k;
-  const double usable_w = std::max(1.0, w - right), usable_h = std::max(1.0, h - top - bottom);
+  // ... and tall panels along the left edge (the lab's controls), the same way.
+  double left_css = 0;
+  for (const ScreenBox& b : occluders_)
+    if (b.x < 24 && b.x + b.w < css_w * 0.5 && b.h > kFitLeftPanelMinCssPx) left_css = std::max(left_css, b.x + b.w + 8);
+  left_css = std::min(left_css, css_w * kFitMaxRightFraction);
+  const double top = kFitTopCssPx * k, bottom = kFitBottomCssPx * k, right = right_css * k, left = left_css * k;
+  const double usable_w = std::max(1.0, w - right - left), usable_h = std::max(1.0, h - top - bottom);
   cam_.zoom = std::min(usable_w / (scenario_.width * 1.04), usable_h / (scenario_.height * 1.04));
   // Screen x grows right like world x; screen y grows down, world y up: shift the centre so the
   // world sits in the middle of the free area.
-  cam_.cx = scenario_.width / 2 + right * 0.5 / cam_.zoom;
+  cam_.cx = scenario_.width / 2 + (right - left) * 0.5 / cam_.zoom;
   cam_.cy = scenario_.height / 2 - (bottom - top) * 0.5 / cam_.zoom;
   at_fit_ = true;
 }
@@ -539,6 +547,7 @@ void Viewer::update_camera(double frame_ms) {
 
 void Viewer::bench(std::int32_t n, bool run_sim) {
   session_.stop();
+  lab_.reset();
   screen_ = Screen::kSpectate;
   scenario_ = sim::canonical::flock(std::max<std::int32_t>(n, 1));
   tick_rate_ = static_cast<std::uint32_t>(scenario_.tick_rate_hz);

@@ -74,6 +74,9 @@ class Viewer {
   static constexpr double kFitBottomCssPx = 50;
   /// ... and at most this fraction of the width for panels along the right edge.
   static constexpr double kFitMaxRightFraction = 0.3;
+  /// A panel along the left edge at least this tall (CSS px; the lab's controls, not the one-line
+  /// HUD) is kept clear of too, up to the same fraction of the width.
+  static constexpr double kFitLeftPanelMinCssPx = 180;
 
   bool init();
   void frame(double now);
@@ -96,6 +99,21 @@ class Viewer {
   bool replay_open();
   void replay_control(const std::string& what, double value);
   void bench(std::int32_t n, bool run_sim);
+  // The lab (lab/lab.cpp): any scenario as a sim::World in the page, no server.
+  /// Ticks the lab runs at most per frame (a slow page slows the lab instead of spiralling).
+  static constexpr std::int32_t kMaxLabStepsPerFrame = 4;
+  /// Load scenario JSON and start it; "" or the error (key path first).
+  std::string lab_load(const std::string& json_text);
+  /// "paused" (0/1), "step" (value ticks, default 1; pauses), "speed" (0.1-4), "restart" (value =
+  /// the new seed; 0 = the current seed + 1).
+  void lab_control(const std::string& what, double value);
+  /// Set a parameter of a group by its Tune path ("max_speed", "behaviors[1].weight", "count");
+  /// "" or why not (the rules of the server's admin API: World::set_group).
+  std::string lab_tune(std::int32_t group, const std::string& key, double value);
+  /// The lab's scenario, as tuned, as a scenario file the server loads.
+  std::string lab_export() const;
+  /// Move the chasers' target, the lab's player craft (added on first use), to CSS px (x, y).
+  bool lab_place(double x, double y);
   /// Spectators: pan by (dx, dy) CSS px and zoom by `factor` about the CSS point (px, py) (touch).
   void pan_zoom(double dx, double dy, double factor, double px, double py);
   /// Pick the agent under CSS point (x, y) and follow + inspect it (0 if none).
@@ -194,6 +212,22 @@ class Viewer {
   std::uint64_t inputs_sent_msgs_ = 0;
   std::uint32_t captures_ = 0;
   std::uint64_t spawn_tick_ = 0;
+
+  // The lab: its world, the scenario as tuned, and its clock.
+  struct Lab {
+    sim::Scenario scenario;
+    std::unique_ptr<sim::World> world;
+    sim::AgentId player;          // the target a click places (invalid until the first click)
+    bool paused = false;
+    std::int32_t pending_steps = 0;
+    double speed = 1;
+    double accum_ms = 0;
+    double sim_ms = 0;            // smoothed cost of one tick, ms
+  };
+  std::unique_ptr<Lab> lab_;
+  void lab_start();
+  void lab_push(double now);
+  void lab_step(double frame_ms, double now);
 
   // Offline benchmark (no server): synthetic agents, or a local sim::World
   std::int32_t bench_n_ = 0;

@@ -97,7 +97,7 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
   function sendOccluders() {
     const c = canvas.getBoundingClientRect();
     const boxes = [];
-    for (const el of document.querySelectorAll('#status, #hud, #room-info, #board, #legend, #inspector, #toolbar, #score, #replay-bar, #tune')) {
+    for (const el of document.querySelectorAll('#status, #hud, #room-info, #lab, #board, #legend, #inspector, #toolbar, #score, #replay-bar, #tune')) {
       if (el.classList.contains('hidden') || el.offsetParent === null) continue;
       const r = el.getBoundingClientRect();
       if (r.width > 0 && r.height > 0) boxes.push([r.left - c.left, r.top - c.top, r.width, r.height].map((v) => v.toFixed(0)).join(','));

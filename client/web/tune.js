@@ -1,11 +1,12 @@
 // The admin Tune panel: one section per group of the room (from the WorldSpec the C++ side
 // decoded), its count and every numeric parameter by its scenario-file name; a change is one
-// POST /api/admin/rooms/<room>/groups/<index>. Kept in its own module because the group format
+// POST /api/admin/rooms/<room>/groups/<index>. In the lab (lab.js) the same panel tunes the
+// world in the page instead (deps.local), with a slider beside every number. Kept in its own module because the group format
 // grows (behaviour composition): new fields only touch this file.
 import { $, escapeHtml } from './dom.js';
 
 /**
- * deps: { canvas, apiBase(), currentRoom(), world() }
+ * deps: { canvas, apiBase(), currentRoom(), world(), local() -> null | { tune(group, key, value) -> error, exportText() } }
  * Returns { setGroups(groups), updateTuneButton(), isOpen(), state() }.
  */
 export function createTune(deps) {
@@ -25,10 +26,12 @@ export function createTune(deps) {
     try { sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()); } catch (e) { /* ignore */ }
     updateTuneButton();
   });
+  const local = () => (deps.local ? deps.local() : null);
   function updateTuneButton() {
     const replaying = window.__flockstep && window.__flockstep.screen === 'replay';
-    $('tune-button').classList.toggle('hidden', !adminToken() || replaying);
-    if ((!adminToken() || replaying) && tuneOpen) setTuneOpen(false);
+    const allowed = !!local() || (!!adminToken() && !replaying);
+    $('tune-button').classList.toggle('hidden', !allowed);
+    if (!allowed && tuneOpen) setTuneOpen(false);
   }
   function setTuneOpen(open) {
     tuneOpen = open;
@@ -47,10 +50,31 @@ export function createTune(deps) {
   // Build the panel once per group layout; later updates only rewrite values of fields not
   // being edited, so a GroupUpdate never steals what someone is typing.
   let tuneLayout = '';
+  // Lab sliders: a range around the value it had when the panel was laid out (0 to 4x, or 0/1
+  // for booleans); the number field beside it takes any value the rules allow.
+  function sliderRange(v, isBool) {
+    if (isBool) return { min: 0, max: 1, step: 1 };
+    const a = Math.abs(v);
+    if (a === 0) return { min: 0, max: 1, step: 0.01 };
+    const max = +(4 * a).toPrecision(2);
+    return { min: v < 0 ? -max : 0, max, step: max / 200 };
+  }
   function renderTune() {
     if (!tuneOpen) return;
     const box = $('tune-groups');
-    const layout = tuneGroups.map((g) => g.index + ':' + Object.keys(g.params).join(',')).join('|');
+    const sliders = !!local();
+    const isBool = (g, k) => {
+      const w = world();
+      const spec = w && w.groups.find((x) => x.index === g.index);
+      const p = spec && spec.params.find((q) => q[0] === k);
+      return !!(p && p[2]);
+    };
+    const slider = (g, k, v) => {
+      if (!sliders) return '';
+      const r = sliderRange(v, isBool(g, k));
+      return `<input class="slider" type="range" min="${r.min}" max="${r.max}" step="${r.step}" value="${v}" data-group="${g.index}" data-slider="${escapeHtml(k)}" aria-label="${escapeHtml(k)}">`;
+    };
+    const layout = (sliders ? 'local|' : '') + tuneGroups.map((g) => g.index + ':' + Object.keys(g.params).join(',')).join('|');
     if (layout !== tuneLayout) {
       tuneLayout = layout;
       box.innerHTML = tuneGroups.map((g) => `
@@ -63,7 +87,8 @@ export function createTune(deps) {
             <input id="tune-${g.index}-count" class="count" type="number" step="1" min="0" data-group="${g.index}" data-key="count">
             ${Object.keys(g.params).map((k) => `
               <label for="tune-${g.index}-${k}" title="${escapeHtml(k)}">${escapeHtml((g.labels && g.labels[k]) || k)}</label>
-              <input id="tune-${g.index}-${k}" type="number" step="any" data-group="${g.index}" data-key="${escapeHtml(k)}">`).join('')}
+              <input id="tune-${g.index}-${k}" type="number" step="any" data-group="${g.index}" data-key="${escapeHtml(k)}">
+              ${slider(g, k, g.params[k])}`).join('')}
           </div>
         </details>`).join('') || '<p class="muted">No groups.</p>';
     }
@@ -82,6 +107,10 @@ export function createTune(deps) {
         }
         input.dataset.value = text;
       }
+      for (const sl of d.querySelectorAll('input[data-slider]')) {
+        const v = g.params[sl.dataset.slider];
+        if (document.activeElement !== sl && isFinite(v)) sl.value = String(v);
+      }
     }
   }
 
@@ -89,6 +118,16 @@ export function createTune(deps) {
     const room = currentRoomName();
     const msgBox = $('tune-groups').querySelector(`details[data-group="${group}"] .group-msg`);
     const say = (cls, text) => { if (msgBox) { msgBox.className = 'group-msg ' + cls; msgBox.textContent = text; } };
+    const lab = local();
+    if (lab) {
+      // The lab: the same parameter paths and rules, applied to the world in this page.
+      const error = lab.tune(group, key, typeof value === 'boolean' ? (value ? 1 : 0) : value);
+      const tick = window.__flockstep && window.__flockstep.lab ? window.__flockstep.lab.tick : undefined;
+      tuneLast = error ? { group, key, value, status: 400, error } : { group, key, value, status: 200, tick };
+      input.classList.toggle('bad', !!error);
+      say(error ? 'group-error' : 'group-ok', error || `${key} = ${value} applied at tick ${tick}`);
+      return;
+    }
     const body = {};
     body[key] = value;
     say('muted', `sending ${key} = ${value}…`);
@@ -136,6 +175,15 @@ export function createTune(deps) {
     if (key === 'count') value = Math.round(value);
     if (g) postTune(group, key, value, input);
   });
+  // Lab sliders move the number beside them and apply it.
+  $('tune-groups').addEventListener('input', (e) => {
+    const sl = e.target;
+    if (!sl.dataset || sl.dataset.slider === undefined) return;
+    const input = $('tune-groups').querySelector(`input[data-group="${sl.dataset.group}"][data-key="${CSS.escape(sl.dataset.slider)}"]`);
+    if (!input) return;
+    input.value = sl.value;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  });
   $('tune-groups').addEventListener('keydown', (e) => {
     if (e.key === 'Enter') e.target.dispatchEvent(new Event('change', { bubbles: true }));
     if (e.key === 'Escape') { e.target.value = e.target.dataset.value || ''; e.target.blur(); }
@@ -143,9 +191,14 @@ export function createTune(deps) {
   $('tune-export').addEventListener('click', async () => {
     const room = currentRoomName();
     try {
-      const r = await fetch(`${apiBase()}/api/rooms/${encodeURIComponent(room)}/scenario`, { cache: 'no-store' });
-      if (!r.ok) throw new Error('HTTP ' + r.status);
-      const blob = new Blob([await r.text()], { type: 'application/json' });
+      let text;
+      if (local()) text = local().exportText();
+      else {
+        const r = await fetch(`${apiBase()}/api/rooms/${encodeURIComponent(room)}/scenario`, { cache: 'no-store' });
+        if (!r.ok) throw new Error('HTTP ' + r.status);
+        text = await r.text();
+      }
+      const blob = new Blob([text], { type: 'application/json' });
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);
       a.download = `${room || 'scenario'}.json`;

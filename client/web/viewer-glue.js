@@ -15,6 +15,7 @@ import { $, escapeHtml } from './dom.js';
 import { createOverlay } from './overlay.js';
 import { loadPrefs, savePrefs } from './prefs.js';
 import { installTouch } from './touch.js';
+import { createLab } from './lab.js';
 import { createTune } from './tune.js';
 
 window.__flockstep = { ready: false, loaded: false, connected: false, screen: 'start' };
@@ -37,6 +38,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     s.roomTitle = roomTitle();
     s.roomDescription = roomDescription();
     s.tune = tune.state();
+    s.labPage = lab.state();
     s.lobby = { rooms: rooms.length, selected: selectedRoom, error: roomsError };
     window.__flockstep = s;
     overlay.frame(s);
@@ -281,7 +283,17 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     canvas.focus();
   });
 
-  const tune = createTune({ canvas, apiBase, currentRoom: () => currentRoom, world: () => world });
+  const tune = createTune({
+    canvas, apiBase, currentRoom: () => currentRoom, world: () => world,
+    local: () => (lab && lab.isOpen() ? lab : null),
+  });
+  const lab = createLab({
+    ccall: (name, ret, types, args) => window.Module.ccall(name, ret, types, args),
+    whenReady: (fn) => whenReady(fn),
+    enter: (mode) => enter(mode),
+    tune,
+    canvas,
+  });
   const updateTuneButton = () => tune.updateTuneButton();
   const overlay = createOverlay({ call, prefs, savePrefs, canvas });
   installTouch({ canvas, call });
@@ -390,6 +402,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   }
 
   function showLobby() {
+    lab.close();
     $('start').classList.remove('hidden');
     ['hud', 'toolbar', 'board', 'score', 'replay-bar', 'room-info', 'tune', 'legend', 'inspector'].forEach((id) => $(id).classList.add('hidden'));
     tune.setOpen(false);
@@ -399,6 +412,13 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
 
   $('play-form').addEventListener('submit', (e) => { e.preventDefault(); play(nameInput.value); });
   $('spectate').addEventListener('click', spectate);
+  $('lab-open').addEventListener('click', () => openLab(''));
+  function openLab(file) {
+    const u = new URL(location.href);
+    u.searchParams.set('lab', file || '1');
+    history.replaceState(null, '', u);
+    lab.open(file);
+  }
   $('leave').addEventListener('click', () => {
     call('fs_leave', [], []);
     showLobby();
@@ -443,7 +463,8 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     const s = window.__flockstep;
     if (!s.ready) return;
     // Status: always visible.
-    if (s.bench) setStatus('idle', `offline benchmark · ${s.bench} agents` + (s.bench_sim_ms ? ` · sim ${s.bench_sim_ms.toFixed(2)} ms/tick` : ''));
+    if (s.lab) setStatus('idle', `lab · ${s.lab.paused ? 'paused' : 'running'} · no server`);
+    else if (s.bench) setStatus('idle', `offline benchmark · ${s.bench} agents` + (s.bench_sim_ms ? ` · sim ${s.bench_sim_ms.toFixed(2)} ms/tick` : ''));
     else if (s.screen === 'replay') setStatus('idle', `recording · ${s.room || '?'} · ${s.replay.playing ? 'playing' : 'paused'}`);
     else if (s.screen === 'start') setStatus('idle', 'not connected');
     else if (s.link === 'live') setStatus('live', `connected · ${s.role} · rtt ${f0(s.rtt)} ms`);
@@ -454,6 +475,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
 
     if (s.screen === 'start') return;
     updateTuneButton();
+    lab.refresh(s);
     if (s.screen === 'replay') refreshReplayBar(s);
     const others = s.mode === 'extrapolate'
       ? `extrapolate  err ${(100 * s.extrap_error).toFixed(1)} cm (dead reckoning ${(100 * s.dead_reckoning_error).toFixed(1)} cm)`
@@ -512,6 +534,9 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     // Offline benchmark: ?bench=N[&sim=1] draws N agents without a server (docs/viewer.md).
     enter('spectate');
     whenReady(() => call('fs_bench', ['number', 'number'], [Number(params.get('bench')) || 1000, params.get('sim') === '1' ? 1 : 0]));
+  } else if (params.has('lab')) {
+    // ?lab=1 (the default scenario) or ?lab=FILE.json: the lab, no server needed.
+    lab.open(params.get('lab') === '1' ? '' : params.get('lab'));
   } else if (params.has('replay')) fetchReplay(params.get('replay'));
   else if (params.has('play')) play(params.get('play'));
   else if (params.has('spectate')) spectate();

@@ -16,7 +16,7 @@
 #include "config/config.hpp"
 #include "flockstep/build_info.hpp"
 #include "game/rooms.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "game/technique_list.hpp"
 #include "net/server.hpp"
 #include "ops/agones.hpp"

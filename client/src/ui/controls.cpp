@@ -18,6 +18,7 @@ void Viewer::set_option(const std::string& name, double value) {
   else if (name == "minimap") minimap_ = on;
   else if (name == "annotation_mask") annotation_mask_ = static_cast<std::uint32_t>(value);
   else if (name == "paused" && replay_) replay_control("play", on ? 0 : 1);
+  else if (name == "paused" && lab_) lab_control("paused", on ? 1 : 0);  // the lab pauses its world
   else if (name == "paused") {
     paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
     paused_tick_ = 0;
@@ -50,6 +51,8 @@ std::uint32_t Viewer::pick(double x, double y) {
   }
   if (screen_ != Screen::kPlay) follow_id_ = id;
   inspect_id_ = id;
+  // The lab: a click on open ground moves the chasers' target there.
+  if (lab_ && id == 0) lab_place(x, y);
   return id;
 }
 
@@ -146,6 +149,11 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
     if (code == "KeyP" || code == "Space") { replay_control("play", replay_playing_ ? 0 : 1); return true; }
     if (code == "Period" || code == "KeyN") { replay_control("step", 1); return true; }
     if (code == "Comma" || code == "KeyB") { replay_control("step", -1); return true; }
+  }
+  if (lab_) {
+    if (code == "KeyP" || code == "Space") { lab_control("paused", lab_->paused ? 0 : 1); return true; }
+    if (code == "Period" || code == "KeyN") { lab_control("step", 1); return true; }
+    if (code == "KeyR") { lab_control("restart", 0); return true; }
   }
   if (screen_ == Screen::kSpectate) {
     if (code == "KeyP" || code == "Space") { set_option("paused", paused_ ? 0 : 1); return true; }

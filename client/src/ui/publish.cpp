@@ -91,6 +91,18 @@ void Viewer::publish(double now) {
   j["snapshot_ms"] = num(snapshot_cost_ms_ + session_.snapshot_parse_ms());  // parse + decode + buffer
   j["bench"] = bench_n_;
   j["bench_sim_ms"] = num(bench_world_ ? bench_sim_ms_ : 0);
+  if (lab_) {
+    const sim::World& w = *lab_->world;
+    j["lab"] = {{"tick", w.tick()}, {"paused", lab_->paused}, {"speed", num(lab_->speed)},
+                {"seed", lab_->scenario.seed}, {"agents", w.size()}, {"sim_ms", num(lab_->sim_ms)},
+                {"hash", std::to_string(w.state_hash())}, {"target", w.alive(lab_->player)}};
+    if (w.alive(lab_->player)) {
+      const sim::AgentView v = w.view(w.index_of(lab_->player));
+      j["lab"]["target_position"] = {num(v.position.x), num(v.position.y)};
+    }
+  } else {
+    j["lab"] = nullptr;
+  }
   j["rtt"] = num(session_.rtt_ms());
   j["tick"] = last_snapshot_tick_;
   j["server_tick_est"] = num(clock_.valid() ? server_tick_now(now) : 0);
@@ -170,7 +182,7 @@ void Viewer::publish(double now) {
   j["annotation_mask"] = annotation_mask_;
   j["trails"] = trails_;
   j["minimap"] = minimap_;
-  j["paused"] = replay_ ? !replay_playing_ : paused_;
+  j["paused"] = replay_ ? !replay_playing_ : (lab_ ? lab_->paused : paused_);
   j["reconnects"] = session_.reconnects();
   j["resumes"] = session_.resumes();
   j["attempt"] = session_.attempt();

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "game/game.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "ops/log.hpp"
 
 namespace flockstep::server::game {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "flockstep/sim/world.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "game/room.hpp"
 
 namespace flockstep::server::ops {

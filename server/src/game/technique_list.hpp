@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 
 namespace flockstep::server::game {
 

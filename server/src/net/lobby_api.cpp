@@ -11,7 +11,7 @@
 #include "codec/group_fields.hpp"
 #include "game/game.hpp"
 #include "game/rooms.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 
 namespace flockstep::server::net {
 

@@ -207,6 +207,12 @@ void World::set_input(AgentId player, PlayerInput input) {
   commands_.push_back({Command::Type::kInput, player, sanitize_input(input)});
 }
 
+void World::place(AgentId player, Vec2 position) {
+  Command c{Command::Type::kPlace, player, {}};
+  c.position = {std::clamp(position.x, real{0}, scenario_.width), std::clamp(position.y, real{0}, scenario_.height)};
+  commands_.push_back(c);
+}
+
 void World::apply_commands() {
   for (const Command& c : commands_) {
     const std::int32_t i = index_of(c.id);
@@ -218,6 +224,13 @@ void World::apply_commands() {
         break;
       case Command::Type::kInput:
         if (kind_[i] == AgentKind::kPlayer) input_[i] = c.input;
+        break;
+      case Command::Type::kPlace:
+        if (kind_[i] == AgentKind::kPlayer) {
+          position_[i] = c.position;
+          velocity_[i] = {0, 0};
+          angular_velocity_[i] = 0;
+        }
         break;
     }
   }

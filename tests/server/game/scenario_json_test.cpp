@@ -6,7 +6,7 @@
 
 #include "codec/group_fields.hpp"
 #include "flockstep/sim/world.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 
 namespace flockstep::server::game {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "flockstep/sim/world.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 
 namespace flockstep::server::game::scenario_test {
 

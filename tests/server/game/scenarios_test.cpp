@@ -16,7 +16,7 @@
 
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "scenario_test_util.hpp"
 
 namespace flockstep::server::game {

@@ -20,7 +20,7 @@
 #include "game/game.hpp"
 #include "game/recorder.hpp"
 #include "game/rooms.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "net/server.hpp"
 #include "ops/metrics.hpp"
 #include "raw_ws.hpp"

@@ -25,7 +25,7 @@
 
 #include "config/config.hpp"
 #include "flockstep/sim/world.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "net/server.hpp"
 #include "ops/agones.hpp"
 #include "ops/log.hpp"

@@ -12,7 +12,7 @@
 
 #include "config/config.hpp"
 #include "flockstep/build_info.hpp"
-#include "game/scenario_json.hpp"
+#include "game/scenario_file.hpp"
 #include "net/server.hpp"
 #include "ops/metrics.hpp"
 #include "ops/process_metrics.hpp"

@@ -94,6 +94,39 @@ TEST(World, T10_PlayerInputThrustsAndTurnsRight) {
   EXPECT_LT(math::wrap_angle(w.view(w.index_of(p)).orientation - v1.orientation), -0.1);  // clockwise
 }
 
+TEST(World, PlaceMovesAPlayerCraftAtRestAndIgnoresOtherKinds) {
+  Scenario s = canonical::pursuit();
+  World w(s);
+  const AgentId p = w.add_player();
+  w.set_input(p, {0, 1});
+  for (int k = 0; k < 30; ++k) w.step();
+  ASSERT_GT(math::length(w.view(w.index_of(p)).velocity), 0.5);
+  const Vec2 spot{s.width * 0.25, s.height * 0.75};
+  w.place(p, spot);
+  w.set_input(p, {0, 0});
+  w.step();
+  const AgentView v = w.view(w.index_of(p));
+  // Placed at rest, then one tick of drag-only motion: still on the spot.
+  EXPECT_LT(math::distance(v.position, spot), 1e-9);
+  EXPECT_LT(math::length(v.velocity), 1e-9);
+  // Outside the world: clamped to its edge (then the border rule keeps the hull inside: within
+  // the craft's radius of the corner, not 50 m away).
+  w.place(p, {-50, s.height + 50});
+  w.step();
+  const Vec2 corner = w.view(w.index_of(p)).position;
+  EXPECT_LT(math::distance(corner, Vec2{0, s.height}), 1.0);
+  EXPECT_TRUE(corner.x >= 0 && corner.y <= s.height);
+  // An NPC is not moved (control: the command really is kind-checked).
+  const std::int32_t npc = w.index_of(p) == 0 ? 1 : 0;
+  const AgentId npc_id = w.id_at(npc);
+  const Vec2 before = w.view(npc).position;
+  ASSERT_GT(math::distance(before, spot), 2.0);
+  w.place(npc_id, spot);
+  w.step();
+  EXPECT_GT(math::distance(w.view(w.index_of(npc_id)).position, spot), 1.0);
+  EXPECT_LT(math::distance(w.view(w.index_of(npc_id)).position, before), 1.0);  // one tick of its own motion
+}
+
 TEST(World, NonFiniteInputIsNeverApplied) {
   Scenario s = canonical::pursuit();
   s.groups.clear();

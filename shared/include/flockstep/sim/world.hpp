@@ -57,6 +57,9 @@ class World {
   void remove(AgentId id);
   /// Set the control state a player holds from the next tick on (until changed).
   void set_input(AgentId player, PlayerInput input);
+  /// Put a player craft at `position` (clamped into the world), at rest, from the next tick on:
+  /// the lab moves the target of the chasers this way. Other kinds are ignored.
+  void place(AgentId player, Vec2 position);
 
   /// Advance one fixed tick of 1/tick_rate_hz seconds. The per-agent phases run through the
   /// task runner (serial by default); the result does not depend on it.
@@ -120,9 +123,10 @@ class World {
 
  private:
   struct Command {
-    enum class Type : std::uint8_t { kRemove, kInput } type;
+    enum class Type : std::uint8_t { kRemove, kInput, kPlace } type;
     AgentId id;
     PlayerInput input;
+    Vec2 position{0, 0};  // kPlace
   };
 
   AgentId allocate(std::int32_t group, AgentKind kind, Model motion);

@@ -1,4 +1,4 @@
-#include "game/scenario_json.hpp"
+#include "codec/scenario_json.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -10,7 +10,7 @@
 
 #include "codec/group_fields.hpp"
 
-namespace flockstep::server::game {
+namespace flockstep::codec {
 
 namespace {
 
@@ -276,6 +276,17 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
 
 }  // namespace
 
+std::optional<sim::Scenario> try_parse_scenario(const std::string& json_text, std::string& error) {
+  try {
+    return parse_scenario(json_text);
+  } catch (const ScenarioError& e) {
+    error = e.what();
+  } catch (const std::exception& e) {  // allocation failures and the like: still an answer
+    error = std::string("scenario: ") + e.what();
+  }
+  return std::nullopt;
+}
+
 sim::Scenario parse_scenario(const std::string& text) {
   json j;
   try {
@@ -524,4 +535,4 @@ std::string scenario_to_json(const sim::Scenario& s) {
   return o.dump(2) + "\n";
 }
 
-}  // namespace flockstep::server::game
+}  // namespace flockstep::codec

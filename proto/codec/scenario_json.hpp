@@ -3,12 +3,15 @@
 /// Scenario files (JSON, nlohmann_json) -> sim::Scenario. Strict: unknown keys, wrong types,
 /// non-finite numbers and anything sim::validate() refuses are errors whose message names the
 /// key path, e.g. `groups[2].flock.neighbour_radius: must be <= grid_cell`. Format: docs/server.md.
+/// In the codec layer because both ends read scenario files: the server its scenario folder, the
+/// viewer's lab the files it runs in the page and the JSON it exports.
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "flockstep/sim/scenario.hpp"
 
-namespace flockstep::server::game {
+namespace flockstep::codec {
 
 /// A scenario file error; what() starts with the key path.
 class ScenarioError : public std::runtime_error {
@@ -16,14 +19,14 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A scenario and the file it came from ("arena.json").
-struct ScenarioFile {
-  std::string file;
-  sim::Scenario scenario;
-};
-
 /// Parse scenario JSON text. Throws ScenarioError.
 sim::Scenario parse_scenario(const std::string& json_text);
+
+/// parse_scenario without throwing, for callers built without exception catching (the viewer's
+/// wasm build): the scenario, or std::nullopt with the error (key path first) in `error`. The
+/// throw and its catch both stay in scenario_json.cpp, which the wasm build compiles with
+/// exception catching on (proto/CMakeLists.txt).
+std::optional<sim::Scenario> try_parse_scenario(const std::string& json_text, std::string& error);
 
 /// Read and parse a scenario file. Throws ScenarioError (also for an unreadable file).
 sim::Scenario load_scenario_file(const std::string& path);
@@ -34,4 +37,4 @@ sim::Scenario load_scenario_file(const std::string& path);
 /// references such as path, leader_group, target_group, tile_pattern and track are indices).
 std::string scenario_to_json(const sim::Scenario& s);
 
-}  // namespace flockstep::server::game
+}  // namespace flockstep::codec
