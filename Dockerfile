@@ -64,9 +64,12 @@ RUN cmake --preset release -DFLOCKSTEP_BUILD_TESTS=OFF -DFLOCKSTEP_BUILD_BENCH=O
  && cp build/release/server/flockstep-server build/release/tools/bot/flockstep-bot /out/bin/ \
  && strip --strip-debug /out/bin/*
 
+# The viewer's lab offers the shipped scenario files from its own folder (web/scenarios/).
+COPY scenarios scenarios
 RUN cmake --preset wasm -DFLOCKSTEP_BUILD_TESTS=OFF -DFLOCKSTEP_BUILD_SDK=OFF >/dev/null \
  && cmake --build --preset wasm -j"${JOBS}" \
  && test -f build/wasm/client/web/viewer.wasm -a -f build/wasm/client/web/index.html \
+ && test -f build/wasm/client/web/scenarios/arena.json \
  && mkdir -p /out && cp -a build/wasm/client/web /out/web
 
 # ---------------------------------------------------------------------------------------------
