@@ -257,6 +257,7 @@ void World::step() {
   }
   grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)));
   run_phase(Phase::kGather);
+  if (traced_count_ > 0) resolve_traced();
   // Phase 3: steering for everyone, reading state only.
   run_phase(Phase::kSteer);
   // Phase 4: integrate everyone, then the per-agent rules (obstacle projection, wrap/borders).

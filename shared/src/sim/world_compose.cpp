@@ -119,6 +119,16 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
   alignas(Lane) unsigned char lane_storage[sizeof(Lane) * kComposeBatch];
   Lane* lanes = reinterpret_cast<Lane*>(lane_storage);
   static_assert(std::is_trivially_destructible_v<Lane>);
+  // Steering traces (the inspector): which lanes of this batch are traced. Their batch keeps
+  // every raw output; that changes what is stored, never what is computed.
+  std::int32_t traced_lane[kMaxTraced];
+  bool traced_here = false;
+  for (std::size_t t = 0; t < traced_count_; ++t) {
+    traced_lane[t] = -1;
+    if (traced_index_[t] < 0 || group_[traced_index_[t]] != gi) continue;
+    for (std::int32_t j = 0; j < n; ++j)
+      if (slots[static_cast<std::size_t>(slot_list[j])] == traced_index_[t]) { traced_lane[t] = j; traced_here = true; }
+  }
   for (std::int32_t j = 0; j < n; ++j) {
     Lane& L = *new (&lanes[j]) Lane;  // default member initialisers; the output slots stay raw
     L.k = slot_list[j];
@@ -149,7 +159,8 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
     // it (the lazy combiners skip the rest) and what happens to each output (measured: separate
     // loops cost the mixed arena's many small batches ~5 % of its tick).
     ComposeSink sink{this, &c, &bs, bk, lazy_sum,
-                     c.combiner == Combiner::kBlend || c.combiner == Combiner::kGrouped || c.combiner == Combiner::kUrgency};
+                     traced_here || c.combiner == Combiner::kBlend || c.combiner == Combiner::kGrouped ||
+                         c.combiner == Combiner::kUrgency};
     run_behavior(g, gi, bs, lanes, n, sink);
   }
 
@@ -211,12 +222,57 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
       rng_[L.i] = slot_rng_[L.k];
       wander_[L.i] = slot_wander_[L.k];
     }
+    if (traced_here)
+      for (std::size_t t = 0; t < traced_count_; ++t)
+        if (traced_lane[t] == j) record_trace(t, L, c, r);
     force_[L.i] = r.linear;
     if (!vehicle) kin_rotation_[L.i] = r.angular;  // vehicles never read it
     target_[L.i] = L.target;
     aim_[L.i] = L.aim;
     state_[L.i] = L.st;
   }
+}
+
+void World::set_traced(std::span<const AgentId> agents) {
+  traced_count_ = std::min(agents.size(), static_cast<std::size_t>(kMaxTraced));
+  for (std::size_t t = 0; t < traced_count_; ++t) {
+    if (traces_[t].agent != agents[t]) traces_[t] = SteeringTrace{};  // a new agent: no trace yet
+    traces_[t].agent = agents[t];
+  }
+}
+
+void World::resolve_traced() {
+  for (std::size_t t = 0; t < traced_count_; ++t) {
+    const std::int32_t i = index_of(traces_[t].agent);
+    traced_index_[t] = i;
+    SteeringTrace& tr = traces_[t];
+    if (i < 0 || group_[i] < 0) {
+      tr.group = -1;
+      tr.count = 0;
+      continue;
+    }
+    tr.group = group_[i];
+    // One-controller models (craft, tile, kinematic) have no composition to break down.
+    const Model m = group_model_[static_cast<std::size_t>(tr.group)];
+    if (m != Model::kVehicle && m != Model::kSteering) {
+      tr.count = 0;
+      tr.tick = tick_ + 1;
+    }
+  }
+}
+
+/// Called by the one task that steers the traced agent's batch: one writer per entry.
+void World::record_trace(std::size_t t, const Lane& L, const Composition& c, const behavior::SteeringOutput& result) {
+  SteeringTrace& tr = traces_[t];
+  tr.tick = tick_ + 1;
+  tr.count = static_cast<std::int32_t>(c.behaviors.size());
+  for (std::size_t q = 0; q < c.behaviors.size(); ++q) {
+    BehaviorTrace& b = tr.behaviors[q];
+    b.evaluated = (L.has >> q & 1u) != 0;
+    b.raw = b.evaluated ? L.out[q].get() : behavior::SteeringOutput{};
+    b.weight = c.behaviors[q].weight;
+  }
+  tr.result = result;
 }
 
 void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,

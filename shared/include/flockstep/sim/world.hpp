@@ -121,6 +121,36 @@ class World {
   void set_flock_kernel(FlockKernel k) { flock_kernel_ = k; }
   FlockKernel flock_kernel() const { return flock_kernel_; }
 
+  // ---- steering traces: what each behaviour of a composition contributed (the inspector) ----
+  /// Most agents traced at once. Tracing keeps the raw output of every behaviour of the traced
+  /// agents' batches (one extra store per behaviour and agent of those batches only), so the
+  /// cost grows with the number traced; 16 covers a room's inspecting clients.
+  static constexpr std::int32_t kMaxTraced = 16;
+  /// One force-model agent's steering in one step: each behaviour's raw output as its kernel
+  /// produced it (before weights and the combiner) and the combined output the agent then
+  /// integrated (N for vehicles, m/s^2 and rad/s^2 for the steering model).
+  struct BehaviorTrace {
+    bool evaluated = false;          ///< produced an output; false: skipped by the combiner (decided, budget
+                                     ///< full, dither, weight 0) or nothing to say (no target, no obstacle near)
+    behavior::SteeringOutput raw;    ///< its kernel's output (zero when not evaluated)
+    real weight = 0;                 ///< its weight in the composition at that step
+  };
+  struct SteeringTrace {
+    AgentId agent;                   ///< the traced agent (invalid: none)
+    std::uint64_t tick = 0;          ///< tick() after the step whose steering this is; 0 = none yet
+    std::int32_t group = -1;         ///< its group (-1: not found or not a scripted agent)
+    std::int32_t count = 0;          ///< behaviours in the group's composition (0: a one-controller model)
+    BehaviorTrace behaviors[kMaxBehaviors];
+    behavior::SteeringOutput result; ///< what the combiner (and T07's actuator) produced
+  };
+  /// Trace these agents from the next step on (at most kMaxTraced; extra ids are ignored; an
+  /// empty span stops tracing). Tracing never changes the simulation (a test compares hashes).
+  void set_traced(std::span<const AgentId> agents);
+  /// One entry per traced id, in set_traced order. An entry keeps its last step's trace when the
+  /// agent was not steered this step (Scenario::steering_interval_ticks), and count = 0 for the
+  /// craft, tile and kinematic models, which have a single controller and no composition.
+  std::span<const SteeringTrace> traces() const { return {traces_.data(), traced_count_}; }
+
  private:
   struct Command {
     enum class Type : std::uint8_t { kRemove, kInput, kPlace } type;
@@ -318,6 +348,11 @@ class World {
   std::vector<behavior::PatternState> kpattern_;          // T25 per agent
   std::vector<behavior::PathFollowState> path_state_;     // T52/T53 per agent
   std::vector<behavior::HeadingSmoother> smoother_;       // T82 per agent (sized only when a group filters)
+  std::array<SteeringTrace, kMaxTraced> traces_{};
+  std::array<std::int32_t, kMaxTraced> traced_index_{};  // dense index of each traced agent this step (-1: gone)
+  std::size_t traced_count_ = 0;
+  void resolve_traced();
+  void record_trace(std::size_t t, const Lane& lane, const Composition& c, const behavior::SteeringOutput& result);
   std::vector<PushoutStats> task_pushout_;  // per integrate task, summed after the phase (no atomics)
   PushoutStats pushout_;
 
