@@ -199,6 +199,11 @@ Result decode_client_message(std::span<const std::byte> bytes, const DecodeLimit
     case v1::ClientMessage::kAck:
       out.type = ClientCommand::Type::kAck;
       return decode_ack(msg.ack(), out.ack);
+    case v1::ClientMessage::kInspect:
+      // Any id is acceptable: an unknown or stale one is traced as gone (group -1).
+      out.type = ClientCommand::Type::kInspect;
+      out.inspect_id = msg.inspect().agent_id();
+      return {};
     case v1::ClientMessage::PAYLOAD_NOT_SET:
       break;
   }
@@ -251,6 +256,12 @@ bool encode_ack(std::uint64_t snapshot_tick, const ViewRect* view, std::string& 
     a->mutable_view()->mutable_max()->set_x(view->max_x);
     a->mutable_view()->mutable_max()->set_y(view->max_y);
   }
+  return append_serialized(m, out);
+}
+
+bool encode_inspect(std::uint32_t agent_id, std::string& out) {
+  v1::ClientMessage m;
+  m.mutable_inspect()->set_agent_id(agent_id);
   return append_serialized(m, out);
 }
 

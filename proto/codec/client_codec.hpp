@@ -72,13 +72,14 @@ struct AckRequest {
 
 /// One decoded client message.
 struct ClientCommand {
-  enum class Type : std::uint8_t { kJoin, kInput, kPing, kPong, kClose, kAck };
+  enum class Type : std::uint8_t { kJoin, kInput, kPing, kPong, kClose, kAck, kInspect };
   Type type = Type::kPing;
   JoinRequest join;                 ///< kJoin
   std::vector<InputFrame> inputs;   ///< kInput: strictly increasing sequences, oldest first
   std::uint64_t time_us = 0;        ///< kPing: sender time; kPong: echoed server time
   std::uint32_t close_code = 0;     ///< kClose: the client's Close.code (informational)
   AckRequest ack;                   ///< kAck
+  std::uint32_t inspect_id = 0;     ///< kInspect: the agent to trace (any value; 0 = stop)
 };
 
 /// Decode and validate one client frame. On a usable() result `out` holds the command (values
@@ -103,5 +104,7 @@ bool encode_ping(std::uint64_t time_us, std::string& out);
 bool encode_pong(std::uint64_t echo_time_us, std::string& out);
 /// Encode an Ack of snapshot `snapshot_tick`, with a view rectangle when `view` is not null.
 bool encode_ack(std::uint64_t snapshot_tick, const ViewRect* view, std::string& out);
+/// Encode an Inspect of agent `agent_id` (0 = stop inspecting).
+bool encode_inspect(std::uint32_t agent_id, std::string& out);
 
 }  // namespace flockstep::codec

@@ -541,6 +541,62 @@ void encode_group_update(std::uint64_t server_tick, std::int32_t group, const si
   serialize(m, out);
 }
 
+void encode_steering_trace(const sim::SteeringTrace& trace, std::string& out) {
+  v1::ServerMessage m;
+  v1::SteeringTrace* t = m.mutable_steering_trace();
+  t->set_server_tick(trace.tick);
+  t->set_agent_id(trace.agent.value);
+  t->set_group(trace.group);
+  t->set_available(true);
+  for (std::int32_t q = 0; q < trace.count; ++q) {
+    const sim::BehaviorTrace& b = trace.behaviors[q];
+    v1::BehaviourOutput* o = t->add_behaviours();
+    o->set_type(sim::behavior_name(b.type));
+    o->set_weight(b.weight);
+    o->set_evaluated(b.evaluated);
+    o->mutable_linear()->set_x(b.raw.linear.x);
+    o->mutable_linear()->set_y(b.raw.linear.y);
+    o->set_angular(b.raw.angular);
+  }
+  t->mutable_linear()->set_x(trace.result.linear.x);
+  t->mutable_linear()->set_y(trace.result.linear.y);
+  t->set_angular(trace.result.angular);
+  serialize(m, out);
+}
+
+void encode_trace_unavailable(std::uint32_t agent_id, std::uint64_t server_tick, std::string& out) {
+  v1::ServerMessage m;
+  v1::SteeringTrace* t = m.mutable_steering_trace();
+  t->set_server_tick(server_tick);
+  t->set_agent_id(agent_id);
+  t->set_group(-1);
+  t->set_available(false);
+  serialize(m, out);
+}
+
+Result decode_steering_trace(const v1::SteeringTrace& in, sim::SteeringTrace& out) {
+  if (in.behaviours_size() > sim::kMaxBehaviors)
+    return fail(Status::kTooBig, "steering_trace: " + std::to_string(in.behaviours_size()) + " behaviours, at most " +
+                                         std::to_string(sim::kMaxBehaviors));
+  auto finite = [](const v1::Vec2& v) { return std::isfinite(v.x()) && std::isfinite(v.y()); };
+  out = sim::SteeringTrace{};
+  out.agent = sim::AgentId{in.agent_id()};
+  out.tick = in.server_tick();
+  out.group = in.group();
+  out.count = in.behaviours_size();
+  for (std::int32_t q = 0; q < out.count; ++q) {
+    const v1::BehaviourOutput& b = in.behaviours(q);
+    if (!finite(b.linear()) || !std::isfinite(b.angular()) || !std::isfinite(b.weight()))
+      return fail(Status::kNotFinite, "steering_trace.behaviours: non-finite number");
+    sim::BehaviorType type{};
+    if (!sim::parse_behavior(b.type(), type)) return fail(Status::kBadEnum, "steering_trace.behaviours.type unknown: " + b.type());
+    out.behaviors[q] = {type, b.evaluated(), {{b.linear().x(), b.linear().y()}, b.angular()}, b.weight()};
+  }
+  if (!finite(in.linear()) || !std::isfinite(in.angular())) return fail(Status::kNotFinite, "steering_trace: non-finite number");
+  out.result = {{in.linear().x(), in.linear().y()}, in.angular()};
+  return {};
+}
+
 void add_capture(v1::Events& events, std::uint32_t player_id, const sim::Event& e) {
   v1::Capture* c = events.add_captures();
   c->set_player_id(player_id);

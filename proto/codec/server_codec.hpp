@@ -14,6 +14,7 @@
 #include "codec/status.hpp"
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/scenario.hpp"
+#include "flockstep/sim/trace.hpp"
 #include "flockstep/v1/messages.pb.h"
 
 namespace flockstep::sim {
@@ -140,6 +141,14 @@ void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std:
 
 /// Serialized ServerMessage{group_update}: group `group` is `spec` from `server_tick` on.
 void encode_group_update(std::uint64_t server_tick, std::int32_t group, const sim::GroupSpec& spec, std::string& out);
+/// Serialized ServerMessage{steering_trace} of `trace`.
+void encode_steering_trace(const sim::SteeringTrace& trace, std::string& out);
+/// Serialized ServerMessage{steering_trace{agent_id, available = false}}: the room traces
+/// sim::kMaxTraced agents already.
+void encode_trace_unavailable(std::uint32_t agent_id, std::uint64_t server_tick, std::string& out);
+/// A received SteeringTrace as a sim::SteeringTrace; fails on non-finite numbers, unknown
+/// behaviour names or more than sim::kMaxBehaviors behaviours.
+Result decode_steering_trace(const v1::SteeringTrace& in, sim::SteeringTrace& out);
 
 /// Append a capture (sim Event kCapture) of player `player_id` to an Events message.
 void add_capture(v1::Events& events, std::uint32_t player_id, const sim::Event& e);

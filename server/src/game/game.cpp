@@ -61,6 +61,12 @@ void Game::post_ack(ConnectionId conn, codec::AckRequest ack) {
   push(Command{Command::Type::kAck, conn, nullptr, {}, {}, ack});
 }
 
+void Game::post_inspect(ConnectionId conn, std::uint32_t agent) {
+  Command c{Command::Type::kInspect, conn, nullptr, {}, {}};
+  c.agent = agent;
+  push(std::move(c));
+}
+
 std::future<TuneResult> Game::post_tune(std::int32_t group, std::vector<TunePatch> patches) {
   Command c{Command::Type::kTune, 0, nullptr, {}, {}};
   c.group = group;
@@ -95,6 +101,7 @@ void Game::drain() {
       case Command::Type::kInputs: room_.inputs(c.conn, c.frames); break;
       case Command::Type::kLeave: room_.leave(c.conn); break;
       case Command::Type::kAck: room_.ack(c.conn, c.ack); break;
+      case Command::Type::kInspect: room_.inspect(c.conn, c.agent); break;
       case Command::Type::kTune: {
         TuneResult r = room_.tune(c.group, c.patches);
         if (r.status != 200) c.tune->set_value(std::move(r));

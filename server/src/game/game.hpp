@@ -41,6 +41,8 @@ class Game {
   void post_leave(ConnectionId conn);
   /// A client acknowledged a snapshot (and maybe sent its view): Room::ack at the next tick.
   void post_ack(ConnectionId conn, codec::AckRequest ack);
+  /// A client inspects an agent (0 = stops): Room::inspect at the next tick.
+  void post_inspect(ConnectionId conn, std::uint32_t agent);
   /// Live tuning: Room::tune at the next tick boundary; the future is fulfilled after
   /// the tick that applied it (status 200, tick, spec) or at once with 400/404. A game that is
   /// stopped before answering breaks the promise (the future throws).
@@ -60,13 +62,14 @@ class Game {
 
  private:
   struct Command {
-    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck, kTune, kScenario } type;
+    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck, kTune, kScenario, kInspect } type;
     ConnectionId conn = 0;
     std::shared_ptr<ClientSink> sink;
     codec::JoinRequest join;
     std::vector<codec::InputFrame> frames;
     codec::AckRequest ack = {};  // kAck
     std::int32_t group = 0;                                   // kTune
+    std::uint32_t agent = 0;                                  // kInspect
     std::vector<TunePatch> patches = {};                         // kTune
     std::shared_ptr<std::promise<TuneResult>> tune = {};         // kTune
     std::shared_ptr<std::promise<sim::Scenario>> scenario = {};  // kScenario

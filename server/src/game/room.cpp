@@ -292,6 +292,7 @@ void Room::ack(ConnectionId conn, const codec::AckRequest& ack) {
 
 void Room::leave(ConnectionId conn) {
   streams_.remove(conn);
+  if (inspecting_.erase(conn) > 0) inspect_dirty_ = true;
   if (auto it = spectators_.find(conn); it != spectators_.end()) {
     spectators_.erase(it);
     update_client_metrics();
@@ -307,6 +308,71 @@ void Room::leave(ConnectionId conn) {
   world_.set_input(p->entity, sim::PlayerInput{0, 0});
   update_client_metrics();
   if (log_) log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
+}
+
+void Room::inspect(ConnectionId conn, std::uint32_t agent) {
+  if (!find_by_conn(conn) && !spectators_.contains(conn)) return;  // not joined (or gone)
+  if (agent == 0) {
+    if (inspecting_.erase(conn) > 0) inspect_dirty_ = true;
+    return;
+  }
+  Inspecting& in = inspecting_[conn];
+  if (in.agent.value == agent) return;
+  in = Inspecting{};
+  in.agent = sim::AgentId{agent};
+  inspect_dirty_ = true;
+}
+
+void Room::apply_inspect_requests() {
+  inspect_dirty_ = false;
+  // Agents already traced keep their place; waiting requests fill the free places in connection
+  // order (deterministic for tests; tracing never changes the simulation, so the order only
+  // decides who waits when more than kMaxTraced agents are asked for).
+  std::vector<std::pair<ConnectionId, Inspecting*>> order;
+  order.reserve(inspecting_.size());
+  for (auto& [conn, in] : inspecting_) order.emplace_back(conn, &in);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->traced != b.second->traced ? a.second->traced : a.first < b.first;
+  });
+  std::vector<sim::AgentId> agents;
+  for (auto& [conn, in] : order) {
+    const bool known = std::find(agents.begin(), agents.end(), in->agent) != agents.end();
+    if (!known && agents.size() < static_cast<std::size_t>(sim::kMaxTraced)) agents.push_back(in->agent);
+    in->traced = known || agents.back() == in->agent;
+  }
+  world_.set_traced(agents);
+}
+
+std::shared_ptr<ClientSink> Room::sink_of(ConnectionId conn) const {
+  if (const Player* p = find_by_conn(conn)) return p->sink.lock();
+  if (auto it = spectators_.find(conn); it != spectators_.end()) return it->second.sink.lock();
+  return nullptr;
+}
+
+void Room::send_traces() {
+  const std::span<const sim::SteeringTrace> traces = world_.traces();
+  for (auto& [conn, in] : inspecting_) {
+    if (!in.traced) {
+      if (in.told_unavailable) continue;
+      if (auto sink = sink_of(conn)) {
+        codec::encode_trace_unavailable(in.agent.value, world_.tick(), scratch_);
+        sink->send_message(std::make_shared<const std::string>(scratch_));
+      }
+      in.told_unavailable = true;
+      continue;
+    }
+    for (const sim::SteeringTrace& tr : traces) {
+      if (tr.agent != in.agent) continue;
+      // Only news: a trace is sent once (agents steered every n-th tick keep their last one).
+      if (tr.tick == 0 || tr.tick <= in.sent_tick) break;
+      if (auto sink = sink_of(conn)) {
+        codec::encode_steering_trace(tr, scratch_);
+        sink->send_message(std::make_shared<const std::string>(scratch_));
+      }
+      in.sent_tick = tr.tick;
+      break;
+    }
+  }
 }
 
 void Room::broadcast(const std::shared_ptr<const std::string>& message) {
@@ -472,6 +538,7 @@ void Room::tick() {
   }
 
   // 2. The simulation (group updates queued by tune() apply at its start).
+  if (inspect_dirty_) apply_inspect_requests();
   applied_tunes_.clear();
   world_.step();
   if (!pending_tunes_.empty()) {
@@ -528,6 +595,7 @@ void Room::tick() {
   const std::uint64_t r = config_.tick_rate_hz, s = config_.snapshot_rate_hz;
   if (t * s / r != (t - 1) * s / r) {
     send_snapshot();
+    if (!inspecting_.empty()) send_traces();
     update_agent_metrics();
   }
   if (t % r == 0) send_scores();

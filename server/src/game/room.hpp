@@ -88,6 +88,10 @@ class Room {
   /// Validated input frames of a connection (ignored unless it is a joined player). Frames with
   /// a sequence already received are skipped, so resent windows are applied once.
   void inputs(ConnectionId conn, std::span<const codec::InputFrame> frames);
+  /// The connection inspects agent `agent` (0 = stops): from the next tick it receives a
+  /// SteeringTrace of that agent with each snapshot. At most sim::kMaxTraced distinct agents are
+  /// traced per room; a request beyond that gets one SteeringTrace{available = false}.
+  void inspect(ConnectionId conn, std::uint32_t agent);
   /// The connection is gone. A player's craft waits resume_window_ms for a resume.
   void leave(ConnectionId conn);
   /// A client acknowledged a snapshot (and maybe sent its view rectangle): later snapshots are
@@ -159,6 +163,9 @@ class Room {
   void send_scores();
   void send_snapshot();
   void update_agent_metrics();
+  void apply_inspect_requests();
+  void send_traces();
+  std::shared_ptr<ClientSink> sink_of(ConnectionId conn) const;
   void update_client_metrics();
 
   RoomConfig config_;
@@ -178,6 +185,15 @@ class Room {
   std::vector<std::int32_t> pending_tunes_;  // groups queued with World::set_group for the next step
   std::vector<std::pair<std::int32_t, TuneResult>> applied_tunes_;
   Recorder* recorder_ = nullptr;
+  // The inspector: which agent each inspecting connection asked for, and what it was last sent.
+  struct Inspecting {
+    sim::AgentId agent;
+    bool traced = false;           // among the World's traced agents (else: over kMaxTraced)
+    bool told_unavailable = false; // the "available = false" answer went out
+    std::uint64_t sent_tick = 0;   // newest trace tick sent
+  };
+  std::unordered_map<ConnectionId, Inspecting> inspecting_;
+  bool inspect_dirty_ = false;     // inspecting_ changed: rebuild the World's traced list
   // This room's last contribution to the summed gauges (several rooms share one registry):
   // players, spectators, bots, then agents by kind (player, flock, pursuer, patrol, wanderer).
   std::int64_t reported_[8] = {};

@@ -263,6 +263,11 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
         if (!join_sent_) return start_close(CloseReason::kProtocol, "Ack before Join");
         if (game_) game_->post_ack(id_, cmd.ack);
         return;
+      case codec::ClientCommand::Type::kInspect:
+        // The inspector: the room sends this agent's steering trace with each snapshot.
+        if (!join_sent_) return start_close(CloseReason::kProtocol, "Inspect before Join");
+        if (game_) game_->post_inspect(id_, cmd.inspect_id);
+        return;
     }
   }
 

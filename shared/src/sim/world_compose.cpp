@@ -268,6 +268,7 @@ void World::record_trace(std::size_t t, const Lane& L, const Composition& c, con
   tr.count = static_cast<std::int32_t>(c.behaviors.size());
   for (std::size_t q = 0; q < c.behaviors.size(); ++q) {
     BehaviorTrace& b = tr.behaviors[q];
+    b.type = c.behaviors[q].type;
     b.evaluated = (L.has >> q & 1u) != 0;
     b.raw = b.evaluated ? L.out[q].get() : behavior::SteeringOutput{};
     b.weight = c.behaviors[q].weight;

@@ -295,6 +295,20 @@ TEST(ClientCodec, StatusNamesAreStable) {
   EXPECT_STREQ(to_string(Status::kClamped), "clamped");
 }
 
+TEST(ClientCodec, InspectCarriesAnyAgentIdAndZeroStops) {
+  ClientCommand c;
+  std::string bytes;
+  ASSERT_TRUE(encode_inspect(0x1234567u, bytes));
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_EQ(c.type, ClientCommand::Type::kInspect);
+  EXPECT_EQ(c.inspect_id, 0x1234567u);
+  bytes.clear();
+  ASSERT_TRUE(encode_inspect(0, bytes));
+  ASSERT_TRUE(decode(bytes, c).ok());
+  EXPECT_EQ(c.type, ClientCommand::Type::kInspect);
+  EXPECT_EQ(c.inspect_id, 0u);
+}
+
 TEST(ClientCodec, AckCarriesTheTickAndAValidatedViewRectangle) {
   ClientCommand c;
   std::string bytes;

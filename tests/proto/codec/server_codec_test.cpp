@@ -368,6 +368,57 @@ TEST(ServerCodec, WelcomeCarriesTheRoomName) {
   EXPECT_EQ(msg.welcome().room(), "arena");
 }
 
+TEST(ServerCodec, SteeringTraceRoundTripsBitForBitAndRejectsBadNumbers) {
+  sim::SteeringTrace t;
+  t.agent = sim::AgentId{0x300005u};
+  t.tick = 777;
+  t.group = 2;
+  t.count = 3;
+  t.behaviors[0] = {sim::BehaviorType::kSeparation, true, {{0.1, -2.5e-7}, 0}, 1.5};
+  t.behaviors[1] = {sim::BehaviorType::kDynamicWander, false, {}, 0.25};
+  t.behaviors[2] = {sim::BehaviorType::kAlign, true, {{0, 0}, -3.0000000000000004}, 2};
+  t.result = {{1.0 / 3.0, -7.125}, 0.5};
+  std::string bytes;
+  encode_steering_trace(t, bytes);
+  v1::ServerMessage msg;
+  ASSERT_TRUE(decode_server_message(bytes_of(bytes), msg).ok());
+  ASSERT_EQ(msg.payload_case(), v1::ServerMessage::kSteeringTrace);
+  EXPECT_TRUE(msg.steering_trace().available());
+  EXPECT_EQ(msg.steering_trace().behaviours(0).type(), "separation");
+  sim::SteeringTrace back;
+  ASSERT_TRUE(decode_steering_trace(msg.steering_trace(), back).ok());
+  EXPECT_EQ(back.agent, t.agent);
+  EXPECT_EQ(back.tick, 777u);
+  EXPECT_EQ(back.group, 2);
+  ASSERT_EQ(back.count, 3);
+  for (int q = 0; q < 3; ++q) {
+    EXPECT_EQ(back.behaviors[q].type, t.behaviors[q].type);
+    EXPECT_EQ(back.behaviors[q].evaluated, t.behaviors[q].evaluated);
+    EXPECT_EQ(back.behaviors[q].raw.linear, t.behaviors[q].raw.linear);
+    EXPECT_EQ(back.behaviors[q].raw.angular, t.behaviors[q].raw.angular);
+    EXPECT_EQ(back.behaviors[q].weight, t.behaviors[q].weight);
+  }
+  EXPECT_EQ(back.result.linear, t.result.linear);
+  EXPECT_EQ(back.result.angular, t.result.angular);
+  // Refused: a NaN, an unknown behaviour, too many behaviours.
+  v1::SteeringTrace bad = msg.steering_trace();
+  bad.mutable_behaviours(1)->mutable_linear()->set_x(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(decode_steering_trace(bad, back).status, Status::kNotFinite);
+  bad = msg.steering_trace();
+  bad.mutable_behaviours(0)->set_type("teleport");
+  EXPECT_EQ(decode_steering_trace(bad, back).status, Status::kBadEnum);
+  bad = msg.steering_trace();
+  while (bad.behaviours_size() <= sim::kMaxBehaviors) *bad.add_behaviours() = bad.behaviours(0);
+  EXPECT_EQ(decode_steering_trace(bad, back).status, Status::kTooBig);
+  // The refusal carries only the agent.
+  bytes.clear();
+  encode_trace_unavailable(9, 10, bytes);
+  ASSERT_TRUE(decode_server_message(bytes_of(bytes), msg).ok());
+  EXPECT_FALSE(msg.steering_trace().available());
+  EXPECT_EQ(msg.steering_trace().agent_id(), 9u);
+  EXPECT_EQ(msg.steering_trace().behaviours_size(), 0);
+}
+
 TEST(ServerCodec, GroupUpdateRoundTripsTheWholeGroup) {
   const sim::Scenario s = distinct_scenario();
   std::string bytes;

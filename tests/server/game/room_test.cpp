@@ -598,5 +598,116 @@ TEST(Room, BotsPlayWithoutConnections) {
   EXPECT_EQ(moved, 3u);
 }
 
+/// The SteeringTrace messages a sink received, in order.
+std::vector<v1::SteeringTrace> traces_of(const FakeSink& sink) {
+  std::vector<v1::SteeringTrace> out;
+  for (const auto& m : sink.messages)
+    if (m.has_steering_trace()) out.push_back(m.steering_trace());
+  return out;
+}
+
+TEST(Room, InspectorGetsTheWorldsOwnSteeringTraceWithEachSnapshot) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  auto sink = std::make_shared<FakeSink>();
+  room.join(1, sink, spectator());
+  // A twin world of the room's scenario, traced independently: the room must send its numbers.
+  sim::World twin(room.scenario());
+  const sim::AgentId id = room.world().id_at(3);
+  const sim::AgentId ids[] = {id};
+  twin.set_traced(ids);
+  room.inspect(1, id.value);
+  std::vector<sim::SteeringTrace> want;
+  for (int t = 0; t < 30; ++t) {
+    room.tick();
+    twin.step();
+    want.push_back(twin.traces()[0]);
+  }
+  ASSERT_EQ(room.world().state_hash(), twin.state_hash());
+  const std::vector<v1::SteeringTrace> got = traces_of(*sink);
+  ASSERT_EQ(got.size(), 10u) << "one trace with each of the 10 snapshots of 30 ticks at 60/20 Hz";
+  for (const v1::SteeringTrace& g : got) {
+    const sim::SteeringTrace& w = want[static_cast<std::size_t>(g.server_tick() - 1)];
+    EXPECT_EQ(g.server_tick(), w.tick);
+    EXPECT_EQ(g.agent_id(), id.value);
+    EXPECT_TRUE(g.available());
+    EXPECT_EQ(g.group(), 0);
+    ASSERT_EQ(g.behaviours_size(), w.count);
+    ASSERT_GT(w.count, 0);
+    for (std::int32_t q = 0; q < w.count; ++q) {
+      EXPECT_EQ(g.behaviours(q).type(), sim::behavior_name(sim::composition_of(room.scenario().groups[0]).behaviors[static_cast<std::size_t>(q)].type));
+      EXPECT_EQ(g.behaviours(q).evaluated(), w.behaviors[q].evaluated);
+      EXPECT_EQ(g.behaviours(q).linear().x(), w.behaviors[q].raw.linear.x);
+      EXPECT_EQ(g.behaviours(q).linear().y(), w.behaviors[q].raw.linear.y);
+      EXPECT_EQ(g.behaviours(q).weight(), w.behaviors[q].weight);
+    }
+    EXPECT_EQ(g.linear().x(), w.result.linear.x);
+    EXPECT_EQ(g.linear().y(), w.result.linear.y);
+  }
+  // A flock member really steers: some output is non-zero (so the equalities above bite).
+  bool moving = false;
+  for (const v1::SteeringTrace& g : got) moving = moving || g.linear().x() != 0 || g.linear().y() != 0;
+  EXPECT_TRUE(moving);
+
+  // Stopping: no more traces; another agent: its traces.
+  room.inspect(1, 0);
+  for (int t = 0; t < 6; ++t) room.tick();
+  EXPECT_EQ(traces_of(*sink).size(), 10u);
+  room.inspect(1, room.world().id_at(5).value);
+  for (int t = 0; t < 6; ++t) room.tick();
+  const std::vector<v1::SteeringTrace> after = traces_of(*sink);
+  ASSERT_EQ(after.size(), 12u);
+  EXPECT_EQ(after.back().agent_id(), room.world().id_at(5).value);
+}
+
+TEST(Room, InspectingMoreAgentsThanTheTraceLimitIsRefusedOnceAndHarmsNobody) {
+  sim::Scenario s = calm_world();
+  s.groups[0].count = 40;
+  Room room(config(), s, nullptr, nullptr);
+  std::vector<std::shared_ptr<FakeSink>> sinks;
+  const std::int32_t n = sim::kMaxTraced + 2;
+  for (std::int32_t c = 0; c < n; ++c) {
+    sinks.push_back(std::make_shared<FakeSink>());
+    room.join(static_cast<ConnectionId>(c + 1), sinks.back(), spectator());
+    room.inspect(static_cast<ConnectionId>(c + 1), room.world().id_at(c).value);
+  }
+  // Two connections on one agent count once.
+  auto twin = std::make_shared<FakeSink>();
+  room.join(100, twin, spectator());
+  room.inspect(100, room.world().id_at(0).value);
+  for (int t = 0; t < 9; ++t) room.tick();
+  for (std::int32_t c = 0; c < n; ++c) {
+    const std::vector<v1::SteeringTrace> got = traces_of(*sinks[static_cast<std::size_t>(c)]);
+    if (c < sim::kMaxTraced) {
+      ASSERT_EQ(got.size(), 3u) << "connection " << c;
+      EXPECT_TRUE(got[0].available());
+      EXPECT_GT(got[0].behaviours_size(), 0);
+    } else {
+      ASSERT_EQ(got.size(), 1u) << "refused once, not with every snapshot";
+      EXPECT_FALSE(got[0].available());
+      EXPECT_EQ(got[0].behaviours_size(), 0);
+    }
+    EXPECT_EQ(sinks[static_cast<std::size_t>(c)]->snapshots.size(), 3u);
+  }
+  EXPECT_EQ(traces_of(*twin).size(), 3u);
+  // A traced connection leaves: the first waiting connection gets its place (the others keep
+  // theirs: places are never reshuffled), and the next one still waits.
+  room.leave(2);
+  for (int t = 0; t < 3; ++t) room.tick();
+  EXPECT_TRUE(traces_of(*sinks[static_cast<std::size_t>(sim::kMaxTraced)]).back().available());
+  EXPECT_EQ(traces_of(*sinks[static_cast<std::size_t>(sim::kMaxTraced + 1)]).size(), 1u);
+  EXPECT_EQ(traces_of(*sinks[2]).size(), 4u);
+}
+
+TEST(Room, InspectBeforeJoinOrOfAGoneAgentIsHarmless) {
+  Room room(config(), calm_world(), nullptr, nullptr);
+  room.inspect(7, room.world().id_at(0).value);  // no such connection: ignored
+  auto sink = std::make_shared<FakeSink>();
+  room.join(1, sink, spectator());
+  room.inspect(1, 0xFFFFFu);  // no such agent: traced as gone
+  for (int t = 0; t < 3; ++t) room.tick();
+  const std::vector<v1::SteeringTrace> got = traces_of(*sink);
+  ASSERT_EQ(got.size(), 0u) << "a gone agent has no steering to report";
+}
+
 }  // namespace
 }  // namespace flockstep::server::game

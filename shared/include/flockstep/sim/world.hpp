@@ -39,6 +39,7 @@
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/scenario.hpp"
 #include "flockstep/sim/task_runner.hpp"
+#include "flockstep/sim/trace.hpp"
 
 namespace flockstep::sim {
 
@@ -122,27 +123,10 @@ class World {
   FlockKernel flock_kernel() const { return flock_kernel_; }
 
   // ---- steering traces: what each behaviour of a composition contributed (the inspector) ----
-  /// Most agents traced at once. Tracing keeps the raw output of every behaviour of the traced
-  /// agents' batches (one extra store per behaviour and agent of those batches only), so the
-  /// cost grows with the number traced; 16 covers a room's inspecting clients.
-  static constexpr std::int32_t kMaxTraced = 16;
-  /// One force-model agent's steering in one step: each behaviour's raw output as its kernel
-  /// produced it (before weights and the combiner) and the combined output the agent then
-  /// integrated (N for vehicles, m/s^2 and rad/s^2 for the steering model).
-  struct BehaviorTrace {
-    bool evaluated = false;          ///< produced an output; false: skipped by the combiner (decided, budget
-                                     ///< full, dither, weight 0) or nothing to say (no target, no obstacle near)
-    behavior::SteeringOutput raw;    ///< its kernel's output (zero when not evaluated)
-    real weight = 0;                 ///< its weight in the composition at that step
-  };
-  struct SteeringTrace {
-    AgentId agent;                   ///< the traced agent (invalid: none)
-    std::uint64_t tick = 0;          ///< tick() after the step whose steering this is; 0 = none yet
-    std::int32_t group = -1;         ///< its group (-1: not found or not a scripted agent)
-    std::int32_t count = 0;          ///< behaviours in the group's composition (0: a one-controller model)
-    BehaviorTrace behaviors[kMaxBehaviors];
-    behavior::SteeringOutput result; ///< what the combiner (and T07's actuator) produced
-  };
+  /// Most agents traced at once (trace.hpp says what a trace costs).
+  static constexpr std::int32_t kMaxTraced = sim::kMaxTraced;
+  using BehaviorTrace = sim::BehaviorTrace;
+  using SteeringTrace = sim::SteeringTrace;
   /// Trace these agents from the next step on (at most kMaxTraced; extra ids are ignored; an
   /// empty span stops tracing). Tracing never changes the simulation (a test compares hashes).
   void set_traced(std::span<const AgentId> agents);
