@@ -66,6 +66,7 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   h.on_lost = [this](const std::string&) { input_.clear(); };
   h.on_refused = [this](const std::string& reason) { on_refused(reason); };
   h.on_group_update = [this](const v1::GroupUpdate& u) { apply_group_update(u); };
+  h.on_steering_trace = [this](const v1::SteeringTrace& t) { on_steering_trace(t); };
   session_.configure(url_, std::move(h));
   have_world_ = false;
   predictor_.reset();
@@ -73,6 +74,7 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   stats_.reset();
   captures_ = 0;
   inspect_id_ = 0;
+  trace_ = {};
   follow_id_ = 0;
   scores_.clear();
   welcome_room_.clear();
@@ -173,6 +175,27 @@ bool Viewer::rebuild_scenario(const v1::WorldSpec& spec) {
 }
 
 /// ServerMessage.group_update: replace WorldSpec.groups[group] (live tuning, or a recording).
+void Viewer::on_steering_trace(const v1::SteeringTrace& t) {
+  if (t.agent_id() != inspect_id_) return;  // an answer for the agent inspected before
+  sim::SteeringTrace tr;
+  if (!t.available()) {
+    tr.agent = sim::AgentId{t.agent_id()};
+    tr.tick = t.server_tick();
+    trace_ = tr;
+    trace_available_ = false;
+    trace_source_ = "server";
+    return;
+  }
+  const codec::Result r = codec::decode_steering_trace(t, tr);
+  if (!r.ok()) {
+    toast("bad steering trace: " + r.detail);
+    return;
+  }
+  trace_ = tr;
+  trace_available_ = true;
+  trace_source_ = "server";
+}
+
 bool Viewer::apply_group_update(const v1::GroupUpdate& u) {
   if (u.group() < 0 || u.group() >= world_spec_.groups_size()) return false;
   v1::WorldSpec spec = world_spec_;
@@ -395,6 +418,8 @@ void Viewer::frame(double now) {
   frames_window_.add(now);
 
   session_.update(now);
+  // The inspector: the server traces the inspected agent while the panel shows it.
+  if (!lab_ && !replay_) session_.set_inspect(inspect_id_);
   input_ticks(frame_ms);
   if (bench_n_ > 0) bench_step(frame_ms, now);
   if (lab_) lab_step(frame_ms, now);

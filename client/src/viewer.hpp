@@ -157,6 +157,14 @@ class Viewer {
   void build_instances(const Camera& cam, bool minimap);
   void annotate(const Camera& cam);
   void build_labels();
+  /// The inspected agent's force breakdown as world-space arrows (each evaluated behaviour's
+  /// weighted output, then the combined result), scaled by force_arrow_px so they read at any zoom.
+  struct ForceArrow {
+    Vec2 from, to;
+    std::string label;
+    Rgba color;
+  };
+  std::vector<ForceArrow> inspector_arrows() const;
   void publish(double now);
   void toast(const std::string& msg);
   double css_scale() const;
@@ -248,6 +256,11 @@ class Viewer {
   Camera cam_;
   std::uint32_t follow_id_ = 0;
   std::uint32_t inspect_id_ = 0;       // agent shown in the inspector (0 = none)
+  // The inspected agent's newest steering trace: from the server (SteeringTrace) or the lab's World.
+  sim::SteeringTrace trace_{};
+  bool trace_available_ = true;        // false: the room refused (it traces its 16 agents already)
+  const char* trace_source_ = "";      // "server" or "lab"
+  void on_steering_trace(const v1::SteeringTrace& t);
   bool annotations_ = false;
   std::uint32_t annotation_mask_ = 0x1F;  // per AgentKind bit
   std::uint32_t layer_mask_ = (1u << kLayerCount) - 1;  // per Layer bit

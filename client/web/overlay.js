@@ -71,6 +71,27 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
   legend.open = prefs.legendOpen !== undefined ? prefs.legendOpen : window.innerWidth >= 900;
   legend.addEventListener('toggle', () => { prefs.legendOpen = legend.open; savePrefs(prefs); });
 
+  // The behaviours with their weights and, once a trace arrived, this step's output of each
+  // (the server's numbers, or the lab World's), drawn on the canvas as labelled arrows.
+  function forcesHtml(a) {
+    const comp = a.composition || [];
+    if (!comp.length) return '';
+    const f = a.behaviour_forces;
+    const len = (x, y) => Math.hypot(x, y).toFixed(2);
+    let head = '<tr><th>behaviour</th><th>weight</th><th>output</th></tr>';
+    let body = '';
+    comp.forEach((c, i) => {
+      const r = f && f.available && f.behaviours ? f.behaviours[i] : null;
+      const out = !f ? '…' : !f.available ? '—' : !r || !r.evaluated ? 'skipped' : `${len(r.x, r.y)} ${f.unit}`;
+      body += `<tr class="force-row" data-behaviour="${escapeHtml(c.type)}"><td><span class="swatch" style="background:${c.color}"></span>${escapeHtml(c.type)}</td>` +
+        `<td>${(+c.weight).toFixed(2)}</td><td>${out}</td></tr>`;
+    });
+    let foot = '';
+    if (f && f.available && f.result) foot = `<tr class="force-row"><td><span class="swatch" style="background:#fff"></span>steering</td><td></td><td>${len(f.result.x, f.result.y)} ${f.unit}</td></tr>`;
+    const note = !f ? 'waiting for the first trace' : !f.available ? 'the room traces 16 agents already' : `tick ${f.tick} · ${f.source}`;
+    return `<table class="forces">${head}${body}${foot}</table><div class="forces-note">${escapeHtml(note)}</div>`;
+  }
+
   function renderInspector(s) {
     const box = $('inspector');
     const a = s.inspector;
@@ -84,8 +105,10 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
       ['aim', `${f2(a.aim.x)}, ${f2(a.aim.y)}`], ['position', `${f2(a.position.x)}, ${f2(a.position.y)}`],
     ];
     if (a.name) rows.unshift(['name', a.name]);
+    if (a.model) rows.splice(rows.findIndex((r) => r[0] === 'technique') + 1, 0, ['model', a.model + (a.combiner ? ` · ${a.combiner}` : '')]);
     const html = `<div class="inspector-head"><b>#${a.id}</b><button id="inspector-close" type="button" title="Close (Esc)">×</button></div>` +
-      `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td data-field="${k}">${escapeHtml(v)}</td></tr>`).join('')}</table>`;
+      `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td data-field="${k}">${escapeHtml(v)}</td></tr>`).join('')}</table>` +
+      forcesHtml(a);
     if (box.dataset.html !== html) { box.innerHTML = html; box.dataset.html = html; }
   }
   $('inspector').addEventListener('click', (e) => {

@@ -88,9 +88,18 @@ void Viewer::lab_step(double frame_ms, double now) {
     }
     if (lab.accum_ms > dt_ms_) lab.accum_ms = dt_ms_;
   }
+  // The inspector: the lab's World traces the inspected agent itself (no server to ask).
+  const sim::AgentId traced{inspect_id_};
+  if (inspect_id_ != 0) lab.world->set_traced(std::span<const sim::AgentId>(&traced, 1));
+  else lab.world->set_traced({});
   for (std::int32_t k = 0; k < steps; ++k) {
     const double t0 = emscripten_get_now();
     lab.world->step();
+    if (!lab.world->traces().empty() && lab.world->traces()[0].tick == lab.world->tick()) {
+      trace_ = lab.world->traces()[0];
+      trace_available_ = true;
+      trace_source_ = "lab";
+    }
     lab.sim_ms = lab.sim_ms * 0.9 + (emscripten_get_now() - t0) * 0.1;
     lab_push(now);
   }

@@ -120,6 +120,7 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
         else receiver_.reset();
       }
       if (role_ == codec::Role::kSpectator) view_dirty_ = view_dirty_ || view_.max_x > view_.min_x;
+      inspect_sent_ = 0;  // a new connection: the room traces nothing for it yet
       if (handlers_.on_welcome) handlers_.on_welcome(welcome_, resumed);
       break;
     }
@@ -176,6 +177,9 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
       if (last_close_.empty()) last_close_ = "server closed the connection";
       if (msg_.close().code() == v1::Close::CODE_BAD_RESUME) server_said_bad_resume_ = true;
       if (msg_.close().code() == v1::Close::CODE_UNKNOWN_ROOM) refused_ = true;
+      break;
+    case v1::ServerMessage::kSteeringTrace:
+      if (state_ == LinkState::kLive && handlers_.on_steering_trace) handlers_.on_steering_trace(msg_.steering_trace());
       break;
     case v1::ServerMessage::kGroupUpdate:
       if (state_ == LinkState::kLive && handlers_.on_group_update) handlers_.on_group_update(msg_.group_update());
@@ -255,6 +259,12 @@ bool Session::send_inputs(std::span<const codec::InputFrame> frames) {
   out_.clear();
   if (!codec::encode_input(frames, out_)) return false;
   return conn_.send(out_);
+}
+
+void Session::set_inspect(std::uint32_t agent) {
+  if (state_ != LinkState::kLive || agent == inspect_sent_) return;
+  out_.clear();
+  if (codec::encode_inspect(agent, out_) && conn_.send(out_)) inspect_sent_ = agent;
 }
 
 void Session::set_view(const codec::ViewRect& view) {

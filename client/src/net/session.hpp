@@ -58,6 +58,8 @@ class Session {
     std::function<void(const v1::GroupUpdate& u)> on_group_update;
     /// The server refused the join for good (no such room, or no room left): no retry follows.
     std::function<void(const std::string& reason)> on_refused;
+    /// The steering breakdown of the agent this client inspects (set_inspect).
+    std::function<void(const v1::SteeringTrace& t)> on_steering_trace;
   };
 
   /// `url`: ws://host:port/ws.
@@ -105,6 +107,9 @@ class Session {
   std::uint32_t bad_messages() const { return bad_messages_; }
   /// Delta snapshots whose baseline was gone (a full one was requested) since start().
   std::uint32_t baseline_misses() const { return baseline_misses_; }
+  /// Ask for agent `agent`'s steering breakdown (0 = none). Cheap to call every frame: an
+  /// Inspect goes out when the wish changes, and again after every (re)join.
+  void set_inspect(std::uint32_t agent);
   /// Set the view rectangle (area of interest) sent with the next Ack; spectators only.
   void set_view(const codec::ViewRect& view);
 
@@ -133,6 +138,7 @@ class Session {
   codec::SnapshotReceiver receiver_;  // frames of the last 32 snapshots (delta baselines)
   codec::ViewRect view_{};
   bool view_dirty_ = false;
+  std::uint32_t inspect_sent_ = 0;  // the agent the server traces for this connection
   std::uint32_t baseline_misses_ = 0;
   std::string out_;        // reused for encoding
   double now_ms_ = 0;

@@ -1,5 +1,6 @@
 #include "ui/inspector.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "view/palette.hpp"
@@ -38,8 +39,14 @@ const char* state_label(sim::BehaviorState s) {
   }
 }
 
+double force_arrow_px(math::Vec2 v, double budget) {
+  const double len = std::sqrt(v.x * v.x + v.y * v.y);
+  if (!(budget > 0) || !(len > 0)) return 0;
+  return std::min(len / budget, 2.0) * kForceArrowPx;
+}
+
 InspectorData make_inspector(const DrawAgent& a, const sim::Scenario& s, const std::string& name,
-                             const DrawAgent* target) {
+                             const DrawAgent* target, const sim::SteeringTrace* trace, bool trace_available) {
   InspectorData d;
   d.id = a.id;
   d.name = name;
@@ -55,6 +62,48 @@ InspectorData make_inspector(const DrawAgent& a, const sim::Scenario& s, const s
     d.group = g->name;
     d.technique = sim::technique_name(g->technique);
     d.max_speed = g->max_speed;
+    const sim::Model model = sim::model_of(*g);  // presets name their model through the technique
+    d.model = sim::model_name(model);
+    const bool composed = model == sim::Model::kVehicle || model == sim::Model::kSteering;
+    if (composed) {
+      // The composition the world runs (presets expanded), in its order: the trace's order.
+      const sim::Composition c = sim::composition_of(*g);
+      d.combiner = sim::combiner_name(c.combiner);
+      for (std::size_t q = 0; q < c.behaviors.size(); ++q) {
+        BehaviourRow row;
+        row.type = sim::behavior_name(c.behaviors[q].type);
+        row.weight = c.behaviors[q].weight;
+        row.priority = c.behaviors[q].priority;
+        row.color = palette::kBehaviour[q % 8];
+        d.composition.push_back(std::move(row));
+      }
+      if (trace != nullptr && trace->agent.value == a.id) {
+        ForceBreakdown f;
+        f.available = trace_available;
+        f.tick = trace->tick;
+        const bool vehicle = model == sim::Model::kVehicle;
+        f.unit = vehicle ? "N" : "m/s\xC2\xB2";
+        f.budget = vehicle ? g->max_force : g->max_force / g->mass;
+        if (trace_available) {
+          for (std::int32_t q = 0; q < trace->count; ++q) {
+            const sim::BehaviorTrace& b = trace->behaviors[q];
+            BehaviourRow row;
+            row.type = sim::behavior_name(b.type);
+            row.weight = b.weight;
+            row.priority = static_cast<std::size_t>(q) < d.composition.size() ? d.composition[static_cast<std::size_t>(q)].priority : 0;
+            row.evaluated = b.evaluated;
+            row.raw = b.raw.linear;
+            row.weighted = b.raw.linear * b.weight;
+            row.angular = b.raw.angular;
+            row.color = palette::kBehaviour[q % 8];
+            f.behaviours.push_back(std::move(row));
+          }
+          f.result = trace->result.linear;
+          f.result_angular = trace->result.angular;
+        }
+        d.behaviour_forces = std::move(f);
+      }
+    }
   }
   if (target != nullptr && target->id == a.target)
     if (const sim::GroupSpec* tg = group_of(s, target->group)) d.target_group = tg->name;

@@ -14,8 +14,38 @@
 
 namespace flockstep::client {
 
-/// The inspected agent. Only what the client really knows: its snapshot state and its group's
-/// scenario entry.
+/// One behaviour of the inspected agent's composition, and its output in the traced step.
+struct BehaviourRow {
+  std::string type;          ///< scenario-file name ("separation", ...)
+  double weight = 0;
+  std::int32_t priority = 0; ///< T80 group
+  bool evaluated = false;    ///< it produced an output in the traced step
+  math::Vec2 raw;            ///< its output, in ForceBreakdown::unit
+  math::Vec2 weighted;       ///< raw * weight: its share of a blend, the vector drawn
+  double angular = 0;        ///< raw angular output, rad/s^2
+  Rgba color;
+};
+
+/// The server's (or the lab's World's) steering trace of the inspected agent for one step:
+/// numbers taken as computed, never recomputed by the client.
+struct ForceBreakdown {
+  std::uint64_t tick = 0;    ///< snapshot tick that step produced
+  bool available = true;     ///< false: the room traces its sim::kMaxTraced agents already
+  std::string unit;          ///< "N" (vehicle model) or "m/s²" (steering model)
+  double budget = 0;         ///< the combiner's clip in that unit (max_force, or max_force / mass)
+  std::vector<BehaviourRow> behaviours;
+  math::Vec2 result;         ///< what the combiner produced
+  double result_angular = 0;
+};
+
+/// Drawn length of a force-breakdown vector: a vector as long as the budget is kForceArrowPx
+/// CSS px, longer ones up to twice that, so every arrow stays readable at any zoom.
+inline constexpr double kForceArrowPx = 56;
+/// Screen length (CSS px) of a breakdown vector `v` with clip `budget`.
+double force_arrow_px(math::Vec2 v, double budget);
+
+/// The inspected agent. Only what the client really knows: its snapshot state, its group's
+/// scenario entry and the steering trace the server (or the lab) computed for it.
 struct InspectorData {
   std::uint32_t id = 0;
   std::string name;         ///< display name (players whose presence the client saw), else empty
@@ -23,6 +53,9 @@ struct InspectorData {
   std::int32_t group_index = -1;
   std::string kind;         ///< "pursuer", ...
   std::string technique;    ///< as named in the scenario ("seek", "tile_patrol", ...)
+  std::string model;        ///< movement model ("vehicle", "steering", "craft", ...)
+  std::string combiner;     ///< how the behaviours combine ("running_sum", ...; empty: one controller)
+  std::vector<BehaviourRow> composition;  ///< the group's behaviours with weights (outputs unset)
   std::string state;        ///< "intercepting", "patrolling", ... or "none"
   double speed = 0;         ///< m/s
   double max_speed = 0;     ///< the group's, m/s (0 = unknown)
@@ -30,17 +63,20 @@ struct InspectorData {
   math::Vec2 position, aim;
   std::uint32_t target = 0;      ///< 0 = none
   std::string target_group;      ///< the target's group when it is drawn
-  /// Per-behaviour force breakdown: not sent by the server yet (behaviour composition). Stays
-  /// empty until it is, so the panel never shows invented numbers.
-  std::optional<std::vector<std::pair<std::string, math::Vec2>>> behaviour_forces;
+  /// The per-behaviour breakdown of the newest trace of this agent; empty until one arrived (or
+  /// for one-controller models), so the panel never shows invented numbers.
+  std::optional<ForceBreakdown> behaviour_forces;
 };
 
 /// Name of a behaviour state for people ("line-of-sight fallback", ...).
 const char* state_label(sim::BehaviorState s);
 
-/// Build the inspector of `a`; `target` is the drawn target agent (nullptr if not drawn).
+/// Build the inspector of `a`; `target` is the drawn target agent (nullptr if not drawn);
+/// `trace` the newest steering trace received for it (nullptr: none; used only when its agent
+/// is `a`), `trace_available` false when the server refused to trace it.
 InspectorData make_inspector(const DrawAgent& a, const sim::Scenario& s, const std::string& name,
-                             const DrawAgent* target);
+                             const DrawAgent* target, const sim::SteeringTrace* trace = nullptr,
+                             bool trace_available = true);
 
 /// One row of the legend.
 struct LegendEntry {

@@ -262,21 +262,37 @@ void Viewer::publish(double now) {
   if (const DrawAgent* a = inspect_id_ ? drawn(inspect_id_) : nullptr) {
     const auto name = names_.find(a->id);
     const InspectorData d = make_inspector(*a, scenario_, name != names_.end() ? name->second : std::string(),
-                                           a->target ? drawn(a->target) : nullptr);
+                                           a->target ? drawn(a->target) : nullptr, &trace_, trace_available_);
     json target = nullptr;
     if (d.target != 0) {
       target = {{"id", d.target}};
       if (!d.target_group.empty()) target["group"] = d.target_group;
     }
-    json forces = nullptr;  // null until the server sends the per-behaviour breakdown
-    if (d.behaviour_forces)
-      for (const auto& [behaviour, force] : *d.behaviour_forces) forces[behaviour] = {{"x", num(force.x)}, {"y", num(force.y)}};
+    // The composition (from the scenario) and this step's breakdown (from the server's or the
+    // lab's trace, numbers unchanged: the e2e test compares them with the server's).
+    json composition = json::array();
+    for (const BehaviourRow& r : d.composition)
+      composition.push_back({{"type", r.type}, {"weight", num(r.weight)}, {"priority", r.priority}, {"color", hex(r.color)}});
+    json forces = nullptr;  // null until a trace of this agent arrived
+    if (d.behaviour_forces) {
+      const ForceBreakdown& fb = *d.behaviour_forces;
+      json rows = json::array();
+      for (const BehaviourRow& r : fb.behaviours)
+        rows.push_back({{"type", r.type}, {"weight", r.weight}, {"evaluated", r.evaluated}, {"x", r.raw.x}, {"y", r.raw.y},
+                        {"angular", r.angular}, {"wx", r.weighted.x}, {"wy", r.weighted.y}, {"color", hex(r.color)}});
+      forces = {{"tick", fb.tick}, {"available", fb.available}, {"source", trace_source_}, {"unit", fb.unit},
+                {"budget", fb.budget}, {"behaviours", std::move(rows)},
+                {"result", {{"x", fb.result.x}, {"y", fb.result.y}, {"angular", fb.result_angular}}}};
+    }
     j["inspector"] = {{"id", d.id},
                       {"name", d.name},
                       {"group", d.group},
                       {"group_index", d.group_index},
                       {"kind", d.kind},
                       {"technique", d.technique},
+                      {"model", d.model},
+                      {"combiner", d.combiner},
+                      {"composition", std::move(composition)},
                       {"state", d.state},
                       {"speed", num(d.speed)},
                       {"max_speed", num(d.max_speed)},

@@ -31,6 +31,7 @@ struct Camera {
 /// RGBA, 8 bits per channel.
 struct Rgba {
   std::uint8_t r = 255, g = 255, b = 255, a = 255;
+  friend constexpr bool operator==(Rgba, Rgba) = default;
 };
 
 /// One drawn shape: position (m), its +x axis (the unit direction scaled by the size, m per

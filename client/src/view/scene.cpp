@@ -8,6 +8,7 @@
 
 #include "flockstep/behavior/avoid.hpp"
 #include "flockstep/math/angle.hpp"
+#include "ui/inspector.hpp"
 #include "view/palette.hpp"
 #include "viewer.hpp"
 
@@ -173,6 +174,11 @@ void Viewer::build_labels() {
   if (screen_ == Screen::kPlay && predictor_.has_state()) {
     const Vec2 s = at(own_pose().position);
     c.push_back({name_ + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
+  }
+  // The inspected agent's force vectors, each named at its tip.
+  for (const ForceArrow& f : inspector_arrows()) {
+    const Vec2 s = at(f.to);
+    c.push_back({f.label, s.x, s.y, 4, f.color});
   }
   // Captions of the layers (path and pattern names, spawn areas) below every agent label.
   for (const WorldCaption& cap : layers_.captions) {
@@ -396,6 +402,29 @@ void Viewer::annotate(const Camera& cam) {
   gl_.draw_lines(lines_);
 }
 
+std::vector<Viewer::ForceArrow> Viewer::inspector_arrows() const {
+  std::vector<ForceArrow> out;
+  const DrawAgent* f = inspect_id_ ? drawn(inspect_id_) : nullptr;
+  if (!f || trace_.agent.value != inspect_id_ || !trace_available_ || cam_.zoom <= 0) return out;
+  const InspectorData d = make_inspector(*f, scenario_, "", nullptr, &trace_, trace_available_);
+  if (!d.behaviour_forces) return out;
+  const ForceBreakdown& b = *d.behaviour_forces;
+  const double px_to_m = css_scale() / cam_.zoom;  // CSS px -> device px -> m
+  auto arrow = [&](Vec2 v, std::string label, Rgba c) {
+    const double px = force_arrow_px(v, b.budget);
+    if (px < 1) return;  // nothing to draw (and no label for it)
+    out.push_back({f->position, f->position + math::normalized(v) * (px * px_to_m), std::move(label), c});
+  };
+  for (const BehaviourRow& r : b.behaviours) {
+    if (!r.evaluated) continue;
+    char w[32];
+    std::snprintf(w, sizeof w, " \xC3\x97%g", r.weight);
+    arrow(r.weighted, r.type + w, r.color);
+  }
+  arrow(b.result, "steering", palette::kSteeringResult);
+  return out;
+}
+
 void Viewer::render() {
   int w = cam_.width, h = cam_.height;
   gl_.begin_frame(w, h, palette::kBackground);
@@ -418,6 +447,14 @@ void Viewer::render() {
     if (f->target != 0) {
       if (const DrawAgent* t = drawn(f->target)) line(f->position, t->position, {255, 90, 79, 230});
       else if (f->target == entity_ && predictor_.has_state()) line(f->position, own_pose().position, {255, 90, 79, 230});
+    }
+    // Each behaviour's share of this step's steering and the result, as arrows (heads 7 px).
+    const double head = 7 * css_scale() / cam_.zoom;
+    for (const ForceArrow& a : inspector_arrows()) {
+      line(a.from, a.to, a.color);
+      const Vec2 back = math::normalized(a.from - a.to) * head;
+      line(a.to, a.to + math::rotate(back, 0.45), a.color);
+      line(a.to, a.to + math::rotate(back, -0.45), a.color);
     }
     gl_.draw_lines(lines_);
   }

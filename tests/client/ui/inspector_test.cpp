@@ -54,7 +54,86 @@ TEST(Inspector, ShowsTheAgentsGroupTechniqueStateAndTarget) {
   EXPECT_EQ(d.target, 7u);
   EXPECT_EQ(d.target_group, "rabbit");
   EXPECT_DOUBLE_EQ(d.aim.x, 5);
-  EXPECT_FALSE(d.behaviour_forces.has_value());  // the server does not send them yet
+  EXPECT_FALSE(d.behaviour_forces.has_value());  // no trace received: nothing invented
+  EXPECT_EQ(d.model, "vehicle");
+  ASSERT_FALSE(d.composition.empty());  // the preset's behaviours, as the world runs them
+}
+
+/// A steering-model group of two behaviours and a trace of its agent 9.
+sim::Scenario pair_group() {
+  sim::Scenario s;
+  sim::GroupSpec g;
+  g.name = "pair";
+  g.kind = sim::AgentKind::kWanderer;
+  g.technique = sim::Technique::kComposed;
+  g.model = sim::Model::kSteering;
+  g.mass = 2;
+  g.max_force = 10;
+  sim::BehaviorSpec a, b;
+  a.type = sim::BehaviorType::kDynamicSeek;
+  a.weight = 1;
+  b.type = sim::BehaviorType::kSeparation;
+  b.weight = 0.5;
+  b.priority = 1;
+  g.compose.behaviors = {a, b};
+  g.compose.combiner = sim::Combiner::kBlend;
+  s.groups = {g};
+  return s;
+}
+
+sim::SteeringTrace trace_of_9() {
+  sim::SteeringTrace t;
+  t.agent = sim::AgentId{9};
+  t.tick = 42;
+  t.group = 0;
+  t.count = 2;
+  t.behaviors[0] = {sim::BehaviorType::kDynamicSeek, true, {{3, 4}, 0}, 1};
+  t.behaviors[1] = {sim::BehaviorType::kSeparation, false, {}, 0.5};
+  t.result = {{3, 4}, 0.25};
+  return t;
+}
+
+TEST(Inspector, T77_BreakdownIsTheTraceUnchangedWithWeightsColoursAndUnit) {
+  DrawAgent a;
+  a.id = 9;
+  a.group = 0;
+  const sim::SteeringTrace t = trace_of_9();
+  const InspectorData d = make_inspector(a, pair_group(), "", nullptr, &t);
+  EXPECT_EQ(d.model, "steering");
+  EXPECT_EQ(d.combiner, "blend");
+  ASSERT_EQ(d.composition.size(), 2u);
+  EXPECT_EQ(d.composition[1].type, "separation");
+  EXPECT_EQ(d.composition[1].priority, 1);
+  ASSERT_TRUE(d.behaviour_forces.has_value());
+  const ForceBreakdown& f = *d.behaviour_forces;
+  EXPECT_EQ(f.tick, 42u);
+  EXPECT_EQ(f.unit, "m/s\xC2\xB2");
+  EXPECT_DOUBLE_EQ(f.budget, 5);  // max_force / mass
+  ASSERT_EQ(f.behaviours.size(), 2u);
+  EXPECT_EQ(f.behaviours[0].type, "dynamic_seek");
+  EXPECT_TRUE(f.behaviours[0].evaluated);
+  EXPECT_EQ(f.behaviours[0].raw, (math::Vec2{3, 4}));
+  EXPECT_FALSE(f.behaviours[1].evaluated);
+  EXPECT_DOUBLE_EQ(f.behaviours[1].weight, 0.5);
+  EXPECT_NE(f.behaviours[0].color, f.behaviours[1].color);
+  EXPECT_DOUBLE_EQ(f.result_angular, 0.25);
+  // A budget-long vector is kForceArrowPx long; longer ones stop at twice that.
+  EXPECT_DOUBLE_EQ(force_arrow_px({3, 4}, f.budget), kForceArrowPx);
+  EXPECT_DOUBLE_EQ(force_arrow_px({300, 400}, f.budget), 2 * kForceArrowPx);
+  EXPECT_DOUBLE_EQ(force_arrow_px({0, 0}, f.budget), 0);
+}
+
+TEST(Inspector, ATraceOfAnotherAgentOrARefusalShowsNoNumbers) {
+  DrawAgent a;
+  a.id = 10;
+  a.group = 0;
+  const sim::SteeringTrace t = trace_of_9();
+  EXPECT_FALSE(make_inspector(a, pair_group(), "", nullptr, &t).behaviour_forces.has_value());
+  a.id = 9;
+  const InspectorData refused = make_inspector(a, pair_group(), "", nullptr, &t, false);
+  ASSERT_TRUE(refused.behaviour_forces.has_value());
+  EXPECT_FALSE(refused.behaviour_forces->available);
+  EXPECT_TRUE(refused.behaviour_forces->behaviours.empty());
 }
 
 TEST(Inspector, UnknownGroupAndUndrawnTargetStayEmpty) {
