@@ -82,7 +82,8 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
     let body = '';
     comp.forEach((c, i) => {
       const r = f && f.available && f.behaviours ? f.behaviours[i] : null;
-      const out = !f ? '…' : !f.available ? '—' : !r || !r.evaluated ? 'skipped' : `${len(r.x, r.y)} ${f.unit}`;
+      const turn = r && Math.abs(r.angular) > 1e-9 ? ` ↻ ${r.angular.toFixed(2)} rad/s²` : '';
+      const out = !f ? '…' : !f.available ? '—' : !r || !r.evaluated ? 'skipped' : `${len(r.x, r.y)} ${f.unit}${turn}`;
       body += `<tr class="force-row" data-behaviour="${escapeHtml(c.type)}"><td><span class="swatch" style="background:${c.color}"></span>${escapeHtml(c.type)}</td>` +
         `<td>${(+c.weight).toFixed(2)}</td><td>${out}</td></tr>`;
     });

@@ -29,6 +29,7 @@ void Viewer::set_option(const std::string& name, double value) {
   else if (name == "labels") labels_mode_ = value < 0 ? -1 : (on ? 1 : 0);
   else if (name == "layers") layer_mask_ = static_cast<std::uint32_t>(value) & ((1u << kLayerCount) - 1);
   else if (name == "inspect") inspect_id_ = static_cast<std::uint32_t>(value);
+  else if (name == "follow") follow_id_ = inspect_id_ = static_cast<std::uint32_t>(value);  // as a click on it
   else {
     for (int i = 0; i < kLayerCount; ++i) {
       if (name != std::string("layer_") + layer_name(static_cast<Layer>(i))) continue;
