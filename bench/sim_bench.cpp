@@ -61,8 +61,9 @@ BENCHMARK(BM_FlockTick)
     ->Unit(benchmark::kMillisecond);
 
 // The mixed arena (every technique, walls, obstacles, an evasive player) on range(0) threads.
-void BM_ArenaTick(benchmark::State& state) {
-  const auto threads = static_cast<std::int32_t>(state.range(0));
+/// The mixed arena, stepped with `threads` threads; `traced` agents (0..kMaxTraced, spread over
+/// the world's dense order) have their steering traced as the inspector asks for.
+void arena_tick(benchmark::State& state, std::int32_t threads, std::int32_t traced) {
   fs::sim::World w(fs::sim::canonical::mixed());
   std::unique_ptr<fs::server::game::ThreadPool> pool;
   if (threads > 1) {
@@ -71,6 +72,9 @@ void BM_ArenaTick(benchmark::State& state) {
   }
   const fs::sim::AgentId player = w.add_player();
   for (int k = 0; k < 60; ++k) w.step();
+  std::vector<fs::sim::AgentId> ids;
+  for (std::int32_t t = 0; t < traced; ++t) ids.push_back(w.id_at(t * w.size() / traced));
+  w.set_traced(ids);
   for (auto _ : state) {
     w.set_input(player, fs::sim::canonical::evasive_input(w.tick()));
     w.step();
@@ -78,7 +82,14 @@ void BM_ArenaTick(benchmark::State& state) {
   state.counters["agents"] = w.size();
   state.SetItemsProcessed(state.iterations() * w.size());
 }
+
+void BM_ArenaTick(benchmark::State& state) { arena_tick(state, static_cast<std::int32_t>(state.range(0)), 0); }
 BENCHMARK(BM_ArenaTick)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+// The inspector's cost: the same arena with 16 agents traced (the most a room traces), 1 thread.
+void BM_ArenaTickTraced(benchmark::State& state) {
+  arena_tick(state, 1, static_cast<std::int32_t>(state.range(0)));
+}
+BENCHMARK(BM_ArenaTickTraced)->ArgName("traced")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Large worlds at a tick rate: budget_used = tick time / (1 / hz); below 1 the world keeps its
 // rate with the rest of the period left for snapshots. Arguments: agents, tick rate (Hz),

@@ -125,6 +125,35 @@ export interface GroupUpdate {
   count: number;
 }
 
+/** One behaviour's part of a SteeringTrace: its raw output before the weight. */
+export interface BehaviourOutput {
+  /** Scenario-file name ("separation", "dynamic_seek", ...). */
+  type: string;
+  weight: number;
+  /** It produced an output this step (false: skipped by the combiner, or nothing to say). */
+  evaluated: boolean;
+  /** N (vehicle model) or m/s^2 (steering model). */
+  linear: Vec2;
+  /** rad/s^2. */
+  angular: number;
+}
+
+/** An inspected agent's steering in one step, as the server computed it (inspect()). */
+export interface SteeringTrace {
+  /** The snapshot tick this step produced. */
+  serverTick: number;
+  agentId: number;
+  /** WorldSpec group index; -1: the agent is gone. */
+  group: number;
+  /** false: the room traces its 16 agents already; nothing else is set. */
+  available: boolean;
+  /** The group's composition order; empty for one-controller models (craft, tile, kinematic). */
+  behaviours: BehaviourOutput[];
+  /** The combined steering (same unit as the behaviours'). */
+  linear: Vec2;
+  angular: number;
+}
+
 export interface CloseInfo {
   code: CloseCode;
   /** The server's reason, or the WebSocket's. */
@@ -138,6 +167,7 @@ export interface ClientEvents {
   snapshot: Snapshot;
   events: Events;
   groupUpdate: GroupUpdate;
+  steeringTrace: SteeringTrace;
   pong: { rttMs: number; serverTick: number };
   close: CloseInfo;
   error: Error;
@@ -177,6 +207,8 @@ export declare class FlockstepClient {
   sendInput(control?: InputControl): number;
   /** Spectators: stream only the agents inside this rectangle (world metres; sides over 100 km are clamped). Throws for players or a bad rectangle. */
   setView(view: { min: Vec2; max: Vec2 }): void;
+  /** A steeringTrace event with each snapshot for this agent (0 stops). Throws for a non-uint32 id. */
+  inspect(agentId: number): void;
   ping(): Promise<{ rttMs: number; serverTick: number }>;
   close(): void;
 }

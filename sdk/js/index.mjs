@@ -49,7 +49,7 @@ export async function connect(url, options = {}) {
   return new FlockstepClient(ws, new module.Core());
 }
 
-/** One connection. Events: welcome, snapshot, events, groupUpdate, pong, close, error. */
+/** One connection. Events: welcome, snapshot, events, groupUpdate, steeringTrace, pong, close, error. */
 export class FlockstepClient {
   #ws;
   #core;
@@ -131,6 +131,18 @@ export class FlockstepClient {
       throw new Error('@flockstep/client: setView needs a spectator and a finite rectangle with min <= max');
   }
 
+  /**
+   * Ask for agent `agentId`'s per-behaviour steering breakdown: a `steeringTrace` event follows
+   * with each snapshot (the server's own numbers for that tick); 0 stops. One agent per
+   * connection; a room traces at most 16 (beyond that one trace with available = false).
+   */
+  inspect(agentId) {
+    if (this.#closed || !this.#welcome) return;
+    const bytes = this.#core.inspect(Number(agentId));
+    if (!bytes) throw new Error(`@flockstep/client: inspect needs an agent id (uint32), got ${agentId}`);
+    this.#ws.send(bytes);
+  }
+
   /** Round trip to the server: resolves with { rttMs, serverTick }. */
   ping() {
     if (this.#closed) return Promise.reject(new Error('@flockstep/client: connection closed'));
@@ -175,6 +187,9 @@ export class FlockstepClient {
         break;
       case 'group_update':
         this.#emit('groupUpdate', { serverTick: r.serverTick, group: r.group, name: r.name, count: r.count });
+        break;
+      case 'steering_trace':
+        this.#emit('steeringTrace', r.trace);
         break;
       case 'close':
         this.#serverClose = { code: r.code, reason: r.reason };

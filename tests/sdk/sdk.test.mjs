@@ -164,6 +164,24 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
     assert.equal(client.sendInput({ throttle: 1 }), 0, 'spectators send no input');
     assert.equal(client.prediction, null);
 
+    // The inspector: a flock member's per-behaviour steering, the server's numbers by tick.
+    const boid = snap.agents.find((a) => a.kind === 'flock');
+    const traces = [];
+    const offTrace = client.on('steeringTrace', (t) => traces.push(t));
+    client.inspect(boid.id);
+    await waitFor(() => traces.length >= 3, 5000, 'three steering traces');
+    const t = traces.at(-1);
+    assert.equal(t.agentId, boid.id);
+    assert.ok(t.available);
+    assert.equal(t.group, boid.group);
+    assert.ok(t.behaviours.length >= 2, `the flock preset's behaviours: ${t.behaviours.map((b) => b.type)}`);
+    assert.ok(t.behaviours.some((b) => b.type === 'flock'));
+    assert.ok(traces[1].serverTick > traces[0].serverTick, 'one trace per snapshot tick');
+    assert.ok(Number.isFinite(t.linear.x) && Number.isFinite(t.linear.y));
+    assert.throws(() => client.inspect(-1), /uint32/);
+    client.inspect(0);
+    offTrace();
+
     // Area of interest: a quarter of the world; agents leave only 10 m (the hysteresis) outside it.
     const view = { min: { x: 0, y: 0 }, max: { x: welcome.world.width / 2, y: welcome.world.height / 2 } };
     client.setView(view);

@@ -242,6 +242,37 @@ class Core {
         r.set("name", msg_.group_update().spec().name());
         r.set("count", msg_.group_update().spec().count());
         break;
+      case v1::ServerMessage::kSteeringTrace: {
+        sim::SteeringTrace t;
+        const codec::Result tr = codec::decode_steering_trace(msg_.steering_trace(), t);
+        if (!tr.ok()) {
+          r.set("type", val("error"));
+          r.set("detail", tr.detail);
+          break;
+        }
+        r.set("type", val("steering_trace"));
+        val o = val::object();
+        o.set("serverTick", tick(t.tick));
+        o.set("agentId", t.agent.value);
+        o.set("group", t.group);
+        o.set("available", msg_.steering_trace().available());
+        val rows = val::array();
+        for (std::int32_t q = 0; q < t.count; ++q) {
+          const sim::BehaviorTrace& b = t.behaviors[q];
+          val x = val::object();
+          x.set("type", val(sim::behavior_name(b.type)));
+          x.set("weight", b.weight);
+          x.set("evaluated", b.evaluated);
+          x.set("linear", vec2(b.raw.linear.x, b.raw.linear.y));
+          x.set("angular", b.raw.angular);
+          rows.call<void>("push", x);
+        }
+        o.set("behaviours", rows);
+        o.set("linear", vec2(t.result.linear.x, t.result.linear.y));
+        o.set("angular", t.result.angular);
+        r.set("trace", o);
+        break;
+      }
       case v1::ServerMessage::kClose:
         r.set("type", val("close"));
         r.set("code", val(close_str(msg_.close().code())));
@@ -309,6 +340,15 @@ class Core {
     view_ = {min_x, min_y, max_x, max_y};
     view_dirty_ = true;
     return true;
+  }
+
+  /// Bytes of an Inspect: the server sends agent `agent_id`'s steering breakdown with each
+  /// snapshot (0 stops).
+  val inspect(double agent_id) {
+    out_.clear();
+    if (!(agent_id >= 0 && agent_id <= 4294967295.0)) return val::null();
+    if (!codec::encode_inspect(static_cast<std::uint32_t>(agent_id), out_)) return val::null();
+    return bytes_to_js(out_);
   }
 
   /// Bytes of a Ping (the server answers with a Pong carrying its tick).
@@ -443,6 +483,7 @@ EMSCRIPTEN_BINDINGS(flockstep_sdk) {
       .function("prediction", &Core::prediction)
       .function("setView", &Core::set_view)
       .function("ping", &Core::ping)
+      .function("inspect", &Core::inspect)
       .function("leave", &Core::leave);
   emscripten::constant("protocolVersion", flockstep::codec::kProtocolVersion);
 }
