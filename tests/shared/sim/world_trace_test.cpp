@@ -47,10 +47,10 @@ World make(const Scenario& s) {
 /// One steering-model agent blending a dynamic seek (east) and a dynamic arrive (north).
 Scenario seek_and_arrive(Combiner c) {
   Scenario s = test::open_world("trace", 200, 200, 64, 2);
-  s.groups.push_back(composed("pair", Model::kSteering,
-                              {to_goal(BehaviorType::kDynamicSeek, {190, 100}, 1.0),
-                               to_goal(BehaviorType::kDynamicArrive, {100, 190}, 0.5)},
-                              {100, 100}, c));
+  s.groups.push_back(composed(
+      "pair", Model::kSteering,
+      {to_goal(BehaviorType::kDynamicSeek, {190, 100}, 1.0), to_goal(BehaviorType::kDynamicArrive, {100, 190}, 0.5)},
+      {100, 100}, c));
   return s;
 }
 
@@ -139,9 +139,10 @@ Scenario mixed() {
   wander.weight = 0.5;
   flock.compose.behaviors = {fb, wander};
   s.groups.push_back(flock);
-  GroupSpec dither = composed("dither", Model::kSteering,
-                              {to_goal(BehaviorType::kDynamicSeek, {280, 150}, 1), to_goal(BehaviorType::kDynamicArrive, {150, 280}, 1)},
-                              {100, 100}, Combiner::kDither, 40);
+  GroupSpec dither = composed(
+      "dither", Model::kSteering,
+      {to_goal(BehaviorType::kDynamicSeek, {280, 150}, 1), to_goal(BehaviorType::kDynamicArrive, {150, 280}, 1)},
+      {100, 100}, Combiner::kDither, 40);
   dither.spawn_max = {200, 200};
   dither.compose.behaviors[0].probability = 0.5;
   s.groups.push_back(dither);

@@ -21,20 +21,20 @@ inline constexpr std::int32_t kMaxTraced = 16;
 /// integrated (N for vehicles, m/s^2 and rad/s^2 for the steering model).
 struct BehaviorTrace {
   BehaviorType type = BehaviorType::kSeek;  ///< which behaviour (composition_of(group) order)
-  bool evaluated = false;          ///< produced an output; false: skipped by the combiner (decided, budget
-                                   ///< full, dither, weight 0) or nothing to say (no target, no obstacle near)
-  behavior::SteeringOutput raw;    ///< its kernel's output (zero when not evaluated)
-  real weight = 0;                 ///< its weight in the composition at that step
+  bool evaluated = false;                   ///< produced an output; false: skipped by the combiner (decided, budget
+                                            ///< full, dither, weight 0) or nothing to say (no target, no obstacle near)
+  behavior::SteeringOutput raw;             ///< its kernel's output (zero when not evaluated)
+  real weight = 0;                          ///< its weight in the composition at that step
 };
 
 /// One traced agent in one step.
 struct SteeringTrace {
-  AgentId agent;                   ///< the traced agent (invalid: none)
-  std::uint64_t tick = 0;          ///< tick() after the step whose steering this is; 0 = none yet
-  std::int32_t group = -1;         ///< its group (-1: not found or not a scripted agent)
-  std::int32_t count = 0;          ///< behaviours in the group's composition (0: a one-controller model)
+  AgentId agent;            ///< the traced agent (invalid: none)
+  std::uint64_t tick = 0;   ///< tick() after the step whose steering this is; 0 = none yet
+  std::int32_t group = -1;  ///< its group (-1: not found or not a scripted agent)
+  std::int32_t count = 0;   ///< behaviours in the group's composition (0: a one-controller model)
   BehaviorTrace behaviors[kMaxBehaviors];
-  behavior::SteeringOutput result; ///< what the combiner (and T07's actuator) produced
+  behavior::SteeringOutput result;  ///< what the combiner (and T07's actuator) produced
 };
 
 }  // namespace flockstep::sim
