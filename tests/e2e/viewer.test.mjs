@@ -122,12 +122,27 @@ describe('viewer end-to-end', { skip: false, timeout: 180000 }, () => {
     assert.equal(s0.predicted, null);
     assert.ok(s0.draw_calls >= 3, `draw calls ${s0.draw_calls}`);
 
-    // Click exactly on an agent: world -> CSS pixels with the camera the page reports.
-    const a = s0.sample.find((x) => x.kind !== 'player') || s0.sample[0];
-    const px = (a.x - s0.camera.x) * s0.camera.zoom / s0.canvas.scale + s0.canvas.css_w / 2;
-    const py = s0.canvas.css_h / 2 - (a.y - s0.camera.y) * s0.camera.zoom / s0.canvas.scale;
-    await page.mouse.click(px, py);
-    const followed = await waitState(page, (s) => s.follow !== 0, { what: 'follow after a click' });
+    // Click exactly on an agent: world -> CSS pixels with the camera the page reports. Only on
+    // an agent the page's panels do not cover (a click there goes to the panel), and again with a
+    // fresh sample if the agent moved out from under the cursor before the click landed.
+    let followed = null;
+    for (let attempt = 0; attempt < 5 && !followed; ++attempt) {
+      const st = attempt === 0 ? s0 : await state(page);
+      const toCss = (x) => ({
+        x: (x.x - st.camera.x) * st.camera.zoom / st.canvas.scale + st.canvas.css_w / 2,
+        y: st.canvas.css_h / 2 - (x.y - st.camera.y) * st.camera.zoom / st.canvas.scale,
+      });
+      const candidates = [...st.sample.filter((x) => x.kind !== 'player'), ...st.sample.filter((x) => x.kind === 'player')];
+      let p = null;
+      for (const c of candidates) {
+        const q = toCss(c);
+        if (await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.id === 'canvas', [q.x, q.y])) { p = q; break; }
+      }
+      if (!p) { await page.waitForTimeout(200); continue; }
+      await page.mouse.click(p.x, p.y);
+      followed = await waitState(page, (s) => s.follow !== 0, { what: 'follow after a click', timeoutMs: 3000 }).catch(() => null);
+    }
+    assert.ok(followed, 'a click on an agent follows it (5 attempts)');
     assert.ok(followed.follow_pos);
     // The camera glides onto the followed agent.
     const settled = await waitState(page, (s) => s.follow_pos &&
