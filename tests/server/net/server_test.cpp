@@ -23,6 +23,7 @@
 #include "net/server.hpp"
 #include "ops/metrics.hpp"
 #include "bot.hpp"
+#include "net_harness.hpp"
 #include "ws_client.hpp"
 
 namespace flockstep::server::net {
@@ -71,13 +72,15 @@ class TestServer {
   }
   std::uint16_t port() const { return port_; }
   Server& server() { return *server_; }
-  std::string log() const { return log_.str(); }
+  /// What the server logged so far (read while its threads may still write).
+  std::string log() const { return sink_.text(); }
 
  private:
   testing::TempDir web_;
   std::string secret_;
   config::Config cfg_;
-  std::ostringstream log_;
+  harness::LogSink sink_;
+  std::ostream log_{&sink_};
   std::unique_ptr<Server> server_;
   std::uint16_t port_ = 0;
 };

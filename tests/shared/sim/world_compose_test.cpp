@@ -15,25 +15,9 @@
 namespace flockstep::sim {
 namespace {
 
-Scenario open_field(real w = 200, real h = 200) { return test::open_world("compose", w, h, 64, 2); }
+using test::composed;
 
-/// A composed group of `count` agents spawned at p, heading wherever the RNG points them.
-GroupSpec composed(const char* name, Model model, std::vector<BehaviorSpec> behaviors, Vec2 p,
-                   Combiner combiner = Combiner::kBlend, std::int32_t count = 1) {
-  GroupSpec g;
-  g.name = name;
-  g.kind = AgentKind::kWanderer;
-  g.technique = Technique::kComposed;
-  g.model = model;
-  g.compose.behaviors = std::move(behaviors);
-  g.compose.combiner = combiner;
-  g.count = count;
-  g.spawn_min = p;
-  g.spawn_max = p;
-  g.max_speed = 5;
-  g.max_force = 10;
-  return g;
-}
+Scenario open_field(real w = 200, real h = 200) { return test::open_world("compose", w, h, 64, 2); }
 
 GroupSpec straight(const char* name, Vec2 p, real heading_deg, real speed) {
   GroupSpec g;

@@ -1,10 +1,12 @@
 #pragma once
 // Small builders shared by the World tests (world_techniques_test, world_compose_test,
-// world_controllers_test): an empty solid-bordered world, a group placed at one point, and the
-// n-th live agent of a group.
+// world_controllers_test, world_trace_test): an empty solid-bordered world, a group placed at
+// one point, a composed group, and the n-th live agent of a group.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "flockstep/sim/world.hpp"
 
@@ -30,6 +32,19 @@ inline GroupSpec placed(const char* name, AgentKind kind, Technique t, Vec2 p, s
   g.count = count;
   g.spawn_min = p;
   g.spawn_max = p;
+  return g;
+}
+
+/// A composed group of `count` agents spawned at p (5 m/s, 10 N), heading wherever the RNG
+/// points them.
+inline GroupSpec composed(const char* name, Model model, std::vector<BehaviorSpec> behaviors, Vec2 p,
+                          Combiner combiner = Combiner::kBlend, std::int32_t count = 1) {
+  GroupSpec g = placed(name, AgentKind::kWanderer, Technique::kComposed, p, count);
+  g.model = model;
+  g.compose.behaviors = std::move(behaviors);
+  g.compose.combiner = combiner;
+  g.max_speed = 5;
+  g.max_force = 10;
   return g;
 }
 

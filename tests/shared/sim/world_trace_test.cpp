@@ -14,22 +14,7 @@
 namespace flockstep::sim {
 namespace {
 
-GroupSpec composed(const char* name, Model model, std::vector<BehaviorSpec> behaviors, Vec2 p, Combiner combiner,
-                   std::int32_t count = 1) {
-  GroupSpec g;
-  g.name = name;
-  g.kind = AgentKind::kWanderer;
-  g.technique = Technique::kComposed;
-  g.model = model;
-  g.compose.behaviors = std::move(behaviors);
-  g.compose.combiner = combiner;
-  g.count = count;
-  g.spawn_min = p;
-  g.spawn_max = p;
-  g.max_speed = 5;
-  g.max_force = 10;
-  return g;
-}
+using test::composed;
 
 BehaviorSpec to_goal(BehaviorType t, Vec2 goal, real weight) {
   BehaviorSpec b;
