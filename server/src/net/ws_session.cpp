@@ -277,8 +277,9 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   bool too_slow() {
     if (!writing_) return false;
     if (Clock::now() - write_started_ <= std::chrono::milliseconds(ctx_.config.max_send_lag_ms)) return false;
-    ctx_.metrics.kicked_slow.inc();
+    // Logged before counted: whoever sees the count can also read the line.
     ctx_.log.warn("ws_close", {{"conn", id_}, {"reason", "too_slow"}, {"lag_ms", ctx_.config.max_send_lag_ms}});
+    ctx_.metrics.kicked_slow.inc();
     hard_close();
     return true;
   }
@@ -308,8 +309,8 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     std::size_t others = 0;
     for (const Outgoing& o : queue_) others += o.snapshot ? 0 : 1;
     if (others >= ctx_.config.send_queue_messages) {
-      ctx_.metrics.kicked_slow.inc();
       ctx_.log.warn("ws_close", {{"conn", id_}, {"reason", "too_slow"}, {"queued_messages", others}});
+      ctx_.metrics.kicked_slow.inc();
       return hard_close();
     }
     queue_.push_back(Outgoing{std::move(message), {}, false});
