@@ -216,8 +216,8 @@ void set_from_json(const Key& k, Config& c, const nlohmann::json& v, const std::
     return set_from_text(k, c, joined, origin);
   }
   if (!v.is_string())
-    throw ConfigError(origin + ": expected a string" + (std::get<StringKey>(k.type).list ? " or an array of strings" : "") +
-                      " (" + limit_text(k) + ")");
+    throw ConfigError(origin + ": expected a string" +
+                      (std::get<StringKey>(k.type).list ? " or an array of strings" : "") + " (" + limit_text(k) + ")");
   set_from_text(k, c, v.get<std::string>(), origin);
 }
 

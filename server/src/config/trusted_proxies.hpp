@@ -65,7 +65,8 @@ class ProxyList {
     boost::system::error_code ec;
     if (item.find('/') == std::string::npos) {
       const ip::address a = ip::make_address(item, ec);
-      if (ec) throw ConfigError("'" + item + "' is not an IP address or CIDR range (e.g. 10.0.0.1, 10.0.0.0/8, fd00::/8)");
+      if (ec)
+        throw ConfigError("'" + item + "' is not an IP address or CIDR range (e.g. 10.0.0.1, 10.0.0.0/8, fd00::/8)");
       const ip::address u = unmapped(a);
       if (u.is_v4()) v4_.emplace_back(u.to_v4(), 32);
       else v6_.emplace_back(u.to_v6(), 128);
@@ -73,8 +74,8 @@ class ProxyList {
     }
     auto add_range = [&item](const auto& n, auto& into) {
       if (n != n.canonical())
-        throw ConfigError("'" + item + "' has host bits set below the prefix (did you mean " + n.canonical().to_string() +
-                          "?)");
+        throw ConfigError("'" + item + "' has host bits set below the prefix (did you mean " +
+                          n.canonical().to_string() + "?)");
       into.push_back(n);
     };
     if (const ip::network_v4 n = ip::make_network_v4(item, ec); !ec) return add_range(n, v4_);

@@ -130,11 +130,8 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
       return text_response(req, http::status::method_not_allowed, "use GET\n");
     nlohmann::json clients = nlohmann::json::array();
     for (const auto& [id, info] : ctx.sessions.list())
-      clients.push_back({{"conn", id},
-                         {"remote", info.remote},
-                         {"address", info.address},
-                         {"role", info.role},
-                         {"name", info.name}});
+      clients.push_back(
+          {{"conn", id}, {"remote", info.remote}, {"address", info.address}, {"role", info.role}, {"name", info.name}});
     return json_response(req, http::status::ok,
                          {{"connections", ctx.open_connections.load()}, {"clients", std::move(clients)}});
   }
@@ -155,7 +152,10 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
     if (split_room_path(path.substr(17), name, rest) && rest.substr(0, 7) == "groups/") {
       if (req.method() != http::verb::post) return text_response(req, http::status::method_not_allowed, "use POST\n");
       const ApiResponse r = tune_group(ctx.rooms, name, rest.substr(7), req.body());
-      ctx.log.info("admin_tune", {{"room", name.substr(0, 64)}, {"group", rest.substr(7, 16)}, {"status", static_cast<std::uint64_t>(r.status)}, {"address", client}});
+      ctx.log.info("admin_tune", {{"room", name.substr(0, 64)},
+                                  {"group", rest.substr(7, 16)},
+                                  {"status", static_cast<std::uint64_t>(r.status)},
+                                  {"address", client}});
       return api_response(req, r);
     }
   }
@@ -318,13 +318,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       // The header is incomplete, so there is no request to answer in kind: a plain HTTP/1.1
       // response, then close (what follows on the connection cannot be framed any more).
       ctx_.metrics.http_bad_request.inc();
-      ctx_.log.warn("http_header_too_large", {{"address", peer_address_}, {"limit", ctx_.config.max_http_header_bytes}});
+      ctx_.log.warn("http_header_too_large",
+                    {{"address", peer_address_}, {"limit", ctx_.config.max_http_header_bytes}});
       http::request<http::string_body> req{http::verb::get, "/", 11};
       req.keep_alive(false);
       linger_ = true;
-      return send(text_response(req, http::status::request_header_fields_too_large,
-                                "request header too large (limit " + std::to_string(ctx_.config.max_http_header_bytes) +
-                                    " bytes)\n"));
+      return send(text_response(
+          req, http::status::request_header_fields_too_large,
+          "request header too large (limit " + std::to_string(ctx_.config.max_http_header_bytes) + " bytes)\n"));
     }
     if (ec) return fail(ec, "http_read");
     auto& h = parser_->get();
@@ -368,8 +369,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         }
         if (!ctx_.sessions_per_address.acquire(client, ctx_.config.max_sessions_per_address)) {
           ctx_.log.warn("address_limit", {{"address", client}, {"limit", ctx_.config.max_sessions_per_address}});
-          return send(text_response(req, http::status::too_many_requests,
-                                    "too many WebSocket sessions from this address\n"));
+          return send(
+              text_response(req, http::status::too_many_requests, "too many WebSocket sessions from this address\n"));
         }
         stream_.expires_never();  // the WebSocket session sets its own timeouts
         start_ws_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_),
@@ -411,7 +412,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string client_of(const http::request<http::string_body>& req) const {
     if (ctx_.trusted_proxies.empty()) return peer_address_;
     std::vector<std::string_view> forwarded, xff;
-    for (auto [it, end] = req.equal_range(http::field::forwarded); it != end; ++it) forwarded.push_back(view_of(it->value()));
+    for (auto [it, end] = req.equal_range(http::field::forwarded); it != end; ++it)
+      forwarded.push_back(view_of(it->value()));
     for (auto [it, end] = req.equal_range("X-Forwarded-For"); it != end; ++it) xff.push_back(view_of(it->value()));
     return client_address(ctx_.trusted_proxies, peer_, forwarded_hops(forwarded, xff)).to_string();
   }
@@ -446,7 +448,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   boost::asio::ip::address peer_;  // TCP peer (IPv4-mapped IPv6 as IPv4)
   std::string peer_address_;       // peer_ as text
   std::string remote_;             // peer address:port
-  bool linger_ = false;  // the request was not read to its end: lingering close after the answer
+  bool linger_ = false;            // the request was not read to its end: lingering close after the answer
   std::array<char, 4096> linger_buffer_{};
 };
 

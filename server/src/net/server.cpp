@@ -68,7 +68,8 @@ struct Server::Impl {
         rooms(rooms_config(c), std::move(scenario), std::move(others), &metrics, &log),
         trusted_proxies(config::ProxyList::parse(c.trusted_proxies)),
         ioc(static_cast<int>(c.threads)),
-        ctx{config, log, registry, metrics, rooms.default_game(), rooms, trusted_proxies, {false}, {false}, {1}, {0}, {}, {}},
+        ctx{config, log, registry, metrics, rooms.default_game(), rooms, trusted_proxies, {false}, {false},
+            {1},    {0}, {},       {}},
         signals(ioc),
         drain_timer(ioc) {
     log.set_suppressed_counter(&metrics.log_lines_suppressed);

@@ -42,7 +42,8 @@ struct SessionInfo {
 /// Live WebSocket sessions by connection id (weak: the registry never keeps one alive).
 class SessionRegistry {
  public:
-  void add(game::ConnectionId id, std::weak_ptr<game::ClientSink> s, std::string remote = {}, std::string address = {}) {
+  void add(game::ConnectionId id, std::weak_ptr<game::ClientSink> s, std::string remote = {},
+           std::string address = {}) {
     std::lock_guard lock(mutex_);
     sessions_[id] = std::move(s);
     info_[id].remote = std::move(remote);
@@ -173,7 +174,7 @@ struct ServerContext {
   std::atomic<std::uint64_t> next_connection{1};
   std::atomic<std::uint32_t> open_connections{0};
   SessionRegistry sessions;
-  AddressCounts sessions_per_address;      ///< max_sessions_per_address
+  AddressCounts sessions_per_address;  ///< max_sessions_per_address
 };
 
 /// Counts one open TCP connection for as long as it lives (moved from HTTP to WS session).

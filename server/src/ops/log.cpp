@@ -44,7 +44,9 @@ bool needs_text_quotes(std::string_view v) {
 
 /// Compact JSON; `replace` turns invalid UTF-8 into U+FFFD instead of throwing (a client's bytes
 /// can end up in a field).
-std::string dump(const nlohmann::ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 nlohmann::ordered_json json_value(const Field& f) {
   switch (f.kind) {
@@ -152,7 +154,8 @@ void Logger::write(Level level, std::string_view event, std::initializer_list<Fi
       line += text_value(f);
     }
     if (object && object->is_object())
-      for (const auto& [k, v] : object->items()) line += ' ' + k + '=' + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      for (const auto& [k, v] : object->items())
+        line += ' ' + k + '=' + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (suppressed) line += " suppressed=" + std::to_string(suppressed);
     line += '\n';
   }

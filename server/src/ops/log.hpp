@@ -53,10 +53,10 @@ struct Field {
   std::string_view key;
   std::string text;  ///< kText
   Kind kind = Kind::kText;
-  bool flag = false;                ///< kBool
-  std::int64_t signed_value = 0;    ///< kSigned
-  std::uint64_t unsigned_value = 0; ///< kUnsigned
-  double real = 0;                  ///< kReal
+  bool flag = false;                 ///< kBool
+  std::int64_t signed_value = 0;     ///< kSigned
+  std::uint64_t unsigned_value = 0;  ///< kUnsigned
+  double real = 0;                   ///< kReal
 };
 
 /// Output format.

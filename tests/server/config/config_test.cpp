@@ -132,8 +132,9 @@ TEST(Config, TrustedProxiesFromFlagEnvironmentOrJsonListAndBadEntriesAreNamed) {
   const auto from_file =
       load_with({"--config=" + dir.write("p.json", R"({"trusted_proxies": ["172.16.0.0/12", "fd00::/8"]})")});
   EXPECT_EQ(from_file.config.trusted_proxies, "172.16.0.0/12,fd00::/8");
-  EXPECT_EQ(load_with({"--config=" + dir.write("q.json", R"({"trusted_proxies": "127.0.0.1"})")}).config.trusted_proxies,
-            "127.0.0.1");
+  EXPECT_EQ(
+      load_with({"--config=" + dir.write("q.json", R"({"trusted_proxies": "127.0.0.1"})")}).config.trusted_proxies,
+      "127.0.0.1");
 
   std::string e = error_of({"--trusted-proxies=10.0.0.1,10.0.0.0/40"});
   EXPECT_NE(e.find("flag --trusted-proxies"), std::string::npos) << e;

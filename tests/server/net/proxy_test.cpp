@@ -181,10 +181,9 @@ TEST(HttpLimits, OversizedRequestBodyGets413ThenTheConnectionCloses) {
   Fixture fx;
   raw::Fd fd(raw::connect_tcp(fx.port()));
   std::string rest;
-  EXPECT_EQ(raw::http_exchange(fd.get(),
-                               "GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 20000\r\n\r\n" +
-                                   std::string(20000, 'b'),
-                               &rest),
+  EXPECT_EQ(raw::http_exchange(
+                fd.get(), "GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 20000\r\n\r\n" + std::string(20000, 'b'),
+                &rest),
             413);
   EXPECT_TRUE(raw::wait_eof(fd.get(), 3s, &rest));
   EXPECT_NE(rest.find("request body too large"), std::string::npos) << rest;

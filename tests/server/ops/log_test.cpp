@@ -39,9 +39,17 @@ TEST(Log, JsonLinesWriteNonFiniteNumbersAsNullAndCarryNestedObjects) {
   std::ostringstream out;
   Logger log({LogFormat::kJson, Level::kDebug, 100, 100}, out);
   const double inf = std::numeric_limits<double>::infinity();
-  log.info("numbers", {{"nan", std::numeric_limits<double>::quiet_NaN()}, {"inf", inf}, {"ninf", -inf},
-                       {"f", 2.5f}, {"neg", -3}, {"big", std::uint64_t{1} << 63}, {"bad_utf8", "a\xff\xfe" "b"}});
-  log.log(Level::kInfo, "config", {{"conn", 1}}, nlohmann::json{{"config", {{"port", 8080}, {"host", "::"}}}, {"file", nullptr}});
+  log.info("numbers", {{"nan", std::numeric_limits<double>::quiet_NaN()},
+                       {"inf", inf},
+                       {"ninf", -inf},
+                       {"f", 2.5f},
+                       {"neg", -3},
+                       {"big", std::uint64_t{1} << 63},
+                       {"bad_utf8",
+                        "a\xff\xfe"
+                        "b"}});
+  log.log(Level::kInfo, "config", {{"conn", 1}},
+          nlohmann::json{{"config", {{"port", 8080}, {"host", "::"}}}, {"file", nullptr}});
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 2u);
   for (const char* bare : {":nan", ":inf", ":-inf", ":-nan"})  // what printf would write
