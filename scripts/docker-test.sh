@@ -264,10 +264,15 @@ done
 timed "bot run" $((SECONDS - t))
 
 compose logs --no-color >"$LOGS/server.log" 2>&1
-grep -qE 'effective configuration \(file /etc/flockstep/flockstep.json\)' "$LOGS/server.log" \
+# config/flockstep.json sets log_format json: the effective configuration is one `config` event
+# (keys in alphabetical order: "config" {values}, "file", "sources" {where each came from}).
+config_line="$(grep -E '"event":"config"' "$LOGS/server.log" | head -n 1)"
+grep -qE '"file":"/etc/flockstep/flockstep.json"' <<<"$config_line" \
   || fail "the server did not read the mounted config file (log: $LOGS/server.log)"
-grep -qE 'bots = 2 +\(file\)' "$LOGS/server.log" || fail "bots = 2 from the mounted file not in the effective configuration"
-grep -qE 'log_level = info +\(env\)' "$LOGS/server.log" || fail "log_level from the compose environment not in the effective configuration"
+grep -qE '"bots":2[,}].*"sources":\{.*"bots":"file"' <<<"$config_line" \
+  || fail "bots = 2 from the mounted file not in the effective configuration"
+grep -qE '"log_level":"info".*"sources":\{.*"log_level":"env"' <<<"$config_line" \
+  || fail "log_level from the compose environment not in the effective configuration"
 check "configuration: mounted file (bots = 2) and environment (log_level) applied"
 grep -q '"event":"join"' "$LOGS/server.log" || fail "the server logged no join (log: $LOGS/server.log)"
 check "server logged the joins"

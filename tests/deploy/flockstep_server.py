@@ -1,6 +1,7 @@
 """Start the real flockstep-server on an OS-chosen loopback port for the deploy and contract tests.
 
-The server prints its bound port in its start-up log line (`port=NNNN`); we read it from stderr
+The server prints its bound port in its start-up log line (`port=NNNN`, or `"port":NNNN` with
+--log-format=json); we read it from stderr
 and keep draining stderr in a thread so the pipe never fills.
 """
 import os
@@ -36,9 +37,10 @@ class FlockstepServer:
         def drain():
             for line in self.proc.stderr:
                 self.log.append(line)
-                m = re.search(r"\bport=(\d+)\b", line)
-                if m and self.port is None and int(m.group(1)) != 0:
-                    self.port = int(m.group(1))
+                m = re.search(r"\bport=(\d+)\b|\"port\":(\d+)\b", line)
+                port = int(m.group(1) or m.group(2)) if m else 0
+                if port and self.port is None:
+                    self.port = port
                     found.set()
 
         threading.Thread(target=drain, daemon=True).start()

@@ -2,8 +2,11 @@
 """deploy/nginx/flockstep.conf in front of a real flockstep-server: nginx (Debian nginx-light)
 terminates TLS with a throw-away self-signed certificate (openssl) on loopback, and we prove that
 HTTPS serves the viewer's static files and /healthz, that a WSS upgrade of /ws reaches the server
-(101 with the right Sec-WebSocket-Accept, then a ping answered by a pong through the tunnel), and
-that plain HTTP redirects to HTTPS.
+(101 with the right Sec-WebSocket-Accept, then a ping answered by a pong through the tunnel), that
+plain HTTP redirects to HTTPS, and that the server sees the real client behind nginx: the server
+trusts the proxy (trusted_proxies=127.0.0.1), a WSS client connects from another loopback address
+(127.0.0.2) claiming a spoofed X-Forwarded-For, and /api/admin/clients shows 127.0.0.2 as its
+address (nginx appends the address it saw; the right-most untrusted one is the client).
 
 Exit 0 pass, 1 fail, 77 skipped (ctest SKIP_RETURN_CODE): only when nginx cannot start at all
 (binary missing, or it cannot launch here), and then with a loud message. A config that nginx
@@ -14,6 +17,7 @@ Usage: tls_proxy_test.py SERVER_BINARY SOURCE_DIR
 import base64
 import hashlib
 import http.client
+import json
 import os
 import shutil
 import socket
@@ -28,6 +32,9 @@ from flockstep_server import FlockstepServer
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 NGINX_START_TIMEOUT_S = 10
 INDEX = "<!doctype html><title>flockstep behind nginx</title>\n"
+ADMIN_TOKEN = "tls-proxy-test-token"
+# The WSS test client's source address: loopback, but not nginx's own 127.0.0.1 towards the server.
+CLIENT_ADDRESS = "127.0.0.2"
 
 
 def skip(why):
@@ -97,13 +104,13 @@ def wait_port(port, proc, timeout):
     return False
 
 
-def wss_ping(port, ctx):
-    """Upgrade /ws over TLS, check the handshake, send a masked ping, expect its pong."""
+def wss_open(port, ctx, source="127.0.0.1", extra_headers=""):
+    """Upgrade /ws over TLS from `source`, check the handshake; the socket and bytes after it."""
     key = base64.b64encode(os.urandom(16)).decode()
-    raw = socket.create_connection(("127.0.0.1", port), timeout=10)
+    raw = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
     s = ctx.wrap_socket(raw, server_hostname="localhost")
     s.sendall((f"GET /ws HTTP/1.1\r\nHost: localhost:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra_headers}\r\n").encode())
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = s.recv(4096)
@@ -115,6 +122,12 @@ def wss_ping(port, ctx):
     headers = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
     want = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
     assert headers.get("sec-websocket-accept") == want, f"bad Sec-WebSocket-Accept: {headers}"
+    return s, rest
+
+
+def wss_ping(port, ctx):
+    """Upgrade /ws over TLS, send a masked ping, expect its pong."""
+    s, rest = wss_open(port, ctx)
     payload, mask = b"flockstep-tls", os.urandom(4)
     s.sendall(bytes([0x89, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
     buf = rest
@@ -155,7 +168,8 @@ def main():
         os.mkdir(web)
         open(os.path.join(web, "index.html"), "w").write(INDEX)
         cert, key = make_cert(d)
-        with FlockstepServer(binary, source_dir, web_root=web) as server:
+        with FlockstepServer(binary, source_dir, web_root=web, extra_args=["--trusted-proxies=127.0.0.1"],
+                             env={"FLOCKSTEP_ADMIN_TOKEN": ADMIN_TOKEN}) as server:
             proc = None
             for attempt in range(3):
                 tls_port, http_port = free_port(), free_port()
@@ -207,6 +221,24 @@ def main():
                 assert r.status == 301 and r.getheader("Location") == "https://example.test/index.html", \
                     f"plain HTTP: {r.status} {r.getheader('Location')}"
                 print("HTTP: redirected to HTTPS")
+                ws, _ = wss_open(tls_port, ctx, source=CLIENT_ADDRESS, extra_headers="X-Forwarded-For: 203.0.113.66\r\n")
+                try:
+                    c = http.client.HTTPSConnection("localhost", tls_port, context=ctx, timeout=10)
+                    c.request("GET", "/api/admin/clients", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+                    r = c.getresponse()
+                    body = r.read().decode()
+                    assert r.status == 200, f"GET /api/admin/clients over HTTPS: {r.status} {body}"
+                    clients = json.loads(body)["clients"]
+                    # (The ping session above may still be listed until its close is processed.)
+                    mine = [cl for cl in clients if cl["address"] == CLIENT_ADDRESS]
+                    assert len(mine) == 1, f"admin API should show the client behind nginx as {CLIENT_ADDRESS}: {clients}"
+                    assert all(cl["address"] != "203.0.113.66" for cl in clients), f"spoofed address believed: {clients}"
+                    assert mine[0]["remote"].startswith("127.0.0.1:"), f"the TCP peer is nginx: {clients}"
+                    c.close()
+                finally:
+                    ws.close()
+                print(f"real client address: the admin API shows {CLIENT_ADDRESS} (TCP peer {mine[0]['remote']}, "
+                      "spoofed X-Forwarded-For ignored)")
             except (AssertionError, OSError, ssl.SSLError) as e:
                 print(f"FAIL: {e}\n--- nginx error.log ---\n" + open(f"{d}/error.log").read()[-3000:])
                 return 1

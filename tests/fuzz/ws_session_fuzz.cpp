@@ -85,7 +85,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   rc.tick_rate_hz = config.tick_rate_hz;
   rc.snapshot_rate_hz = config.snapshot_rate_hz;
   rc.max_players = 4;
-  rc.token_seed = 1;  // deterministic: no std::random_device per input
   server::game::Room room(rc, tiny_world(), nullptr, nullptr);
   auto sink = std::make_shared<NullSink>();
 

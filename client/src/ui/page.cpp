@@ -5,17 +5,19 @@
 #include <emscripten/emscripten.h>
 
 // A dispatcher, nothing more: the functions it reaches are in client/web/*.js.
+// The bodies are JavaScript, which clang-format would read as C++ (it splits `===`).
+// clang-format off
 EM_JS(void, fs_page_call, (const char* name, const char* a, const char* b), {
   var u = window.flockstepUi, f = u && u[UTF8ToString(name)];
-  if (typeof f == = 'function') f.call(u, UTF8ToString(a), UTF8ToString(b));
+  if (typeof f === 'function') f.call(u, UTF8ToString(a), UTF8ToString(b));
 });
 EM_JS(int, fs_page_int, (const char* name, int fallback), {
   var u = window.flockstepUi, f = u && u[UTF8ToString(name)];
-  return typeof f == = 'function' ? (f.call(u) | 0) : fallback;
+  return typeof f === 'function' ? (f.call(u) | 0) : fallback;
 });
 EM_JS(char*, fs_page_string, (const char* name), {
   var u = window.flockstepUi, f = u && u[UTF8ToString(name)];
-  var s = typeof f == = 'function' ? String(f.call(u)) : "";
+  var s = typeof f === 'function' ? String(f.call(u)) : "";
   var n = lengthBytesUTF8(s) + 1, p = _malloc(n);
   stringToUTF8(s, p, n);
   return p;
@@ -23,6 +25,7 @@ EM_JS(char*, fs_page_string, (const char* name), {
 EM_JS(void, fs_page_state, (const char* json), {
   if (window.__flockstepUpdate) window.__flockstepUpdate(UTF8ToString(json));
 });
+// clang-format on
 
 namespace flockstep::client::page {
 

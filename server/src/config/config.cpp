@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/trusted_proxies.hpp"
+
 namespace flockstep::server::config {
 
 namespace {
@@ -22,7 +24,13 @@ struct UintKey {
 struct StringKey {
   std::string Config::*member;
   std::vector<std::string> choices;  // empty = free text
+  /// A comma-separated list: the JSON file may give it as an array of strings too.
+  bool list = false;
+  /// Checks the text beyond `choices`; throws ConfigError (the caller prefixes where it came from).
+  void (*validate)(std::string_view) = nullptr;
 };
+
+void validate_proxies(std::string_view text) { (void)ProxyList::parse(text); }
 
 /// One configuration key. Everything user-visible is derived from this table.
 struct Key {
@@ -75,6 +83,13 @@ const std::vector<Key>& keys() {
       {"admin_token", StringKey{&Config::admin_token, {}},
        "bearer token required by /api/admin/* (compared in constant time); empty disables the admin API; prefer the "
        "environment variable (flags show in ps); never printed"},
+      {"trusted_proxies", StringKey{&Config::trusted_proxies, {}, true, validate_proxies},
+       "comma-separated IP addresses and CIDR ranges (IPv4 and IPv6) of reverse proxies: only a connection from one "
+       "of them may name the client's address in Forwarded or X-Forwarded-For (the right-most address not in this "
+       "list is the client); empty = none, every client is its TCP peer"},
+      {"max_sessions_per_address", UintKey{&Config::max_sessions_per_address, 0, 100000},
+       "WebSocket sessions open at once from one client address (after trusted_proxies); a further upgrade gets 429; "
+       "0 = unlimited"},
       {"echo_endpoint", StringKey{&Config::echo_endpoint, {"off", "on"}},
        "diagnostics: a WebSocket echo on /echo for conformance tools such as Autobahn; keep off in production"},
       {"scenario", StringKey{&Config::scenario, {}},
@@ -143,6 +158,7 @@ std::string env_of(const std::string& key) {
 std::string limit_text(const Key& k) {
   if (const auto* u = std::get_if<UintKey>(&k.type)) return std::to_string(u->min) + ".." + std::to_string(u->max);
   const auto& s = std::get<StringKey>(k.type);
+  if (s.list) return "list";
   if (s.choices.empty()) return "text";
   std::string out;
   for (const auto& c : s.choices) out += (out.empty() ? "" : "|") + c;
@@ -169,6 +185,13 @@ void set_from_text(const Key& k, Config& c, const std::string& text, const std::
   const auto& s = std::get<StringKey>(k.type);
   if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end())
     throw ConfigError(origin + ": '" + text + "' is not one of " + limit_text(k));
+  if (s.validate) {
+    try {
+      s.validate(text);
+    } catch (const ConfigError& e) {
+      throw ConfigError(origin + ": " + e.what());
+    }
+  }
   c.*(s.member) = text;
 }
 
@@ -184,7 +207,17 @@ void set_from_json(const Key& k, Config& c, const nlohmann::json& v, const std::
     }
     return;
   }
-  if (!v.is_string()) throw ConfigError(origin + ": expected a string (" + limit_text(k) + ")");
+  if (std::get<StringKey>(k.type).list && v.is_array()) {
+    std::string joined;
+    for (const auto& item : v) {
+      if (!item.is_string()) throw ConfigError(origin + ": expected an array of strings");
+      joined += (joined.empty() ? "" : ",") + item.get<std::string>();
+    }
+    return set_from_text(k, c, joined, origin);
+  }
+  if (!v.is_string())
+    throw ConfigError(origin + ": expected a string" +
+                      (std::get<StringKey>(k.type).list ? " or an array of strings" : "") + " (" + limit_text(k) + ")");
   set_from_text(k, c, v.get<std::string>(), origin);
 }
 
@@ -313,18 +346,35 @@ std::string help_text() {
   return o.str();
 }
 
+namespace {
+/// What the configuration dump shows of a key: the admin token is a secret and the dump goes to
+/// logs, so only whether it is set.
+std::string shown_text(const Key& k, const Config& c) {
+  if (std::string_view(k.name) == "admin_token") return c.admin_token.empty() ? "" : "(set)";
+  return value_text(k, c);
+}
+}  // namespace
+
 std::string describe(const LoadResult& r) {
   std::ostringstream o;
   o << "effective configuration" << (r.config.config_file.empty() ? "" : " (file " + r.config.config_file + ")")
     << ":\n";
+  for (std::size_t i = 0; i < keys().size(); ++i)
+    o << "  " << keys()[i].name << " = " << shown_text(keys()[i], r.config) << "  (" << r.sources[i] << ")\n";
+  return o.str();
+}
+
+nlohmann::json describe_json(const LoadResult& r) {
+  nlohmann::json values = nlohmann::json::object();
+  nlohmann::json sources = nlohmann::json::object();
   for (std::size_t i = 0; i < keys().size(); ++i) {
     const Key& k = keys()[i];
-    // The admin token is a secret: the dump goes to logs, so only say whether it is set.
-    const bool secret = std::string(k.name) == "admin_token";
-    const std::string shown = secret ? (r.config.admin_token.empty() ? "" : "(set)") : value_text(k, r.config);
-    o << "  " << k.name << " = " << shown << "  (" << r.sources[i] << ")\n";
+    if (const auto* u = std::get_if<UintKey>(&k.type)) values[k.name] = r.config.*(u->member);
+    else values[k.name] = shown_text(k, r.config);
+    sources[k.name] = r.sources[i];
   }
-  return o.str();
+  nlohmann::json file = r.config.config_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.config.config_file);
+  return {{"file", std::move(file)}, {"config", std::move(values)}, {"sources", std::move(sources)}};
 }
 
 std::string markdown_reference() {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace flockstep::server::config {
 
 /// Effective configuration. Every field has a default and a documented limit.
@@ -40,7 +42,11 @@ struct Config {
   std::uint32_t shutdown_timeout_ms = 5000;  ///< SIGTERM: hard exit after this. [100..60000]
   std::string allowed_origins;               ///< comma-separated browser Origins allowed to upgrade; empty = any
   std::string admin_token;                   ///< bearer token for /api/admin/*; empty = admin API off (never logged)
-  std::string echo_endpoint = "off";         ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
+  std::string trusted_proxies;  ///< comma-separated addresses / CIDR ranges whose X-Forwarded-For / Forwarded is
+                                ///< believed; empty = none
+  std::uint32_t max_sessions_per_address =
+      0;  ///< WebSocket sessions open at once per client address; more get 429; 0 = unlimited. [0..100000]
+  std::string echo_endpoint = "off";  ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
   // Game
   std::string scenario = "scenarios/arena.json";  ///< scenario JSON file of the default room
   std::string scenario_dir = "scenarios";         ///< *.json files here are the other rooms; empty or missing = none
@@ -101,6 +107,11 @@ std::string help_text();
 
 /// The effective configuration, one `key = value (source)` per line.
 std::string describe(const LoadResult& r);
+
+/// The effective configuration as one JSON object for the JSON log (`--log-format=json`):
+/// {"file": path or null, "config": {key: value}, "sources": {key: source}}; numbers stay
+/// numbers, the admin token shows only as "(set)" or "".
+nlohmann::json describe_json(const LoadResult& r);
 
 /// Markdown table of every key (for docs/server.md).
 std::string markdown_reference();

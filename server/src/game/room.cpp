@@ -1,12 +1,14 @@
 #include "game/room.hpp"
 
 #include <algorithm>
-#include <random>
+#include <cstdio>
+#include <cstdlib>
 
 #include "codec/group_fields.hpp"
 #include "game/recorder.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
+#include "ops/os_random.hpp"
 
 namespace flockstep::server::game {
 
@@ -49,11 +51,6 @@ StreamConfig stream_config(const RoomConfig& c) {
   return s;
 }
 
-std::uint64_t random_seed() {
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-}
-
 }  // namespace
 
 Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics* metrics, ops::Logger* log)
@@ -63,8 +60,7 @@ Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics*
       metrics_(metrics ? &metrics->room(config.room_name.empty() ? scenario_.name : config.room_name) : nullptr),
       log_(log),
       streams_(scenario_, stream_config(config)),
-      resume_window_ticks_(static_cast<std::uint64_t>(config.resume_window_ms) * config.tick_rate_hz / 1000),
-      token_rng_(math::Rng::seeded(config.token_seed ? config.token_seed : random_seed(), random_seed() | 1)) {
+      resume_window_ticks_(static_cast<std::uint64_t>(config.resume_window_ms) * config.tick_rate_hz / 1000) {
   for (std::uint32_t i = 0; i < config_.bots; ++i) add_bot(i);
   update_agent_metrics();
 }
@@ -167,11 +163,17 @@ std::uint32_t Room::last_applied_of(ConnectionId conn) const {
 }
 
 std::string Room::make_token() {
-  // Resume tokens must not be guessable: the generator is seeded from std::random_device.
+  // Whoever holds a player's token can take over its craft, so it must not be guessable: every
+  // token is 128 fresh bits from the kernel, never an output of a seeded generator (each player
+  // sees its own token, and a PCG32 state is recoverable from a few consecutive outputs).
   std::string t(codec::kResumeTokenBytes, '\0');
-  for (std::size_t i = 0; i < t.size(); i += 4) {
-    const std::uint32_t r = token_rng_.next_u32();
-    for (std::size_t k = 0; k < 4 && i + k < t.size(); ++k) t[i + k] = static_cast<char>((r >> (8 * k)) & 0xFF);
+  if (const int err = ops::fill_os_random(std::as_writable_bytes(std::span<char>(t)))) {
+    // Without a safe token no player can join; main() checks the generator at start-up, so this
+    // is a generator that broke while running. Stop loudly rather than hand out weak tokens.
+    const std::string what = ops::os_random_error(err) + ": cannot make a resume token";
+    if (log_) log_->error("fatal", {{"error", what}});
+    else std::fprintf(stderr, "flockstep-server: fatal: %s\n", what.c_str());
+    std::abort();
   }
   return t;
 }

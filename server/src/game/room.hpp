@@ -36,7 +36,6 @@ struct RoomConfig {
   std::uint32_t resume_window_ms = 10000;    ///< craft kept this long after a disconnect
   std::uint32_t input_buffer_ticks = 8;      ///< pending input frames per player
   std::uint32_t max_input_frames = 64;       ///< advertised in Welcome
-  std::uint64_t token_seed = 0;              ///< 0 = seed resume tokens from std::random_device
   std::uint32_t snapshot_budget_kbps = 512;  ///< agent records per client, kbit/s; 0 = unlimited
   double aoi_radius_m = 100;                 ///< players receive agents this close to their craft; 0 = all
   double aoi_hysteresis_m = 10;              ///< agents in view leave only this far outside the area, m
@@ -155,6 +154,7 @@ class Room {
   Player* find_by_conn(ConnectionId conn);
   const Player* find_by_conn(ConnectionId conn) const;
   Player* find_by_entity(sim::AgentId id);
+  /// A resume token: kResumeTokenBytes (128 bits) from the OS generator (ops/os_random.hpp).
   std::string make_token();
   void add_bot(std::uint32_t index);
   void drive_bot(Player& p);
@@ -178,7 +178,6 @@ class Room {
   std::unordered_map<ConnectionId, Spectator> spectators_;
   std::uint32_t next_player_id_ = 1;
   std::uint64_t resume_window_ticks_;
-  math::Rng token_rng_;
   std::uint64_t snapshots_encoded_ = 0;
   std::string scratch_;
   codec::SnapshotEncoder plain_encoder_;     // for clients that asked for plain snapshots

@@ -1,5 +1,6 @@
 #include "net/http_session.hpp"
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/access.hpp"
+#include "net/client_address.hpp"
 #include "net/lobby_api.hpp"
 #include "net/static_files.hpp"
 #include "net/ws_session.hpp"
@@ -32,6 +34,13 @@ namespace {
 constexpr std::uint64_t kBodyLimit = 1024;
 /// Deadline for writing one response.
 constexpr std::chrono::seconds kWriteTimeout{60};
+/// After answering a request that was not read to its end (413, 431) and shutting down our
+/// side, the rest of what the client sends is read and dropped for at most this long, so the
+/// kernel does not answer the unread bytes with a reset that could destroy the response before
+/// the client reads it (the "lingering close" of RFC 9112 section 9.6).
+constexpr std::chrono::seconds kLingerTimeout{2};
+/// Bytes read and dropped during that lingering close; a client sending more is cut off.
+constexpr std::size_t kLingerBytes = 1 << 20;
 
 template <class Body>
 void common_headers(http::response<Body>& res) {
@@ -97,14 +106,14 @@ http::message_generator api_response(const http::request<http::string_body>& req
 ///   POST /api/admin/kick?conn=ID    close that session (ServerMessage.close + close 1000)
 ///   POST /api/admin/rooms/<name>/groups/<index>   live tuning (lobby_api.hpp)
 http::message_generator handle_admin(const http::request<http::string_body>& req, std::string_view path,
-                                     std::string_view target, ServerContext& ctx) {
+                                     std::string_view target, ServerContext& ctx, const std::string& client) {
   switch (check_admin(view_of(req[http::field::authorization]), ctx.config.admin_token)) {
     case AdminAuth::kAllowed: break;
     case AdminAuth::kDisabled:
       ctx.metrics.http_not_found.inc();
       return text_response(req, http::status::not_found, "not found\n");
     case AdminAuth::kDenied: {
-      ctx.log.warn("admin_denied", {{"path", path.substr(0, 100)}});
+      ctx.log.warn("admin_denied", {{"path", path.substr(0, 100)}, {"address", client}});
       http::response<http::string_body> res{http::status::unauthorized, req.version()};
       common_headers(res);
       res.set(http::field::www_authenticate, "Bearer realm=\"flockstep-admin\"");
@@ -121,7 +130,8 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
       return text_response(req, http::status::method_not_allowed, "use GET\n");
     nlohmann::json clients = nlohmann::json::array();
     for (const auto& [id, info] : ctx.sessions.list())
-      clients.push_back({{"conn", id}, {"remote", info.remote}, {"role", info.role}, {"name", info.name}});
+      clients.push_back(
+          {{"conn", id}, {"remote", info.remote}, {"address", info.address}, {"role", info.role}, {"name", info.name}});
     return json_response(req, http::status::ok,
                          {{"connections", ctx.open_connections.load()}, {"clients", std::move(clients)}});
   }
@@ -134,7 +144,7 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
       return text_response(req, http::status::bad_request, "need ?conn=<connection id> (see /api/admin/clients)\n");
     if (!ctx.sessions.close_one(id, game::CloseReason::kNormal, "kicked by an administrator"))
       return json_response(req, http::status::not_found, {{"error", "no such connection"}, {"conn", id}});
-    ctx.log.info("admin_kick", {{"conn", id}});
+    ctx.log.info("admin_kick", {{"conn", id}, {"address", client}});
     return json_response(req, http::status::ok, {{"kicked", id}});
   }
   if (path.substr(0, 17) == "/api/admin/rooms/") {
@@ -144,7 +154,8 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
       const ApiResponse r = tune_group(ctx.rooms, name, rest.substr(7), req.body());
       ctx.log.info("admin_tune", {{"room", name.substr(0, 64)},
                                   {"group", rest.substr(7, 16)},
-                                  {"status", static_cast<std::uint64_t>(r.status)}});
+                                  {"status", static_cast<std::uint64_t>(r.status)},
+                                  {"address", client}});
       return api_response(req, r);
     }
   }
@@ -153,12 +164,13 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
 }
 
 /// Build the response to one plain HTTP request (never an upgrade).
-http::message_generator handle_request(const http::request<http::string_body>& req, ServerContext& ctx) {
+http::message_generator handle_request(const http::request<http::string_body>& req, ServerContext& ctx,
+                                       const std::string& client) {
   ctx.metrics.http_requests.inc();
   {
     const std::string_view t(req.target().data(), req.target().size());
     const std::string_view p = t.substr(0, t.find('?'));
-    if (p.substr(0, 11) == "/api/admin/") return handle_admin(req, p, t, ctx);
+    if (p.substr(0, 11) == "/api/admin/") return handle_admin(req, p, t, ctx, client);
   }
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
     auto res = text_response(req, http::status::method_not_allowed, "only GET and HEAD\n");
@@ -190,7 +202,7 @@ http::message_generator handle_request(const http::request<http::string_body>& r
       return text_response(req, http::status::bad_request, "bad request target\n");
     case ResolveStatus::kForbidden:
       ctx.metrics.http_forbidden.inc();
-      ctx.log.warn("http_forbidden", {{"target", target.substr(0, 200)}});
+      ctx.log.warn("http_forbidden", {{"target", target.substr(0, 200)}, {"address", client}});
       return text_response(req, http::status::forbidden, "forbidden\n");
     case ResolveStatus::kNotFound:
       ctx.metrics.http_not_found.inc();
@@ -268,7 +280,13 @@ http::message_generator handle_request(const http::request<http::string_body>& r
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard)
-      : stream_(std::move(socket)), ctx_(ctx), guard_(std::move(guard)) {}
+      : stream_(std::move(socket)), ctx_(ctx), guard_(std::move(guard)) {
+    beast::error_code ec;
+    const tcp::endpoint peer = stream_.socket().remote_endpoint(ec);
+    peer_ = config::unmapped(peer.address());
+    peer_address_ = peer_.to_string();
+    remote_ = peer_address_ + ":" + std::to_string(peer.port());
+  }
 
   // run: start on the connection's strand.
   void run() {
@@ -294,7 +312,21 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (ec == http::error::body_limit) {  // Content-Length over the admin limit
       ctx_.metrics.http_bad_request.inc();
       parser_->get().keep_alive(false);
+      linger_ = true;
       return send(text_response(parser_->get(), http::status::payload_too_large, "request body too large\n"));
+    }
+    if (ec == http::error::header_limit) {
+      // The header is incomplete, so there is no request to answer in kind: a plain HTTP/1.1
+      // response, then close (what follows on the connection cannot be framed any more).
+      ctx_.metrics.http_bad_request.inc();
+      ctx_.log.warn("http_header_too_large",
+                    {{"address", peer_address_}, {"limit", ctx_.config.max_http_header_bytes}});
+      http::request<http::string_body> req{http::verb::get, "/", 11};
+      req.keep_alive(false);
+      linger_ = true;
+      return send(text_response(
+          req, http::status::request_header_fields_too_large,
+          "request header too large (limit " + std::to_string(ctx_.config.max_http_header_bytes) + " bytes)\n"));
     }
     if (ec) return fail(ec, "http_read");
     auto& h = parser_->get();
@@ -304,6 +336,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       if (length && *length > kBodyLimit) {
         ctx_.metrics.http_bad_request.inc();
         h.keep_alive(false);
+        linger_ = true;
         return send(text_response(h, http::status::payload_too_large, "request body too large\n"));
       }
       parser_->body_limit(kBodyLimit);  // chunked bodies are checked as they arrive
@@ -316,6 +349,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (ec == http::error::end_of_stream) return do_close();
     if (ec) return fail(ec, "http_read");
     auto& req = parser_->get();
+    const std::string client = client_of(req);
     if (beast::websocket::is_upgrade(req)) {
       const std::string_view target(req.target().data(), req.target().size());
       const std::string_view path = target.substr(0, target.find('?'));
@@ -326,19 +360,29 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         const std::string_view origin = view_of(req[http::field::origin]);
         if (!origin_allowed(origin, ctx_.config.allowed_origins)) {
           ctx_.metrics.http_forbidden.inc();
-          ctx_.log.warn("origin_refused", {{"origin", origin.substr(0, 200)}});
+          ctx_.log.warn("origin_refused", {{"origin", origin.substr(0, 200)}, {"address", client}});
           return send(text_response(req, http::status::forbidden, "origin not allowed\n"));
         }
+        if (echo) {
+          stream_.expires_never();  // the WebSocket session sets its own timeouts
+          start_echo_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
+          return;
+        }
+        if (!ctx_.sessions_per_address.acquire(client, ctx_.config.max_sessions_per_address)) {
+          ctx_.log.warn("address_limit", {{"address", client}, {"limit", ctx_.config.max_sessions_per_address}});
+          return send(
+              text_response(req, http::status::too_many_requests, "too many WebSocket sessions from this address\n"));
+        }
         stream_.expires_never();  // the WebSocket session sets its own timeouts
-        if (echo) start_echo_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
-        else start_ws_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
+        start_ws_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_),
+                         ClientIdentity{remote_, AddressSlot(&ctx_.sessions_per_address, client)});
         return;
       }
       ctx_.metrics.http_not_found.inc();
       return send(text_response(req, ctx_.shutting_down ? http::status::service_unavailable : http::status::not_found,
                                 "WebSocket endpoint is /ws\n"));
     }
-    send(handle_request(req, ctx_));
+    send(handle_request(req, ctx_, client));
   }
 
   void send(http::message_generator msg) {
@@ -355,13 +399,38 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // on_write: next request, or close when the response said so.
   void on_write(bool keep_alive, beast::error_code ec, std::size_t) {
     if (ec) return fail(ec, "http_write");
+    if (linger_) {
+      do_close();
+      stream_.expires_after(kLingerTimeout);
+      return do_linger(0);
+    }
     if (!keep_alive || ctx_.shutting_down) return do_close();
     do_read();
+  }
+
+  // client_of: the client's address for this request (client_address.hpp): the TCP peer unless
+  // it is a trusted proxy that names someone in Forwarded / X-Forwarded-For.
+  std::string client_of(const http::request<http::string_body>& req) const {
+    if (ctx_.trusted_proxies.empty()) return peer_address_;
+    std::vector<std::string_view> forwarded, xff;
+    for (auto [it, end] = req.equal_range(http::field::forwarded); it != end; ++it)
+      forwarded.push_back(view_of(it->value()));
+    for (auto [it, end] = req.equal_range("X-Forwarded-For"); it != end; ++it) xff.push_back(view_of(it->value()));
+    return client_address(ctx_.trusted_proxies, peer_, forwarded_hops(forwarded, xff)).to_string();
   }
 
   void do_close() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+  // do_linger: read and drop until the client closes, kLingerBytes or kLingerTimeout.
+  void do_linger(std::size_t dropped) {
+    if (dropped >= kLingerBytes) return;
+    stream_.async_read_some(asio::buffer(linger_buffer_),
+                            [self = shared_from_this(), dropped](beast::error_code ec, std::size_t n) {
+                              if (!ec) self->do_linger(dropped + n);
+                            });
   }
 
   // fail: one place for errors; aborted operations and timeouts of idle keep-alive are normal.
@@ -377,6 +446,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   ServerContext& ctx_;
   ConnectionGuard guard_;
+  boost::asio::ip::address peer_;  // TCP peer (IPv4-mapped IPv6 as IPv4)
+  std::string peer_address_;       // peer_ as text
+  std::string remote_;             // peer address:port
+  bool linger_ = false;            // the request was not read to its end: lingering close after the answer
+  std::array<char, 4096> linger_buffer_{};
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "config/trusted_proxies.hpp"
 #include "game/game.hpp"
 #include "game/recorder.hpp"
 #include "game/rooms.hpp"
@@ -65,8 +66,10 @@ struct Server::Impl {
         metrics(registry),
         log(log_options(c), out),
         rooms(rooms_config(c), std::move(scenario), std::move(others), &metrics, &log),
+        trusted_proxies(config::ProxyList::parse(c.trusted_proxies)),
         ioc(static_cast<int>(c.threads)),
-        ctx{config, log, registry, metrics, rooms.default_game(), rooms, {false}, {false}, {1}, {0}, {}},
+        ctx{config, log, registry, metrics, rooms.default_game(), rooms, trusted_proxies, {false}, {false},
+            {1},    {0}, {},       {}},
         signals(ioc),
         drain_timer(ioc) {
     log.set_suppressed_counter(&metrics.log_lines_suppressed);
@@ -88,6 +91,7 @@ struct Server::Impl {
   ops::ServerMetrics metrics;
   ops::Logger log;
   game::Rooms rooms;
+  config::ProxyList trusted_proxies;
   asio::io_context ioc;
   ServerContext ctx;
   std::shared_ptr<Listener> listener;

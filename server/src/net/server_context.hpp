@@ -25,12 +25,16 @@ namespace flockstep::server::game {
 class Game;
 class Rooms;
 }  // namespace flockstep::server::game
+namespace flockstep::server::config {
+class ProxyList;
+}
 
 namespace flockstep::server::net {
 
 /// What the admin API shows about one live WebSocket session.
 struct SessionInfo {
-  std::string remote;         ///< peer address:port
+  std::string remote;         ///< TCP peer address:port (a reverse proxy, when there is one)
+  std::string address;        ///< client address: the peer, or what a trusted proxy named (client_address.hpp)
   std::string role = "none";  ///< none (not joined yet) | player | spectator
   std::string name;           ///< display name from Join (validated UTF-8)
 };
@@ -38,10 +42,12 @@ struct SessionInfo {
 /// Live WebSocket sessions by connection id (weak: the registry never keeps one alive).
 class SessionRegistry {
  public:
-  void add(game::ConnectionId id, std::weak_ptr<game::ClientSink> s, std::string remote = {}) {
+  void add(game::ConnectionId id, std::weak_ptr<game::ClientSink> s, std::string remote = {},
+           std::string address = {}) {
     std::lock_guard lock(mutex_);
     sessions_[id] = std::move(s);
     info_[id].remote = std::move(remote);
+    info_[id].address = std::move(address);
   }
   void remove(game::ConnectionId id) {
     std::lock_guard lock(mutex_);
@@ -95,19 +101,80 @@ class SessionRegistry {
   std::unordered_map<game::ConnectionId, SessionInfo> info_;
 };
 
+/// Open WebSocket sessions per client address (max_sessions_per_address).
+class AddressCounts {
+ public:
+  /// Count one more session of `address`; false (nothing counted) when it has `limit` already.
+  /// `limit` 0 = unlimited.
+  bool acquire(const std::string& address, std::uint32_t limit) {
+    std::lock_guard lock(mutex_);
+    std::uint32_t& n = counts_[address];
+    if (limit != 0 && n >= limit) {
+      if (n == 0) counts_.erase(address);
+      return false;
+    }
+    ++n;
+    return true;
+  }
+  void release(const std::string& address) {
+    std::lock_guard lock(mutex_);
+    if (auto it = counts_.find(address); it != counts_.end() && --it->second == 0) counts_.erase(it);
+  }
+  std::uint32_t count(const std::string& address) const {
+    std::lock_guard lock(mutex_);
+    const auto it = counts_.find(address);
+    return it == counts_.end() ? 0 : it->second;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::uint32_t> counts_;
+};
+
+/// Holds one counted session of an address for as long as it lives (moved into the WS session).
+class AddressSlot {
+ public:
+  AddressSlot() = default;
+  AddressSlot(AddressCounts* counts, std::string address) : counts_(counts), address_(std::move(address)) {}
+  AddressSlot(AddressSlot&& o) noexcept : counts_(o.counts_), address_(std::move(o.address_)) { o.counts_ = nullptr; }
+  AddressSlot& operator=(AddressSlot&& o) noexcept {
+    if (this != &o) {
+      reset();
+      counts_ = o.counts_;
+      address_ = std::move(o.address_);
+      o.counts_ = nullptr;
+    }
+    return *this;
+  }
+  ~AddressSlot() { reset(); }
+  AddressSlot(const AddressSlot&) = delete;
+  AddressSlot& operator=(const AddressSlot&) = delete;
+  const std::string& address() const { return address_; }
+
+ private:
+  void reset() {
+    if (counts_) counts_->release(address_);
+    counts_ = nullptr;
+  }
+  AddressCounts* counts_ = nullptr;
+  std::string address_;
+};
+
 /// Shared by the listener and every session. Outlives all of them (owned by net::Server).
 struct ServerContext {
   const config::Config& config;
   ops::Logger& log;
   ops::Registry& registry;
   ops::ServerMetrics& metrics;
-  game::Game& game;                ///< the default room's game
-  game::Rooms& rooms;              ///< every room
-  std::atomic<bool> ready{false};  ///< /readyz; false before start and from shutdown on
+  game::Game& game;                          ///< the default room's game
+  game::Rooms& rooms;                        ///< every room
+  const config::ProxyList& trusted_proxies;  ///< parsed trusted_proxies (client_address.hpp)
+  std::atomic<bool> ready{false};            ///< /readyz; false before start and from shutdown on
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> next_connection{1};
   std::atomic<std::uint32_t> open_connections{0};
   SessionRegistry sessions;
+  AddressCounts sessions_per_address;  ///< max_sessions_per_address
 };
 
 /// Counts one open TCP connection for as long as it lives (moved from HTTP to WS session).

@@ -71,10 +71,11 @@ v1::Close::Code wire_code(CloseReason r) {
 /// ClientSink methods (called by the game thread) post onto it.
 class WsSession : public game::ClientSink, public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard)
+  WsSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard, ClientIdentity client)
       : ws_(std::move(socket)),
         ctx_(ctx),
         guard_(std::move(guard)),
+        client_(std::move(client)),
         id_(ctx.next_connection.fetch_add(1)),
         join_timer_(ws_.get_executor()),
         ping_timer_(ws_.get_executor()),
@@ -134,9 +135,8 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   // on_accept: register, start the Join deadline and the RTT pings, start reading.
   void on_accept(beast::error_code ec) {
     if (ec) return fail(ec, "ws_accept");
-    beast::error_code ignored;
-    const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ignored);
-    ctx_.sessions.add(id_, weak_from_this(), peer.address().to_string() + ":" + std::to_string(peer.port()));
+    ctx_.sessions.add(id_, weak_from_this(), client_.remote, client_.slot.address());
+    ctx_.log.info("ws_open", {{"conn", id_}, {"address", client_.slot.address()}, {"remote", client_.remote}});
     if (ctx_.shutting_down) return start_close(CloseReason::kShutdown, "server shutting down");
     join_timer_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
     join_timer_.async_wait(beast::bind_front_handler(&WsSession::on_join_timer, shared_from_this()));
@@ -416,6 +416,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   beast::flat_buffer buffer_;
   ServerContext& ctx_;
   ConnectionGuard guard_;
+  ClientIdentity client_;  // peer and client address; holds the per-address session count
   const game::ConnectionId id_;
   asio::steady_timer join_timer_;
   asio::steady_timer ping_timer_;
@@ -497,8 +498,8 @@ void start_echo_session(tcp::socket&& socket, http::request<http::string_body>&&
 }
 
 void start_ws_session(tcp::socket&& socket, http::request<http::string_body>&& request, ServerContext& ctx,
-                      ConnectionGuard guard) {
-  std::make_shared<WsSession>(std::move(socket), ctx, std::move(guard))->run(std::move(request));
+                      ConnectionGuard guard, ClientIdentity client) {
+  std::make_shared<WsSession>(std::move(socket), ctx, std::move(guard), std::move(client))->run(std::move(request));
 }
 
 }  // namespace flockstep::server::net

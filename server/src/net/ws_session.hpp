@@ -3,6 +3,7 @@
 /// Starts the WebSocket role of a connection whose HTTP upgrade request has been read. The
 /// session class lives in ws_session.cpp (the one translation unit with Beast's WebSocket code).
 #include <cstddef>
+#include <string>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http/message.hpp>
@@ -12,10 +13,17 @@
 
 namespace flockstep::server::net {
 
+/// Who a WebSocket session talks to: the TCP peer and the client address (after trusted
+/// proxies), whose per-address count the session holds while it lives.
+struct ClientIdentity {
+  std::string remote;  ///< TCP peer address:port
+  AddressSlot slot;    ///< slot.address() = the client address
+};
+
 /// Accept the upgrade `request` on `socket` and run the session until it closes.
 void start_ws_session(boost::asio::ip::tcp::socket&& socket,
                       boost::beast::http::request<boost::beast::http::string_body>&& request, ServerContext& ctx,
-                      ConnectionGuard guard);
+                      ConnectionGuard guard, ClientIdentity client);
 
 /// Largest message the diagnostics echo accepts, bytes: 16 MiB, the biggest message in the
 /// Autobahn|Testsuite's performance cases (9.x). Only reachable with echo_endpoint=on.

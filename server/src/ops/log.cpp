@@ -1,8 +1,11 @@
 #include "ops/log.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+
+#include <nlohmann/json.hpp>
 
 #include "ops/metrics.hpp"
 
@@ -39,79 +42,106 @@ bool needs_text_quotes(std::string_view v) {
   return false;
 }
 
+/// Compact JSON; `replace` turns invalid UTF-8 into U+FFFD instead of throwing (a client's bytes
+/// can end up in a field).
+std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::ordered_json json_value(const Field& f) {
+  switch (f.kind) {
+    case Field::Kind::kText: return f.text;
+    case Field::Kind::kBool: return f.flag;
+    case Field::Kind::kSigned: return f.signed_value;
+    case Field::Kind::kUnsigned: return f.unsigned_value;
+    case Field::Kind::kReal:
+      // nlohmann_json would write null for these too; said here so the rule does not depend on it.
+      if (!std::isfinite(f.real)) return nullptr;
+      return f.real;
+  }
+  return nullptr;
+}
+
+std::string text_value(const Field& f) {
+  switch (f.kind) {
+    case Field::Kind::kText: return needs_text_quotes(f.text) ? dump(f.text) : f.text;
+    case Field::Kind::kBool: return f.flag ? "true" : "false";
+    case Field::Kind::kSigned: return std::to_string(f.signed_value);
+    case Field::Kind::kUnsigned: return std::to_string(f.unsigned_value);
+    case Field::Kind::kReal: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", f.real);
+      return buf;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Logger::Logger(Options options, std::ostream& out)
     : options_(options), out_(out), clock_([] { return std::chrono::steady_clock::now(); }) {}
-
-void Logger::append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
 
 std::uint64_t Logger::suppressed_total() const {
   std::lock_guard lock(mutex_);
   return suppressed_total_;
 }
 
-void Logger::log(Level level, std::string_view event, std::initializer_list<Field> fields) {
-  if (level < options_.min_level) return;
-  std::uint64_t suppressed = 0;
-  {
-    std::lock_guard lock(mutex_);
-    Bucket& b = buckets_[std::string(event)];
-    const auto now = clock_();
-    if (!b.init) {
-      b.init = true;
-      b.tokens = options_.burst;
-      b.last = now;
-    }
-    const double elapsed = std::chrono::duration<double>(now - b.last).count();
+bool Logger::admit(std::string_view event, std::uint64_t& suppressed) {
+  std::lock_guard lock(mutex_);
+  Bucket& b = buckets_[std::string(event)];
+  const auto now = clock_();
+  if (!b.init) {
+    b.init = true;
+    b.tokens = options_.burst;
     b.last = now;
-    b.tokens = std::min(options_.burst, b.tokens + elapsed * options_.rate_per_second);
-    if (b.tokens < 1) {
-      ++b.suppressed;
-      ++suppressed_total_;
-      if (suppressed_counter_) suppressed_counter_->inc();
-      return;
-    }
-    b.tokens -= 1;
-    suppressed = b.suppressed;
-    b.suppressed = 0;
   }
+  const double elapsed = std::chrono::duration<double>(now - b.last).count();
+  b.last = now;
+  b.tokens = std::min(options_.burst, b.tokens + elapsed * options_.rate_per_second);
+  if (b.tokens < 1) {
+    ++b.suppressed;
+    ++suppressed_total_;
+    if (suppressed_counter_) suppressed_counter_->inc();
+    return false;
+  }
+  b.tokens -= 1;
+  suppressed = b.suppressed;
+  b.suppressed = 0;
+  return true;
+}
 
+void Logger::log(Level level, std::string_view event, std::initializer_list<Field> fields) {
+  std::uint64_t suppressed = 0;
+  if (level < options_.min_level || !admit(event, suppressed)) return;
+  write(level, event, fields, nullptr, suppressed);
+}
+
+void Logger::log(Level level, std::string_view event, std::initializer_list<Field> fields,
+                 const nlohmann::json& object) {
+  std::uint64_t suppressed = 0;
+  if (level < options_.min_level || !admit(event, suppressed)) return;
+  write(level, event, fields, &object, suppressed);
+}
+
+void Logger::write(Level level, std::string_view event, std::initializer_list<Field> fields,
+                   const nlohmann::json* object, std::uint64_t suppressed) {
   std::string line;
-  line.reserve(128);
   if (options_.format == LogFormat::kJson) {
-    line += "{\"ts\":";
-    append_json_string(line, utc_timestamp());
-    line += ",\"level\":\"";
-    line += level_name(level);
-    line += "\",\"event\":";
-    append_json_string(line, event);
-    for (const Field& f : fields) {
-      line += ',';
-      append_json_string(line, f.key);
-      line += ':';
-      if (f.quoted) append_json_string(line, f.value);
-      else line += f.value;
-    }
-    if (suppressed) line += ",\"suppressed\":" + std::to_string(suppressed);
-    line += "}\n";
+    // ordered_json: ts, level and event lead every line, the fields follow in call order. A
+    // repeated key keeps its last value, so a line never has a duplicate member.
+    nlohmann::ordered_json j;
+    j["ts"] = utc_timestamp();
+    j["level"] = level_name(level);
+    j["event"] = event;
+    for (const Field& f : fields) j[std::string(f.key)] = json_value(f);
+    if (object && object->is_object())
+      for (const auto& [k, v] : object->items()) j[k] = v;
+    if (suppressed) j["suppressed"] = suppressed;
+    line = dump(j);
+    line += '\n';
   } else {
+    line.reserve(128);
     line += utc_timestamp();
     line += ' ';
     line += level_name(level);
@@ -121,9 +151,11 @@ void Logger::log(Level level, std::string_view event, std::initializer_list<Fiel
       line += ' ';
       line += f.key;
       line += '=';
-      if (f.quoted && needs_text_quotes(f.value)) append_json_string(line, f.value);
-      else line += f.value;
+      line += text_value(f);
     }
+    if (object && object->is_object())
+      for (const auto& [k, v] : object->items())
+        line += ' ' + k + '=' + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (suppressed) line += " suppressed=" + std::to_string(suppressed);
     line += '\n';
   }

@@ -1,6 +1,7 @@
 #pragma once
 /// \file log.hpp
-/// Structured log lines, text (`ts level event key=value ...`) or JSON (one object per line),
+/// Structured log lines, text (`ts level event key=value ...`) or JSON (one object per line,
+/// encoded by nlohmann_json, so a line is always valid JSON: bad UTF-8 is replaced, NaN is null),
 /// with a per-event rate limit so a storm of bad clients cannot flood the log: each event name has
 /// a token bucket; lines over the limit are counted and the count is reported (`suppressed=N`) on
 /// the next line of that event that gets through. Thread-safe.
@@ -16,6 +17,8 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace flockstep::server::ops {
 
 class Counter;
@@ -23,30 +26,37 @@ class Counter;
 /// Severity of a line.
 enum class Level : std::uint8_t { kDebug, kInfo, kWarn, kError };
 
-/// One key/value of a log line.
+/// One key/value of a log line. Numbers keep their type so the JSON form writes them as JSON
+/// numbers (a number that is not finite, NaN or an infinity, is written as null: JSON has no
+/// literal for it); the text form writes them with printf.
 struct Field {
-  Field(std::string_view k, std::string_view v) : key(k), value(v), quoted(true) {}
-  Field(std::string_view k, const std::string& v) : key(k), value(v), quoted(true) {}
-  Field(std::string_view k, const char* v) : key(k), value(v), quoted(true) {}
-  Field(std::string_view k, bool v) : key(k), value(v ? "true" : "false"), quoted(false) {}
+  enum class Kind : std::uint8_t { kText, kBool, kSigned, kUnsigned, kReal };
+
+  Field(std::string_view k, std::string_view v) : key(k), text(v), kind(Kind::kText) {}
+  Field(std::string_view k, const std::string& v) : key(k), text(v), kind(Kind::kText) {}
+  Field(std::string_view k, const char* v) : key(k), text(v), kind(Kind::kText) {}
+  Field(std::string_view k, bool v) : key(k), kind(Kind::kBool), flag(v) {}
   template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
-  Field(std::string_view k, T v) : key(k), value(format_number(v)), quoted(false) {}
-
-  std::string_view key;
-  std::string value;
-  bool quoted;
-
- private:
-  template <class T>
-  static std::string format_number(T v) {
+  Field(std::string_view k, T v) : key(k) {
     if constexpr (std::is_floating_point_v<T>) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(v));
-      return buf;
+      kind = Kind::kReal;
+      real = static_cast<double>(v);
+    } else if constexpr (std::is_signed_v<T>) {
+      kind = Kind::kSigned;
+      signed_value = static_cast<std::int64_t>(v);
     } else {
-      return std::to_string(v);
+      kind = Kind::kUnsigned;
+      unsigned_value = static_cast<std::uint64_t>(v);
     }
   }
+
+  std::string_view key;
+  std::string text;  ///< kText
+  Kind kind = Kind::kText;
+  bool flag = false;                 ///< kBool
+  std::int64_t signed_value = 0;     ///< kSigned
+  std::uint64_t unsigned_value = 0;  ///< kUnsigned
+  double real = 0;                   ///< kReal
 };
 
 /// Output format.
@@ -70,6 +80,9 @@ class Logger {
   void info(std::string_view event, std::initializer_list<Field> f = {}) { log(Level::kInfo, event, f); }
   void warn(std::string_view event, std::initializer_list<Field> f = {}) { log(Level::kWarn, event, f); }
   void error(std::string_view event, std::initializer_list<Field> f = {}) { log(Level::kError, event, f); }
+  /// As log(), plus the members of `object` (a JSON object: nested values such as the effective
+  /// configuration). JSON lines carry them as members; text lines as key=<compact JSON>.
+  void log(Level level, std::string_view event, std::initializer_list<Field> fields, const nlohmann::json& object);
 
   /// Count suppressed lines in this counter too (metrics); may be null.
   void set_suppressed_counter(Counter* c) { suppressed_counter_ = c; }
@@ -77,9 +90,6 @@ class Logger {
   void set_clock(std::function<std::chrono::steady_clock::time_point()> clock) { clock_ = std::move(clock); }
   /// Total lines suppressed so far.
   std::uint64_t suppressed_total() const;
-
-  /// JSON string escaping (quotes, backslash, control characters as \u00XX).
-  static void append_json_string(std::string& out, std::string_view s);
 
  private:
   struct Bucket {
@@ -91,6 +101,12 @@ class Logger {
   Options options_;
   std::ostream& out_;
   mutable std::mutex mutex_;
+  /// The rate limit: true when a line of `event` may be written; `suppressed` = lines of it
+  /// dropped since the last one written.
+  bool admit(std::string_view event, std::uint64_t& suppressed);
+  void write(Level level, std::string_view event, std::initializer_list<Field> fields, const nlohmann::json* object,
+             std::uint64_t suppressed);
+
   std::unordered_map<std::string, Bucket> buckets_;
   std::uint64_t suppressed_total_ = 0;
   Counter* suppressed_counter_ = nullptr;

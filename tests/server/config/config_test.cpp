@@ -8,6 +8,8 @@
 #include "../test_util.hpp"
 #include "config/config.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace flockstep::server::config {
 namespace {
 
@@ -120,6 +122,50 @@ TEST(Config, CrossChecksNameBothKeys) {
   EXPECT_NE(e.find("tick_rate_hz"), std::string::npos) << e;
   e = error_of({"--bots=5", "--max-players=4"});
   EXPECT_NE(e.find("bots"), std::string::npos) << e;
+}
+
+TEST(Config, TrustedProxiesFromFlagEnvironmentOrJsonListAndBadEntriesAreNamed) {
+  EXPECT_EQ(load_with({}).config.trusted_proxies, "");  // none by default
+  EXPECT_EQ(load_with({"--trusted-proxies=10.0.0.0/8,::1"}).config.trusted_proxies, "10.0.0.0/8,::1");
+  EXPECT_EQ(load_with({}, {{"FLOCKSTEP_TRUSTED_PROXIES", "127.0.0.1"}}).config.trusted_proxies, "127.0.0.1");
+  testing::TempDir dir;
+  const auto from_file =
+      load_with({"--config=" + dir.write("p.json", R"({"trusted_proxies": ["172.16.0.0/12", "fd00::/8"]})")});
+  EXPECT_EQ(from_file.config.trusted_proxies, "172.16.0.0/12,fd00::/8");
+  EXPECT_EQ(
+      load_with({"--config=" + dir.write("q.json", R"({"trusted_proxies": "127.0.0.1"})")}).config.trusted_proxies,
+      "127.0.0.1");
+
+  std::string e = error_of({"--trusted-proxies=10.0.0.1,10.0.0.0/40"});
+  EXPECT_NE(e.find("flag --trusted-proxies"), std::string::npos) << e;
+  EXPECT_NE(e.find("'10.0.0.0/40'"), std::string::npos) << e;
+  e = error_of({}, {{"FLOCKSTEP_TRUSTED_PROXIES", "proxy.internal"}});
+  EXPECT_NE(e.find("FLOCKSTEP_TRUSTED_PROXIES"), std::string::npos) << e;
+  EXPECT_NE(e.find("'proxy.internal' is not an IP address or CIDR range"), std::string::npos) << e;
+  e = error_of({"--config=" + dir.write("r.json", R"({"trusted_proxies": ["10.0.0.0/8", 7]})")});
+  EXPECT_NE(e.find("key 'trusted_proxies'"), std::string::npos) << e;
+  EXPECT_NE(e.find("array of strings"), std::string::npos) << e;
+  e = error_of({"--config=" + dir.write("s.json", R"({"trusted_proxies": ["192.168.1.1/16"]})")});
+  EXPECT_NE(e.find("did you mean 192.168.0.0/16"), std::string::npos) << e;
+  EXPECT_EQ(error_of({"--max-sessions-per-address=100001"}).find("flag --max-sessions-per-address"), 0u);
+}
+
+TEST(Config, EffectiveConfigurationAsJsonKeepsTypesAndHidesTheAdminToken) {
+  const auto r = load_with({"--admin-token=hidden-value", "--port=9000", "--trusted-proxies=10.0.0.0/8"});
+  const nlohmann::json j = describe_json(r);
+  EXPECT_TRUE(j["file"].is_null());
+  EXPECT_EQ(j["config"]["port"], 9000);
+  EXPECT_EQ(j["config"]["host"], "0.0.0.0");
+  EXPECT_EQ(j["config"]["trusted_proxies"], "10.0.0.0/8");
+  EXPECT_EQ(j["config"]["admin_token"], "(set)");
+  EXPECT_EQ(j.dump().find("hidden-value"), std::string::npos);
+  EXPECT_EQ(j["sources"]["port"], "flag");
+  EXPECT_EQ(j["sources"]["threads"], "default");
+  // Every key of the text form is in the JSON form.
+  EXPECT_EQ(j["config"].size(), j["sources"].size());
+  const std::string text = describe(r);
+  for (const auto& [key, value] : j["config"].items())
+    EXPECT_NE(text.find("  " + key + " = "), std::string::npos) << key;
 }
 
 TEST(Config, RoomAndRecordingKeysHaveDefaultsFlagsAndLimits) {

@@ -4,6 +4,7 @@
 // each as a plain v1::Snapshot (dequantised agents, the own craft exact) for the assertions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -116,7 +117,6 @@ sim::Scenario calm_world() {
 RoomConfig config(std::uint32_t max_players = 8) {
   RoomConfig c;
   c.max_players = max_players;
-  c.token_seed = 99;
   return c;
 }
 
@@ -566,6 +566,49 @@ TEST(Room, ResumeWithinTheWindowKeepsTheCraftAfterItIsRemoved) {
   auto late = std::make_shared<FakeSink>();
   room.join(5, late, player("r", token));
   EXPECT_EQ(late->close_reason, CloseReason::kBadResume);
+}
+
+// Resume tokens come from the operating system's generator: two rooms built alike (same
+// scenario seed, same configuration), as two servers started alike would be, hand out different
+// tokens; and no token is 16 consecutive bytes of a generator seeded from the room's seed (the
+// world's stream, the default stream): a token derived from a seeded generator fails both.
+TEST(Room, ResumeTokensComeFromTheOperatingSystemNotTheRoomsGenerator) {
+  constexpr int kPlayers = 8;
+  auto tokens_of = [](Room& room, ConnectionId first) {
+    std::vector<std::string> out;
+    for (int i = 0; i < kPlayers; ++i) {
+      auto sink = std::make_shared<FakeSink>();
+      room.join(first + static_cast<ConnectionId>(i), sink, player("t" + std::to_string(i)));
+      EXPECT_NE(sink->welcome(), nullptr);
+      if (sink->welcome()) out.push_back(sink->welcome()->resume_token());
+    }
+    return out;
+  };
+  Room a(config(kPlayers), calm_world(), nullptr, nullptr);
+  Room b(config(kPlayers), calm_world(), nullptr, nullptr);
+  const auto ta = tokens_of(a, 1), tb = tokens_of(b, 1);
+  ASSERT_EQ(ta.size(), static_cast<std::size_t>(kPlayers));
+  ASSERT_EQ(tb.size(), static_cast<std::size_t>(kPlayers));
+  std::vector<std::string> all = ta;
+  all.insert(all.end(), tb.begin(), tb.end());
+  for (const auto& t : all) EXPECT_EQ(t.size(), codec::kResumeTokenBytes);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "two tokens are equal";
+
+  // Every 16-byte window (4 consecutive 32-bit outputs, little-endian, at any offset) of the
+  // first 4096 outputs of generators seeded from the scenario's seed.
+  const std::uint64_t seed = calm_world().seed;
+  for (const std::uint64_t stream : {std::uint64_t{0x5851f42d4c957f2dULL}, std::uint64_t{0x9e3779b97f4a7c15ULL}}) {
+    math::Rng rng = math::Rng::seeded(seed, stream);
+    std::string bytes;
+    for (int i = 0; i < 4096; ++i) {
+      const std::uint32_t r = rng.next_u32();
+      for (int k = 0; k < 4; ++k) bytes.push_back(static_cast<char>((r >> (8 * k)) & 0xFF));
+    }
+    for (const auto& t : all)
+      for (std::size_t at = 0; at + t.size() <= bytes.size(); at += 4)
+        ASSERT_NE(bytes.compare(at, t.size(), t), 0) << "token = outputs " << at / 4 << ".. of stream " << stream;
+  }
 }
 
 TEST(Room, FullRoomRefusesPlayersButNotSpectators) {
