@@ -51,7 +51,7 @@ RUN printf 'int main() { return 0; }\n' >/tmp/warm.cpp \
  && rm -f /tmp/warm.*
 
 # Only the source the two builds read, so edits to tests, docs or scripts reuse the layers above.
-COPY CMakeLists.txt CMakePresets.json ./
+COPY CMakeLists.txt CMakePresets.json VERSION ./
 COPY cmake cmake
 COPY shared shared
 COPY proto proto
