@@ -10,11 +10,8 @@ checker (editorconfig-checker is not in it). Which files are text is git's own d
 (`git ls-files --eol`: `i/-text` is binary and skipped), so the fuzz corpora and images are not
 read as text.
 
-max_line_length (C++ and .proto files) is enforced on every file it applies to except the C++
-files clang-format does not cover yet: while .clang-format-files exists, a C++ file outside it is
-exempt, because breaking its long lines is clang-format's one-time reformatting of that file, not
-a whitespace fix by hand. Without .clang-format-files (clang-format over every C++ file) nothing
-is exempt.
+max_line_length (C++ and .proto files) matches clang-format's ColumnLimit; clang-format keeps C++
+within it but cannot break a long raw string or a .proto line, which this check catches.
 
 Usage: check_editorconfig.py SOURCE_DIR            check the tracked files
        check_editorconfig.py SOURCE_DIR FILE...    check these files (any path) instead
@@ -27,9 +24,6 @@ import sys
 import tempfile
 
 import editorconfig
-
-# Files whose long lines clang-format fixes once it covers them (see the docstring).
-CLANG_FORMAT_SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 
 # Violations printed per file before the rest are summed up, so a file with CRLF line ends does
 # not print thousands of lines.
@@ -59,16 +53,7 @@ def indent_problem(line, style):
     return None
 
 
-def clang_format_covered(source_dir):
-    """Absolute paths of the C++ files under clang-format, or None when it covers them all."""
-    listing = os.path.join(source_dir, ".clang-format-files")
-    if not os.path.isfile(listing):
-        return None
-    lines = (l.strip() for l in open(listing, encoding="utf-8"))
-    return {os.path.join(source_dir, l) for l in lines if l and not l.startswith("#")}
-
-
-def check_file(path, props, check_length=True):
+def check_file(path, props):
     """[(line number or None, message)] for one file under its EditorConfig properties."""
     raw = open(path, "rb").read()
     problems = []
@@ -102,7 +87,7 @@ def check_file(path, props, check_length=True):
     trim = props.get("trim_trailing_whitespace") == "true"
     style = props.get("indent_style")
     max_len = props.get("max_line_length")
-    max_len = int(max_len) if check_length and max_len and max_len.isdigit() else None
+    max_len = int(max_len) if max_len and max_len.isdigit() else None
     for n, line in enumerate(text.split(eol or "\n"), start=1):
         line = line.rstrip("\r\n")
         if trim and line != line.rstrip(" \t"):
@@ -161,14 +146,11 @@ def main():
         print("FAIL:", f)
     if broken:
         return 1
-    covered = clang_format_covered(source_dir)
-    bad_files, total, exempt = 0, 0, 0
+    bad_files, total = 0, 0
     for path in files:
         if not os.path.isfile(path):  # deleted in the work tree but still in the index
             continue
-        check_length = covered is None or not path.endswith(CLANG_FORMAT_SUFFIXES) or path in covered
-        exempt += not check_length
-        problems = check_file(path, editorconfig.get_properties(path), check_length)
+        problems = check_file(path, editorconfig.get_properties(path))
         if not problems:
             continue
         bad_files += 1
@@ -178,8 +160,7 @@ def main():
             print(f"FAIL: {rel}:{line or ''}: {message}" if line else f"FAIL: {rel}: {message}")
         if len(problems) > MAX_PER_FILE:
             print(f"FAIL: {rel}: ... and {len(problems) - MAX_PER_FILE} more")
-    print(f"{len(files)} text files checked against .editorconfig ({exempt} C++ files not yet under clang-format "
-          f"exempt from max_line_length): {total} problems in {bad_files} files")
+    print(f"{len(files)} text files checked against .editorconfig: {total} problems in {bad_files} files")
     return 1 if total else 0
 
 
