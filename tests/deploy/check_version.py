@@ -7,7 +7,10 @@
 3. CHANGELOG.md's newest version heading is `## [x.y.z] - YYYY-MM-DD` (released) or
    `## [x.y.z] - Unreleased` (under development) with the same x.y.z: a bare `## [Unreleased]`
    fails, because the build would then claim the previous release's number.
-4. `--version` of flockstep-server and flockstep-bot: name and the version on the first line,
+4. The packaging test's consumer (tests/packaging/consumer) asks find_package for a version
+   the installed package accepts: the same major.minor (FlockstepConfigVersion is
+   SameMinorVersion), so a release that is not compatible updates the consumer too.
+5. `--version` of flockstep-server and flockstep-bot: name and the version on the first line,
    then commit (hex or "unknown"), build type and compiler; exit code 0.
 
 Usage: check_version.py SOURCE_DIR PROJECT_VERSION SERVER_BINARY BOT_BINARY
@@ -84,6 +87,12 @@ def main():
         failures.append(f"CHANGELOG.md: {problem}")
     elif logged != version:
         failures.append(f"CHANGELOG.md's newest version is {logged}, VERSION is {version}")
+
+    consumer = open(os.path.join(source_dir, "tests/packaging/consumer/CMakeLists.txt"), encoding="utf-8").read()
+    m = re.search(r"find_package\(Flockstep (\d+\.\d+)", consumer)
+    if not m or m.group(1) != ".".join(version.split(".")[:2]):
+        failures.append(f"tests/packaging/consumer asks for Flockstep {m and m.group(1)}, "
+                        f"not compatible with VERSION {version} (same major.minor)")
 
     failures += check_binaries(version, binaries)
     for f in failures:
