@@ -25,6 +25,7 @@ ENV DEBIAN_FRONTEND=noninteractive \
     NODE_PATH=/usr/share/nodejs
 
 # The subset of scripts/setup.sh's packages a build needs (no tests, browsers or fuzzers here);
+# Boost.Beast/Asio are header-only here (libboost1.81-dev; no compiled Boost library is linked);
 # emscripten brings clang/lld/binaryen and Debian's node; node-acorn is its JS optimizer's parser;
 # dpkg-dev + xz-utils unpack protobuf's source package for the wasm runtime.
 # force-unsafe-io: no fsync per unpacked file (a throw-away build layer; minutes saved on overlayfs).
@@ -32,7 +33,7 @@ RUN echo force-unsafe-io >/etc/dpkg/dpkg.cfg.d/flockstep-unsafe-io \
  && apt-get update -q \
  && apt-get install -y -q --no-install-recommends \
       build-essential cmake ninja-build ccache pkg-config ca-certificates \
-      libboost1.81-dev libboost-system1.81-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev \
+      libboost1.81-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev \
       prometheus-cpp-dev \
       emscripten node-acorn dpkg-dev xz-utils \
  && rm -rf /var/lib/apt/lists/*
@@ -50,7 +51,7 @@ RUN printf 'int main() { return 0; }\n' >/tmp/warm.cpp \
  && rm -f /tmp/warm.*
 
 # Only the source the two builds read, so edits to tests, docs or scripts reuse the layers above.
-COPY CMakeLists.txt CMakePresets.json ./
+COPY CMakeLists.txt CMakePresets.json VERSION ./
 COPY cmake cmake
 COPY shared shared
 COPY proto proto

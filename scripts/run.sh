@@ -71,7 +71,8 @@ step "build wasm viewer" cmake --build --preset wasm -j"$JOBS"
 [[ -d "$WEB_ROOT" ]] || die "wasm build finished but $WEB_ROOT does not exist (the viewer's web root)"
 [[ -f "$WEB_ROOT/index.html" ]] || say "warning: $WEB_ROOT/index.html is missing"
 
-# Defaults only for what the caller did not pass (program_options rejects a repeated option).
+# Defaults only for what the caller did not pass, so each flag appears once in the command printed
+# below and the URL shows the port really used (the server takes a repeated flag's last value).
 PORT="${PORT:-8080}"
 ARGS=()
 have_web_root=0 have_port=0

@@ -48,6 +48,8 @@ PACKAGES=(
   prometheus
   # python3-jsonschema: every scenarios/*.json validates against schemas/scenario.schema.json
   python3-jsonschema
+  # python3-editorconfig: which .editorconfig properties apply to a file (tests/deploy/check_editorconfig.py)
+  python3-editorconfig
   # TLS test (tests/deploy): nginx terminates TLS in front of the server with a throw-away
   # self-signed certificate made by openssl
   nginx-light openssl

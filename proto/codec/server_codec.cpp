@@ -465,7 +465,7 @@ const ViewFrame* SnapshotReceiver::frame(std::uint64_t tick) const {
   return nullptr;
 }
 
-Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in) {
+Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in, const v1::PlayerSnapshot* player) {
   const std::uint64_t tick = in.server_tick();
   if (tick == 0) return fail(Status::kMalformed, "delta_snapshot.server_tick is 0");
   if (tick <= newest_ && !need_full_) return {};  // late duplicate: the newer one is already here
@@ -494,13 +494,13 @@ Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in) {
   newest_ = tick;
   need_full_ = false;
   frame_views(*slot, geometry_, views_);
-  if (in.has_own()) {
-    const v1::OwnCraft& o = in.own();
+  if (player && player->has_own()) {
+    const v1::OwnCraft& o = player->own();
     sim::AgentView own;
     own.id.value = o.id();
     if (!get(o.position(), own.position) || !get(o.velocity(), own.velocity) || !finite(o.heading()) ||
         !finite(o.angular_velocity()))
-      return not_finite("delta_snapshot.own");
+      return not_finite("player.own");
     auto it = std::lower_bound(views_.begin(), views_.end(), own.id.value,
                                [](const sim::AgentView& a, std::uint32_t id) { return a.id.value < id; });
     if (it == views_.end() || it->id.value != own.id.value) {
@@ -650,26 +650,9 @@ Result decode_server_message(std::span<const std::byte> bytes, v1::ServerMessage
     return fail(Status::kMalformed, "not a valid ServerMessage encoding");
   if (out.payload_case() == v1::ServerMessage::PAYLOAD_NOT_SET)
     return fail(Status::kEmpty, "ServerMessage without payload");
-  if (out.has_player()) {
-    // Protocol 2 keeps the per-player part out of the shared body (ServerMessage.player); callers
-    // of this codec read it from the snapshot message, as before, so copy it there.
-    const v1::PlayerSnapshot& p = out.player();
-    if (out.has_delta_snapshot()) {
-      v1::DeltaSnapshot* d = out.mutable_delta_snapshot();
-      d->set_last_input_sequence(p.last_input_sequence());
-      d->set_input_held_ticks(p.input_held_ticks());
-      d->set_input_slips(p.input_slips());
-      if (p.has_own()) *d->mutable_own() = p.own();
-      else d->clear_own();
-    } else if (out.has_snapshot()) {
-      v1::Snapshot* s = out.mutable_snapshot();
-      s->set_last_input_sequence(p.last_input_sequence());
-      s->set_input_held_ticks(p.input_held_ticks());
-      s->set_input_slips(p.input_slips());
-    } else {
-      return fail(Status::kMalformed, "ServerMessage.player without a snapshot");
-    }
-  }
+  // Protocol 2: the per-player part travels beside the shared body, never alone.
+  if (out.has_player() && !out.has_delta_snapshot() && !out.has_snapshot())
+    return fail(Status::kMalformed, "ServerMessage.player without a snapshot");
   return {};
 }
 

@@ -61,7 +61,7 @@ class SnapshotEncoder {
 
 /// Where a player's input stream stands at a snapshot: the newest input applied, and how many
 /// ticks the server has simulated since then holding it because no newer one had arrived
-/// (Snapshot.input_held_ticks). The client steps its prediction for that input as many more
+/// (PlayerSnapshot.input_held_ticks). The client steps its prediction for that input as many more
 /// times before comparing, so a late input never reads as a misprediction.
 struct InputProgress {
   std::uint32_t last_sequence = 0;  ///< newest InputFrame.sequence applied; 0 = none yet
@@ -102,7 +102,13 @@ class SnapshotReceiver {
   /// Decode one snapshot. kOk: agents()/tick() describe it. kEmpty: its baseline is not here
   /// (nothing changed; acknowledge ack_tick() == 0 to get a full snapshot). Otherwise malformed.
   /// Snapshots not newer than the newest decoded one are ignored (kOk, tick() unchanged).
-  Result receive(const v1::DeltaSnapshot& in);
+  /// `player`: ServerMessage.player of the same frame, whose `own` (a player's craft, exact)
+  /// replaces the quantised entry; null for a body without it (spectators, replays).
+  Result receive(const v1::DeltaSnapshot& in, const v1::PlayerSnapshot* player = nullptr);
+  /// A whole decoded frame: its delta_snapshot and, when present, its player part.
+  Result receive(const v1::ServerMessage& frame) {
+    return receive(frame.delta_snapshot(), frame.has_player() ? &frame.player() : nullptr);
+  }
   /// Agents of the newest decoded snapshot at its tick, sorted by id; the own craft exact.
   const std::vector<sim::AgentView>& agents() const { return views_; }
   /// Tick of the newest decoded snapshot (0 = none).
@@ -164,10 +170,9 @@ void encode_server_ping(std::uint64_t time_us, std::string& out);
 /// Serialized ServerMessage{events}.
 void encode_events(const v1::Events& events, std::string& out);
 
-/// Parse a server frame (clients, bot). For a player's snapshot frame (body + ServerMessage.player)
-/// it also copies `player` into the payload's in-process fields (Snapshot / DeltaSnapshot
-/// last_input_sequence, input_held_ticks, input_slips, own), so callers read one message; `player`
-/// stays set as well.
+/// Parse a server frame (clients, bot). A player's snapshot frame is the shared body plus
+/// ServerMessage.player (protocol 2): callers read the input progress and the own craft there;
+/// `player` without a snapshot or delta_snapshot is malformed.
 Result decode_server_message(std::span<const std::byte> bytes, v1::ServerMessage& out);
 
 }  // namespace flockstep::codec

@@ -79,7 +79,8 @@ def main():
 
     # Drift against the loader's tables.
     src = open(os.path.join(source_dir, "proto/codec/group_fields.cpp")).read()
-    fields = set(re.findall(r'FLOCKSTEP_(?:INT_|BOOL_)?FIELD\("([a-z_.]+)"', src))
+    # \s*: clang-format may break a long row after the macro's parenthesis.
+    fields = set(re.findall(r'FLOCKSTEP_(?:INT_|BOOL_)?FIELD\(\s*"([a-z_.]+)"', src))
     group = schema["$defs"]["group"]["properties"]
     params = {k for k in group if k not in STRUCTURAL_KEYS}
     sections = {k for k in params if group[k].get("type") == "object"}
@@ -107,8 +108,8 @@ def main():
 
     # Compositions: behaviour names and fields against compose.cpp's tables.
     compose = open(os.path.join(source_dir, "shared/src/sim/compose.cpp")).read()
-    names = set(re.findall(r'\{B::k[A-Za-z]+, "([a-z_]+)"', compose))
-    bfields = set(re.findall(r'FLOCKSTEP_B(?:FIELD|INT)\("([a-z_.]+)"', compose))
+    names = set(re.findall(r'\{\s*B::k[A-Za-z]+,\s*"([a-z_]+)"', compose))
+    bfields = set(re.findall(r'FLOCKSTEP_B(?:FIELD|INT)\(\s*"([a-z_.]+)"', compose))
     bprops = schema["$defs"]["behavior"]["properties"]
     if len(names) < 20 or names != set(bprops["type"]["enum"]):
         failures.append(f"behaviour type enum differs from compose.cpp: {sorted(names ^ set(bprops['type']['enum']))}")

@@ -127,7 +127,7 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
     case v1::ServerMessage::kDeltaSnapshot: {
       if (state_ != LinkState::kLive) break;
       const v1::DeltaSnapshot& d = msg_.delta_snapshot();
-      const codec::Result rr = receiver_.receive(d);
+      const codec::Result rr = receiver_.receive(msg_);
       if (rr.status == codec::Status::kEmpty) ++baseline_misses_;
       else if (!rr.ok()) ++bad_messages_;
       // Acknowledge what was decoded (0 after a missing baseline: the server sends a full one).
@@ -139,9 +139,10 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
       if (rr.ok() && receiver_.tick() == d.server_tick() && handlers_.on_snapshot) {
         SnapshotFrame f;
         f.server_tick = d.server_tick();
-        f.last_input_sequence = d.last_input_sequence();
-        f.input_held_ticks = d.input_held_ticks();
-        f.input_slips = d.input_slips();
+        const v1::PlayerSnapshot& p = msg_.player();  // all zero for a spectator
+        f.last_input_sequence = p.last_input_sequence();
+        f.input_held_ticks = p.input_held_ticks();
+        f.input_slips = p.input_slips();
         f.state_hash = d.state_hash();
         f.baseline_tick = d.baseline_tick();
         f.agents = &receiver_.agents();

@@ -40,7 +40,7 @@ struct SnapshotFrame {
   std::uint64_t state_hash = 0;
   std::uint64_t baseline_tick = 0;  ///< 0 = it was a full snapshot
   /// Every agent in this client's area of interest at server_tick, sorted by id; the own craft's
-  /// motion is the server's exact state (DeltaSnapshot.own), everything else dequantised.
+  /// motion is the server's exact state (PlayerSnapshot.own), everything else dequantised.
   const std::vector<sim::AgentView>* agents = nullptr;
 };
 

@@ -48,13 +48,13 @@ struct ReconcileResult {
   std::int32_t replayed = 0;  ///< inputs replayed on top of the server state
 };
 
-/// How an authoritative state relates to the inputs: Snapshot.last_input_sequence and
+/// How an authoritative state relates to the inputs: PlayerSnapshot.last_input_sequence and
 /// input_held_ticks, and whether it can be compared at all (not across a capture and respawn,
 /// which only the server decides).
 struct ServerProgress {
   std::uint32_t last_applied = 0;  ///< newest input applied (0 = none yet)
   std::uint32_t held_ticks = 0;    ///< further ticks the server stepped holding that input
-  std::uint32_t slips = 0;         ///< Snapshot.input_slips: held ticks + dropped frames so far
+  std::uint32_t slips = 0;         ///< PlayerSnapshot.input_slips: held ticks + dropped frames so far
   bool comparable = true;          ///< false: the craft respawned since the last state; do not compare
 };
 

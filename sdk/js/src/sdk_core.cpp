@@ -403,7 +403,7 @@ class Core {
 
   void snapshot(const v1::DeltaSnapshot& d, val& r) {
     r.set("type", val("snapshot"));
-    const codec::Result res = receiver_.receive(d);
+    const codec::Result res = receiver_.receive(msg_);  // msg_.player: a player's own craft
     // Acknowledge what was decoded: 0 after a missing baseline asks for a full snapshot.
     out_.clear();
     if (codec::encode_ack(receiver_.ack_tick(), view_dirty_ ? &view_ : nullptr, out_)) {
@@ -420,9 +420,10 @@ class Core {
     s.set("serverTick", tick(d.server_tick()));
     s.set("baselineTick", tick(d.baseline_tick()));
     s.set("stateHash", d.state_hash() ? u64_string(d.state_hash()) : val::null());
-    s.set("lastInputSequence", d.last_input_sequence());
-    s.set("inputHeldTicks", d.input_held_ticks());
-    s.set("inputSlips", d.input_slips());
+    const v1::PlayerSnapshot& p = msg_.player();  // all zero for a spectator
+    s.set("lastInputSequence", p.last_input_sequence());
+    s.set("inputHeldTicks", p.input_held_ticks());
+    s.set("inputSlips", p.input_slips());
     val agents = val::array();
     const sim::AgentView* own = nullptr;
     for (const sim::AgentView& a : receiver_.agents()) {
@@ -431,13 +432,13 @@ class Core {
     }
     s.set("agents", agents);
     s.set("own", own ? agent_to_js(*own) : val::null());
-    if (player_ && own) reconcile(*own, d, s);
+    if (player_ && own) reconcile(*own, p, s);
     r.set("snapshot", s);
   }
 
   /// Compare the server's craft with the prediction for the same input and replay the rest
   /// (exactly the viewer's rule; a respawn is never a misprediction).
-  void reconcile(const sim::AgentView& own, const v1::DeltaSnapshot& d, val& s) {
+  void reconcile(const sim::AgentView& own, const v1::PlayerSnapshot& d, val& s) {
     const behavior::CraftState server{own.position, own.velocity, own.orientation, own.angular_velocity};
     const bool respawned = have_spawn_ && own.spawn_tick != spawn_tick_;
     const client::ReconcileResult rr = predictor_.reconcile(

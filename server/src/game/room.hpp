@@ -133,7 +133,7 @@ class Room {
     std::uint32_t last_received = 0;  // newest sequence accepted into `pending`
     std::uint32_t last_applied = 0;   // newest sequence applied to the world
     std::uint64_t applied_tick = 0;   // world tick right after the step that applied it
-    std::uint32_t input_slips = 0;    // held ticks + dropped frames so far (Snapshot.input_slips)
+    std::uint32_t input_slips = 0;    // held ticks + dropped frames so far (PlayerSnapshot.input_slips)
     std::uint64_t disconnected_tick = 0;
     bool bot = false;
     math::Rng bot_rng;
@@ -142,7 +142,7 @@ class Room {
     std::uint32_t captures = 0;
     bool plain = false;  // plain Snapshot messages (Join.plain_snapshots)
   };
-  /// Snapshot.last_input_sequence / input_held_ticks for this player at the current tick.
+  /// PlayerSnapshot.last_input_sequence / input_held_ticks for this player at the current tick.
   codec::InputProgress input_progress(const Player& p) const;
   struct Spectator {
     std::uint32_t player_id = 0;

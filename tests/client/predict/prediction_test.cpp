@@ -79,7 +79,7 @@ struct LoopbackRoom {
   std::uint32_t last_applied = 0;
   std::uint64_t applied_tick = 0;  // world tick right after the step that applied last_applied
   std::int32_t starved_ticks = 0;
-  std::uint32_t slips = 0;  // Snapshot.input_slips: held ticks + dropped frames
+  std::uint32_t slips = 0;  // PlayerSnapshot.input_slips: held ticks + dropped frames
 
   explicit LoopbackRoom(const Scenario& s) : world(s) { me = world.add_player(); }
   void receive(const std::vector<Frame>& frames) {
@@ -105,7 +105,7 @@ struct LoopbackRoom {
     }
     world.step();
   }
-  // Snapshot.input_held_ticks, as Room::input_progress computes it.
+  // PlayerSnapshot.input_held_ticks, as Room::input_progress computes it.
   std::uint32_t held_ticks() const {
     return last_applied > 0 ? static_cast<std::uint32_t>(world.tick() - applied_tick) : 0;
   }

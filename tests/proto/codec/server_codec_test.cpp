@@ -506,16 +506,15 @@ TEST(ServerCodec, SnapshotBodyPlusSuffixDecodesAsOneSnapshot) {
   EXPECT_EQ(raw.player().input_held_ticks(), 3u);
   EXPECT_EQ(raw.player().input_slips(), 7u);
   EXPECT_FALSE(raw.player().has_own()) << "plain agents are exact already";
-  EXPECT_EQ(raw.snapshot().last_input_sequence(), 0u) << "never sent inside the shared Snapshot";
 
-  // decode_server_message copies `player` into the snapshot for its callers.
+  // decode_server_message keeps both parts: the shared body and the player's own.
   v1::ServerMessage msg;
   ASSERT_TRUE(decode_server_message(bytes_of(body + suffix), msg).ok());
   ASSERT_EQ(msg.payload_case(), v1::ServerMessage::kSnapshot);
-  EXPECT_TRUE(msg.has_player());
-  EXPECT_EQ(msg.snapshot().last_input_sequence(), 0xABCDEu);
-  EXPECT_EQ(msg.snapshot().input_held_ticks(), 3u);
-  EXPECT_EQ(msg.snapshot().input_slips(), 7u);
+  ASSERT_TRUE(msg.has_player());
+  EXPECT_EQ(msg.player().last_input_sequence(), 0xABCDEu);
+  EXPECT_EQ(msg.player().input_held_ticks(), 3u);
+  EXPECT_EQ(msg.player().input_slips(), 7u);
   EXPECT_EQ(msg.snapshot().server_tick(), world.tick());
   EXPECT_EQ(msg.snapshot().state_hash(), world.state_hash());
   std::vector<sim::AgentView> views;
@@ -523,10 +522,51 @@ TEST(ServerCodec, SnapshotBodyPlusSuffixDecodesAsOneSnapshot) {
   ASSERT_EQ(static_cast<std::int32_t>(views.size()), world.size());
   for (std::int32_t i = 0; i < world.size(); ++i) expect_view_eq(world.view(i), views[static_cast<std::size_t>(i)]);
 
-  // The body alone (spectators) is a snapshot without an acknowledged sequence.
+  // The body alone (spectators) is a snapshot without a player part.
   ASSERT_TRUE(decode_server_message(bytes_of(body), msg).ok());
-  EXPECT_EQ(msg.snapshot().last_input_sequence(), 0u);
+  EXPECT_EQ(msg.payload_case(), v1::ServerMessage::kSnapshot);
   EXPECT_FALSE(msg.has_player());
+}
+
+// Protocol 1 carried a player's input progress and craft inside Snapshot (2, 5, 6) and
+// DeltaSnapshot (6-9). Protocol 2 sends them in ServerMessage.player only, and messages.proto
+// reserves the old numbers and names (tests/deploy/check_proto_reserved.py checks that), so the
+// generated classes have no accessor that would read a zero from the shared body.
+template <class M>
+concept HasSequence = requires(const M& m) {
+  m.last_input_sequence();
+};
+template <class M>
+concept HasHeldTicks = requires(const M& m) {
+  m.input_held_ticks();
+};
+template <class M>
+concept HasSlips = requires(const M& m) {
+  m.input_slips();
+};
+template <class M>
+concept HasOwn = requires(const M& m) {
+  m.own();
+};
+static_assert(!HasSequence<v1::Snapshot> && !HasHeldTicks<v1::Snapshot> && !HasSlips<v1::Snapshot>,
+              "Snapshot declares a field protocol 2 never sends");
+static_assert(!HasSequence<v1::DeltaSnapshot> && !HasHeldTicks<v1::DeltaSnapshot> && !HasSlips<v1::DeltaSnapshot> &&
+                  !HasOwn<v1::DeltaSnapshot>,
+              "DeltaSnapshot declares a field protocol 2 never sends");
+static_assert(HasSequence<v1::PlayerSnapshot> && HasHeldTicks<v1::PlayerSnapshot> && HasSlips<v1::PlayerSnapshot> &&
+                  HasOwn<v1::PlayerSnapshot>,
+              "control: the concepts find the fields where they are");
+
+TEST(ServerCodec, FieldsNoLongerOnTheWireAreSkippedAsUnknown) {
+  // An old (protocol 1) server's Snapshot with last_input_sequence = 7 in field 2: it parses, and
+  // the value is nowhere a caller could read it as the sequence (only ServerMessage.player has it).
+  // ServerMessage field 2 (snapshot, length 4) = {field 1 (server_tick) = 9, field 2 = 7}.
+  const std::string old_body("\x12\x04\x08\x09\x10\x07", 6);
+  v1::ServerMessage msg;
+  ASSERT_TRUE(decode_server_message(bytes_of(old_body), msg).ok());
+  EXPECT_EQ(msg.snapshot().server_tick(), 9u);
+  EXPECT_FALSE(msg.has_player());
+  EXPECT_EQ(msg.player().last_input_sequence(), 0u);
 }
 
 TEST(ServerCodec, DeltaBodyPlusPlayerPartSetEachFieldOnceAndDecodeAsOneSnapshot) {
@@ -542,33 +582,33 @@ TEST(ServerCodec, DeltaBodyPlusPlayerPartSetEachFieldOnceAndDecodeAsOneSnapshot)
   ASSERT_TRUE(raw.ParseFromString(frame));
   EXPECT_EQ(raw.delta_snapshot().server_tick(), 600u);
   EXPECT_EQ(raw.delta_snapshot().baseline_tick(), 597u);
-  EXPECT_FALSE(raw.delta_snapshot().has_own());
   EXPECT_EQ(raw.player().last_input_sequence(), 41u);
   EXPECT_EQ(raw.player().own().id(), own.id.value);
   EXPECT_TRUE(same_bits(raw.player().own().position().x(), own.position.x));
 
-  v1::ServerMessage msg;  // what the C++ callers see
+  v1::ServerMessage msg;  // what the C++ callers see: both parts of the frame
   ASSERT_TRUE(decode_server_message(bytes_of(frame), msg).ok());
   const v1::DeltaSnapshot& d = msg.delta_snapshot();
   EXPECT_EQ(d.server_tick(), 600u);
   EXPECT_EQ(d.baseline_tick(), 597u);
   EXPECT_EQ(d.state_hash(), 0x1234u);
   EXPECT_EQ(d.agent_count(), 3u);
-  EXPECT_EQ(d.last_input_sequence(), 41u);
-  EXPECT_EQ(d.input_held_ticks(), 2u);
-  EXPECT_EQ(d.input_slips(), 9u);
-  ASSERT_TRUE(d.has_own());
-  EXPECT_EQ(d.own().id(), own.id.value);
-  EXPECT_TRUE(same_bits(d.own().velocity().y(), own.velocity.y));
-  EXPECT_TRUE(same_bits(d.own().heading(), own.orientation));
-  EXPECT_TRUE(same_bits(d.own().angular_velocity(), own.angular_velocity));
-  EXPECT_EQ(d.own().spawn_tick(), own.spawn_tick);
+  const v1::PlayerSnapshot& p = msg.player();
+  EXPECT_EQ(p.last_input_sequence(), 41u);
+  EXPECT_EQ(p.input_held_ticks(), 2u);
+  EXPECT_EQ(p.input_slips(), 9u);
+  ASSERT_TRUE(p.has_own());
+  EXPECT_EQ(p.own().id(), own.id.value);
+  EXPECT_TRUE(same_bits(p.own().velocity().y(), own.velocity.y));
+  EXPECT_TRUE(same_bits(p.own().heading(), own.orientation));
+  EXPECT_TRUE(same_bits(p.own().angular_velocity(), own.angular_velocity));
+  EXPECT_EQ(p.own().spawn_tick(), own.spawn_tick);
 
   // A player whose craft is not in the world: the part is there, without `own`.
   encode_delta_suffix({41, 0, 9}, nullptr, suffix);
   ASSERT_TRUE(decode_server_message(bytes_of(body + suffix), msg).ok());
-  EXPECT_FALSE(msg.delta_snapshot().has_own());
-  EXPECT_EQ(msg.delta_snapshot().last_input_sequence(), 41u);
+  EXPECT_FALSE(msg.player().has_own());
+  EXPECT_EQ(msg.player().last_input_sequence(), 41u);
 
   // `player` belongs to snapshots only.
   std::string pong;

@@ -24,7 +24,7 @@ class FakeSink : public ClientSink {
     bodies.push_back(body);
     v1::ServerMessage m;
     const std::string all = *body + suffix;
-    // The codec's decoder copies the player part (ServerMessage.player) into the DeltaSnapshot.
+    // The player part (ServerMessage.player) comes beside the shared DeltaSnapshot body.
     EXPECT_TRUE(codec::decode_server_message({reinterpret_cast<const std::byte*>(all.data()), all.size()}, m).ok());
     EXPECT_TRUE(m.has_delta_snapshot());
     const v1::DeltaSnapshot& d = m.delta_snapshot();
@@ -35,14 +35,12 @@ class FakeSink : public ClientSink {
       receiver.configure(sc);
       configured = true;
     }
-    const codec::Result r = receiver.receive(d);
+    const codec::Result r = receiver.receive(m);
     EXPECT_TRUE(r.ok()) << r.detail;
     baselines.push_back(d.baseline_tick());
+    players.push_back(m.player());
     v1::Snapshot plain;
     plain.set_server_tick(d.server_tick());
-    plain.set_last_input_sequence(d.last_input_sequence());
-    plain.set_input_held_ticks(d.input_held_ticks());
-    plain.set_input_slips(d.input_slips());
     plain.set_state_hash(d.state_hash());
     for (const sim::AgentView& a : receiver.agents()) codec::encode_agent(a, *plain.add_agents());
     snapshots.push_back(plain);
@@ -83,7 +81,8 @@ class FakeSink : public ClientSink {
 
   std::vector<std::shared_ptr<const std::string>> bodies;
   std::vector<v1::Snapshot> snapshots;
-  std::vector<std::uint64_t> baselines;  // DeltaSnapshot.baseline_tick of each (0 = full)
+  std::vector<v1::PlayerSnapshot> players;  // ServerMessage.player of each (empty for spectators)
+  std::vector<std::uint64_t> baselines;     // DeltaSnapshot.baseline_tick of each (0 = full)
   codec::SnapshotReceiver receiver;
   bool configured = false;
   std::uint64_t pending_ack = 0;
@@ -247,13 +246,10 @@ class PlainSink : public ClientSink {
     v1::ServerMessage m;
     ASSERT_TRUE(m.ParseFromString(*body + suffix));
     ASSERT_TRUE(m.has_snapshot());
-    v1::Snapshot s = m.snapshot();
     // Protocol 2: a player's own part is ServerMessage.player, beside the shared body.
     EXPECT_EQ(m.has_player(), !suffix.empty());
-    s.set_last_input_sequence(m.player().last_input_sequence());
-    s.set_input_held_ticks(m.player().input_held_ticks());
-    s.set_input_slips(m.player().input_slips());
-    snapshots.push_back(s);
+    snapshots.push_back(m.snapshot());
+    players.push_back(m.player());
   }
   void send_message(std::shared_ptr<const std::string> message) override {
     v1::ServerMessage m;
@@ -263,6 +259,7 @@ class PlainSink : public ClientSink {
   void close(CloseReason, std::string) override { closed = true; }
   std::vector<std::shared_ptr<const std::string>> bodies;
   std::vector<v1::Snapshot> snapshots;
+  std::vector<v1::PlayerSnapshot> players;  // ServerMessage.player of each (empty for spectators)
   std::uint32_t entity = 0;
   bool closed = false;
 };
@@ -295,7 +292,7 @@ TEST(Room, PlainSnapshotClientsGetEveryAgentExactlyWithoutAcksAndShareOneBody) {
   EXPECT_EQ(p->bodies.back().get(), s->bodies.back().get());
   const v1::Snapshot& last = p->snapshots.back();
   EXPECT_EQ(last.server_tick(), room.current_tick());
-  EXPECT_EQ(last.last_input_sequence(), seq);
+  EXPECT_EQ(p->players.back().last_input_sequence(), seq);
   ASSERT_EQ(last.agents_size(), room.world().size());
   for (std::int32_t i = 0; i < room.world().size(); ++i) {
     const sim::AgentView w = room.world().view(i);
@@ -326,7 +323,7 @@ TEST(Room, InputsApplyOncePerTickInSequenceOrderAndResendsAreIgnored) {
   // The acknowledged sequence travels in the player's snapshot suffix; spectators get none.
   for (int i = 0; i < 3; ++i) room.tick();
   ASSERT_FALSE(sink->snapshots.empty());
-  EXPECT_EQ(sink->snapshots.back().last_input_sequence(), 4u);
+  EXPECT_EQ(sink->players.back().last_input_sequence(), 4u);
 }
 
 TEST(Room, SnapshotsReportTicksThatHeldALateInputAndEverySlip) {
@@ -344,11 +341,11 @@ TEST(Room, SnapshotsReportTicksThatHeldALateInputAndEverySlip) {
   const std::uint64_t t0 = room.current_tick();
   room.tick();
   ASSERT_FALSE(sink->snapshots.empty());
-  const v1::Snapshot& s0 = sink->snapshots.back();
-  ASSERT_EQ(s0.server_tick(), t0 + 1);
+  ASSERT_EQ(sink->snapshots.back().server_tick(), t0 + 1);
+  const v1::PlayerSnapshot s0 = sink->players.back();
   EXPECT_EQ(s0.last_input_sequence(), 2u);
   // Inputs 1 and 2 were applied in the first two ticks; every tick since held input 2.
-  EXPECT_EQ(s0.input_held_ticks(), s0.server_tick() - 2);
+  EXPECT_EQ(s0.input_held_ticks(), sink->snapshots.back().server_tick() - 2);
   EXPECT_EQ(s0.input_slips(), s0.input_held_ticks());
 
   // A fresh input resets the held count; the slips so far stay counted.
@@ -358,7 +355,7 @@ TEST(Room, SnapshotsReportTicksThatHeldALateInputAndEverySlip) {
   room.tick();
   room.tick();
   room.tick();  // applied in the first of these, held in the next two; a snapshot is due
-  const v1::Snapshot& s1 = sink->snapshots.back();
+  const v1::PlayerSnapshot s1 = sink->players.back();
   EXPECT_EQ(s1.last_input_sequence(), 3u);
   EXPECT_EQ(s1.input_held_ticks(), 2u);
   EXPECT_EQ(s1.input_slips(), slips_before + 2);
@@ -370,7 +367,7 @@ TEST(Room, SnapshotsReportTicksThatHeldALateInputAndEverySlip) {
   room.tick();
   room.tick();
   room.tick();
-  const v1::Snapshot& s2 = sink->snapshots.back();
+  const v1::PlayerSnapshot s2 = sink->players.back();
   EXPECT_EQ(s2.last_input_sequence(), 9u);  // 4..6 dropped, 7, 8, 9 applied
   EXPECT_EQ(s2.input_held_ticks(), 0u);
   EXPECT_EQ(s2.input_slips(), slips_before + 2 + 3);
@@ -426,8 +423,8 @@ TEST(Room, PlayerInputsMoveItsCraft) {
   EXPECT_GT(std::hypot(m1->velocity().x(), m1->velocity().y()), 2.0);
   EXPECT_LT(dist(*i0, *i1), 0.01);  // no input, no thrust
   // Snapshots go out every third tick, so the last one may predate the last input or two.
-  EXPECT_GE(last.last_input_sequence(), seq - 2);
-  EXPECT_LE(last.last_input_sequence(), seq);
+  EXPECT_GE(mover->players.back().last_input_sequence(), seq - 2);
+  EXPECT_LE(mover->players.back().last_input_sequence(), seq);
 }
 
 /// A bounded box with one fast chaser and nothing else.

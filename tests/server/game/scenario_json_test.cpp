@@ -179,7 +179,8 @@ TEST(ScenarioJson, ExportRoundTripsAwkwardDoublesAndEveryReference) {
   sim::Scenario s = parse_scenario(R"({"name": "x", "description": "d \"quoted\"", "width": 100, "height": 80,
     "paths": [{"name": "p", "points": [[1, 2], [3, 4]]}],
     "groups": [{"name": "a", "technique": "path_follow", "path": "p", "count": 1},
-               {"name": "b", "technique": "offset_pursuit", "leader_group": "a", "target_group": "a", "goal": [3, 4]}]})");
+               {"name": "b", "technique": "offset_pursuit", "leader_group": "a", "target_group": "a",
+                "goal": [3, 4]}]})");
   s.groups[1].max_speed = 0.1 + 0.2;  // 0.30000000000000004
   s.groups[1].flock.w_cohesion = 1.0 / 3.0;
   s.groups[1].detection.seed_literal = true;

@@ -263,7 +263,7 @@ TEST(Abuse, SemanticGarbageIsNeverAppliedIsCountedAndKicks) {
   v1::ServerMessage m;
   while (Clock::now() < until && next_of(cheat, kSnap, m, 1s)) {
     ++snapshots;
-    const v1::OwnCraft& own = m.delta_snapshot().own();  // the craft's exact state
+    const v1::OwnCraft& own = m.player().own();  // the craft's exact state
     ASSERT_EQ(own.id(), w.entity_id());
     ASSERT_TRUE(std::isfinite(own.velocity().x()) && std::isfinite(own.velocity().y()));
     fastest = std::max(fastest, std::hypot(own.velocity().x(), own.velocity().y()));
@@ -301,8 +301,8 @@ TEST(Abuse, ReplayedInputSequencesAreAppliedOnce) {
   std::uint32_t acked = 0;
   v1::ServerMessage m;
   for (int i = 0; i < 10 && next_of(p, kSnap, m); ++i) {
-    EXPECT_GE(m.delta_snapshot().last_input_sequence(), acked);
-    acked = std::max(acked, m.delta_snapshot().last_input_sequence());
+    EXPECT_GE(m.player().last_input_sequence(), acked);
+    acked = std::max(acked, m.player().last_input_sequence());
   }
   EXPECT_EQ(acked, 4u);
   EXPECT_EQ(fx.metrics().inputs_applied.value(), 4u);

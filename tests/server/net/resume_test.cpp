@@ -50,7 +50,7 @@ struct Watcher {
     }
     v1::ServerMessage m;
     if (!next_of(ws, kSnap, m)) return false;
-    return receiver.receive(m.delta_snapshot()).ok();
+    return receiver.receive(m).ok();
   }
   /// Player crafts in the newest snapshot; `found` gets the one with `id`, if present.
   int count_players(std::uint32_t id, std::optional<sim::AgentView>* found) const {
@@ -95,8 +95,8 @@ TEST(Resume, DroppedPlayerResumesTheSameCraftWithinTheWindowAndGetsANewOneAfterI
   v1::ServerMessage m;
   ASSERT_TRUE(next_of(back, kSnap, m));
   EXPECT_EQ(m.delta_snapshot().baseline_tick(), 0u) << "full snapshot on resume";
-  EXPECT_EQ(m.delta_snapshot().own().id(), w1.entity_id());
-  EXPECT_EQ(m.delta_snapshot().own().spawn_tick(), spawn_tick) << "state continues: the same life, not a respawn";
+  EXPECT_EQ(m.player().own().id(), w1.entity_id());
+  EXPECT_EQ(m.player().own().spawn_tick(), spawn_tick) << "state continues: the same life, not a respawn";
   ASSERT_TRUE(watcher.next());
   EXPECT_EQ(watcher.count_players(w1.entity_id(), &craft), 1) << "never a duplicate craft";
 

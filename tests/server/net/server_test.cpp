@@ -97,17 +97,17 @@ std::span<const std::byte> bytes_of(const std::string& s) {
 
 /// Snapshots are quantised deltas since the delta stream. These clients never acknowledge one, so the
 /// server sends them full snapshots; decode one into the plain v1::Snapshot form the assertions
-/// read (dequantised agents, the own craft exact). False if it does not decode.
+/// read (dequantised agents, the own craft exact from ServerMessage.player, which stays set).
+/// False if it does not decode.
 bool to_plain(v1::ServerMessage& m) {
   if (!m.has_delta_snapshot()) return true;
   sim::Scenario world = test_world();
   codec::SnapshotReceiver rx;
   rx.configure(world);  // geometry only: width, height, wrap (full snapshots need no prediction)
   const v1::DeltaSnapshot d = m.delta_snapshot();
-  if (!rx.receive(d).ok()) return false;
+  if (!rx.receive(m).ok()) return false;
   v1::Snapshot* s = m.mutable_snapshot();
   s->set_server_tick(d.server_tick());
-  s->set_last_input_sequence(d.last_input_sequence());
   s->set_state_hash(d.state_hash());
   for (const sim::AgentView& a : rx.agents()) codec::encode_agent(a, *s->add_agents());
   return true;
@@ -220,7 +220,7 @@ TEST(Server, PlayerInputsMoveItsCraftAndAreAcknowledged) {
     while (p.receive(in, 16ms) == Receive::kMessage) {
       v1::ServerMessage sm;
       if (codec::decode_server_message(bytes_of(in), sm).ok() && to_plain(sm) && sm.has_snapshot()) {
-        acked = std::max(acked, sm.snapshot().last_input_sequence());
+        acked = std::max(acked, sm.player().last_input_sequence());
         m = sm;
       }
     }

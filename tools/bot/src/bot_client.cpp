@@ -360,11 +360,11 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
         ++role_.snapshots;
         role_.snapshot_bytes += size;
         role_.full_snapshots += d.baseline_tick() == 0 ? 1 : 0;
-        acked_ = std::max(acked_, d.last_input_sequence());
+        acked_ = std::max(acked_, msg.player().last_input_sequence());
         std::uint64_t ack = d.server_tick();
         if (cfg_.decode) {
           // As the viewer does: decode against the baseline, acknowledge what was decoded.
-          if (receiver_.receive(d).ok()) {
+          if (receiver_.receive(msg).ok()) {
             role_.agents_received += receiver_.agents().size();
             report_.max_agents_seen =
                 std::max<std::uint32_t>(report_.max_agents_seen, static_cast<std::uint32_t>(receiver_.agents().size()));
@@ -391,7 +391,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
         have_last_ = true;
         ++role_.snapshots;
         role_.snapshot_bytes += size;
-        acked_ = std::max(acked_, msg.snapshot().last_input_sequence());
+        acked_ = std::max(acked_, msg.player().last_input_sequence());
         report_.max_agents_seen =
             std::max<std::uint32_t>(report_.max_agents_seen, static_cast<std::uint32_t>(msg.snapshot().agents_size()));
         break;
