@@ -269,7 +269,9 @@ def snapshot_seeds():
             full, delta, dense = snapshot_pair(world, n)
             for name, b in (('delta', delta), ('dense', dense)):
                 codec['w%d_n%d_%s' % (world, n, name)] = bytes([world, 2]) + struct.pack('<H', len(full)) + full + b
-    codec['empty_then_newcomer'] = bytes([0, 0, 1, 0, 0]) + records(0, entering=[{'id': 1, 'x': 1, 'y': 1}])
+    empty = records(0)
+    codec['empty_then_newcomer'] = bytes([0, 0]) + struct.pack('<H', len(empty)) + empty + \
+        records(0, entering=[{'id': 1, 'x': 1, 'y': 1}])
     for world in (0, 2):
         rx_world = 0 if world == 0 else 2  # receiver bit 1 = 1000 x 600, bit 0 = wrap
         rx_world |= 1 if WORLDS[world][2] else 0
