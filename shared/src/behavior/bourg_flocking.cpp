@@ -90,10 +90,8 @@ bool in_view(Vec2 local, ViewModel model, const ViewParams& params) {
     case ViewModel::wide:
       // Blind wedge behind the unit bounded by |side| = k_back * |back|.
       return ahead || (forward < 0 && side > params.k_back * -forward);
-    case ViewModel::limited:
-      return ahead;
-    case ViewModel::narrow:
-      return ahead && side < params.k_front * forward;
+    case ViewModel::limited: return ahead;
+    case ViewModel::narrow: return ahead && side < params.k_front * forward;
   }
   return false;
 }
@@ -130,8 +128,8 @@ real cohesion_force(Vec2 position, Vec2 heading, Vec2 average_position, const Fl
 real alignment_force(Vec2 heading, Vec2 average_velocity, const FlockRuleParams& params) {
   if (math::is_zero(average_velocity)) return 0;
   const Vec2 mean = math::normalized(average_velocity);
-  const real phi = math::arccos_clamped(math::dot(heading, mean));  // catalog T29: clamp acos input
-  const real side = math::cross(heading, mean);                     // > 0: mean heading is to the left
+  const real phi = math::arccos_clamped(math::dot(heading, mean));    // catalog T29: clamp acos input
+  const real side = math::cross(heading, mean);                       // > 0: mean heading is to the left
   const real m = side > 0 ? 1 : (side < 0 ? -1 : (phi > 0 ? 1 : 0));  // exactly opposite: turn left
   return m * params.max_steering_force * params.alignment_weight * phi / math::kPi;
 }
@@ -207,7 +205,8 @@ FlockSteering flock_unit_ai(std::int32_t self, const CraftState& state, real len
     if (extras.leader_visible) {
       out.leader_visible = true;
       const Vec2 local = math::to_local(extras.leader_position - state.position, heading);
-      if (!math::is_zero(local)) force += rules.max_steering_force * rules.leader_pull_weight * bearing_of(local) / math::kPi;
+      if (!math::is_zero(local))
+        force += rules.max_steering_force * rules.leader_pull_weight * bearing_of(local) / math::kPi;
     }
   }
   force += obstacle_force(state.position, heading, context.obstacles, length, rules);
@@ -243,7 +242,8 @@ Demo4World demo4_make(const Demo4Params& params, std::span<const Circle> obstacl
     u.velocity = math::as_vector(u.orientation) * params.spawn_speed;
     w.roles[static_cast<std::size_t>(i)] = FlockRole::follower;
   }
-  if (params.leader > 0 && params.leader < w.num_units) w.roles[static_cast<std::size_t>(params.leader)] = FlockRole::leader;
+  if (params.leader > 0 && params.leader < w.num_units)
+    w.roles[static_cast<std::size_t>(params.leader)] = FlockRole::leader;
   if (params.interceptor > 0 && params.interceptor < w.num_units) {
     w.roles[static_cast<std::size_t>(params.interceptor)] = FlockRole::interceptor;
   }

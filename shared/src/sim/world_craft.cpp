@@ -31,7 +31,10 @@ void World::steer_craft(std::int32_t i) {
         const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
         t = behavior::los_chase_thrusters(cs, goal, los);
         aim = goal;
-        if (pj >= 0) { target = id_[pj]; st = BehaviorState::kSeeking; }
+        if (pj >= 0) {
+          target = id_[pj];
+          st = BehaviorState::kSeeking;
+        }
         break;
       }
       case Technique::kIntercept: {
@@ -42,7 +45,8 @@ void World::steer_craft(std::int32_t i) {
           t = out.thrusters;
           aim = out.aim.point;
           target = id_[pj];
-          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
+          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting
+                                                              : BehaviorState::kLosFallback;
         } else {
           t = behavior::los_chase_thrusters(cs, centre, los);
           aim = centre;
@@ -63,8 +67,7 @@ void World::steer_craft(std::int32_t i) {
         st = fs.neighbors.count > 0 || fs.leader_visible ? BehaviorState::kSeeking : BehaviorState::kNone;
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
   thrusters_[i] = t;
@@ -91,8 +94,15 @@ behavior::FlockSteering World::bourg_flock_steering(std::int32_t i, const GroupS
     units[static_cast<std::size_t>(n)] = {pos + delta(pos, position_[j]), velocity_[j]};
     // Roles by id value, so they survive swap-remove reordering.
     const std::uint32_t v = id_[j].value;
-    if (leader < 0 || v < lowest) { interceptor = leader; second = lowest; leader = n; lowest = v; }
-    else if (interceptor < 0 || v < second) { interceptor = n; second = v; }
+    if (leader < 0 || v < lowest) {
+      interceptor = leader;
+      second = lowest;
+      leader = n;
+      lowest = v;
+    } else if (interceptor < 0 || v < second) {
+      interceptor = n;
+      second = v;
+    }
     ++n;
   }
   behavior::FlockContext ctx;

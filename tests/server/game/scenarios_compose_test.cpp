@@ -51,7 +51,8 @@ TEST(Scenarios, T42_T58_MillingtonFiguresDoWhatTheirLabelsSay) {
     pursue_closest = std::min(pursue_closest, dist(s, first(w, pursue).position, r.position));
     cone_closest = std::min(cone_closest, dist(s, first(w, cone[0]).position, first(w, cone[1]).position));
     tca_closest = std::min(tca_closest, dist(s, first(w, tca[0]).position, first(w, tca[1]).position));
-    if (w.tick() % 164 == 0) pattern_return = std::min(pattern_return, dist(s, first(w, pattern).position, pattern_start));
+    if (w.tick() % 164 == 0)
+      pattern_return = std::min(pattern_return, dist(s, first(w, pattern).position, pattern_start));
   });
   const AgentView r = first(w, rabbit);
   const AgentView arrive = first(w, group_named(s, "dynamic_arrive"));
@@ -63,17 +64,20 @@ TEST(Scenarios, T42_T58_MillingtonFiguresDoWhatTheirLabelsSay) {
   real crowd_min = math::kInfinity;
   const std::vector<AgentView> c = members(w, crowd);
   for (std::size_t a = 0; a < c.size(); ++a)
-    for (std::size_t b = a + 1; b < c.size(); ++b) crowd_min = std::min(crowd_min, dist(s, c[a].position, c[b].position));
+    for (std::size_t b = a + 1; b < c.size(); ++b)
+      crowd_min = std::min(crowd_min, dist(s, c[a].position, c[b].position));
   const real align_err = std::fabs(math::wrap_angle(align.orientation - r.orientation));
-  const real face_err = std::fabs(math::wrap_angle(face.orientation - math::orientation_of(r.position - face.position)));
+  const real face_err =
+      std::fabs(math::wrap_angle(face.orientation - math::orientation_of(r.position - face.position)));
   const real car_slip = std::fabs(math::cross(math::as_vector(car.orientation), car.velocity)) /
                         std::max(math::length(car.velocity), real(1e-9));
-  std::printf("[figures] millington: rabbit off its path %.2f m, pursuer closest %.2f m, arrive %.2f m from its post at "
-              "%.3f m/s, align %.3f rad, face %.3f rad, velocity match %.3f m/s, crowd spacing %.2f m, cone pair %.2f m, "
-              "collision pair %.2f m, car slip %.3f, pattern back to start %.3f m\n",
-              rabbit_off, pursue_closest, dist(s, arrive.position, post.position), math::length(arrive.velocity), align_err,
-              face_err, math::length(match.velocity - r.velocity), crowd_min, cone_closest, tca_closest, car_slip,
-              pattern_return);
+  std::printf(
+      "[figures] millington: rabbit off its path %.2f m, pursuer closest %.2f m, arrive %.2f m from its post at "
+      "%.3f m/s, align %.3f rad, face %.3f rad, velocity match %.3f m/s, crowd spacing %.2f m, cone pair %.2f m, "
+      "collision pair %.2f m, car slip %.3f, pattern back to start %.3f m\n",
+      rabbit_off, pursue_closest, dist(s, arrive.position, post.position), math::length(arrive.velocity), align_err,
+      face_err, math::length(match.velocity - r.velocity), crowd_min, cone_closest, tca_closest, car_slip,
+      pattern_return);
   EXPECT_LT(rabbit_off, 3.0) << "T52: the rabbit keeps to its path";
   EXPECT_LT(pursue_closest, 3.0) << "T47: the pursuer catches up with the rabbit";
   EXPECT_LT(dist(s, arrive.position, post.position), 2.0) << "T44: arrive stops at its post";
@@ -110,8 +114,10 @@ TEST(Scenarios, T33_T36_AIDemo4UnitsChaseThePlayerAndViewModelsAreLive) {
     run(v, 10);
     hashes[m] = v.state_hash();
   }
-  std::printf("[figures] aidemo4: %lld captures of a circling player in 30 s, closest unit %.2f m, pushed out of rocks %lld times\n",
-              static_cast<long long>(captures), closest, static_cast<long long>(w.pushout_stats().corrections));
+  std::printf(
+      "[figures] aidemo4: %lld captures of a circling player in 30 s, closest unit %.2f m, pushed out of rocks %lld "
+      "times\n",
+      static_cast<long long>(captures), closest, static_cast<long long>(w.pushout_stats().corrections));
   EXPECT_GT(captures, 0) << "T34-T36: the units hunt the player down";
   EXPECT_NE(hashes[0], hashes[1]);
   EXPECT_NE(hashes[1], hashes[2]);
@@ -149,12 +155,14 @@ TEST(Scenarios, T78_T80_ShoalPartsRoundThePlayerAndSharksFeed) {
   std::int64_t eaten = 0;
   run(w, 20, [&] {
     for (const Event& e : w.events())
-      if (e.type == Event::Type::kCapture && w.index_of(e.other) >= 0 && w.view(w.index_of(e.other)).group == 2) ++eaten;
+      if (e.type == Event::Type::kCapture && w.index_of(e.other) >= 0 && w.view(w.index_of(e.other)).group == 2)
+        ++eaten;
   });
-  std::printf("[figures] shoal: fish-ticks within 6 m of a player %lld (without the flee group %lld); %lld fish eaten "
-              "in 20 s; rock push-outs %lld\n",
-              static_cast<long long>(near), static_cast<long long>(near_without), static_cast<long long>(eaten),
-              static_cast<long long>(w.pushout_stats().corrections));
+  std::printf(
+      "[figures] shoal: fish-ticks within 6 m of a player %lld (without the flee group %lld); %lld fish eaten "
+      "in 20 s; rock push-outs %lld\n",
+      static_cast<long long>(near), static_cast<long long>(near_without), static_cast<long long>(eaten),
+      static_cast<long long>(w.pushout_stats().corrections));
   EXPECT_LT(near * 2, near_without);
   EXPECT_GT(eaten, 0);
 }

@@ -17,7 +17,9 @@ namespace flockstep::sim {
 namespace {
 
 Scenario field(real w = 200, real h = 200) { return test::open_world("controllers", w, h, 128, 2); }
-GroupSpec one(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) { return test::placed(n, k, t, p, c); }
+GroupSpec one(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) {
+  return test::placed(n, k, t, p, c);
+}
 AgentView agent(const World& w, std::int32_t g, std::int32_t nth = 0) { return test::nth_agent(w, g, nth); }
 
 real dist(Vec2 a, Vec2 b) { return math::length(a - b); }
@@ -115,7 +117,10 @@ TEST(WorldBourg, T34_T36_LeaderChasesThePlayerAndFollowersFlock) {
 
 TEST(WorldBourg, T33_ViewModelChangesWhatUnitsSeeAndIsLiveTunable) {
   World wide(demo4(0)), narrow(demo4(2));
-  for (int t = 0; t < 300; ++t) { wide.step(); narrow.step(); }
+  for (int t = 0; t < 300; ++t) {
+    wide.step();
+    narrow.step();
+  }
   EXPECT_NE(wide.state_hash(), narrow.state_hash());
   // Switching the live world to narrow from the same start: a different trajectory again.
   World live(demo4(0));
@@ -177,11 +182,12 @@ TEST(WorldRules, T73_FlockAvoidanceIsMeasuredBeforeThePushOutRule) {
   const World::PushoutStats without = flock_pushouts(0);
   const World::PushoutStats with = flock_pushouts(3);
   const World::PushoutStats braking = flock_pushouts(3, 2.0, 8);
-  std::printf("[figures] 400 boids x 600 ticks, push-out corrections (deepest): no avoidance %lld (%.4f m), "
-              "detection box braking 0.2 %lld (%.4f m), braking 2.0 and an 8 m box %lld (%.4f m)\n",
-              static_cast<long long>(without.corrections), static_cast<double>(without.max_depth),
-              static_cast<long long>(with.corrections), static_cast<double>(with.max_depth),
-              static_cast<long long>(braking.corrections), static_cast<double>(braking.max_depth));
+  std::printf(
+      "[figures] 400 boids x 600 ticks, push-out corrections (deepest): no avoidance %lld (%.4f m), "
+      "detection box braking 0.2 %lld (%.4f m), braking 2.0 and an 8 m box %lld (%.4f m)\n",
+      static_cast<long long>(without.corrections), static_cast<double>(without.max_depth),
+      static_cast<long long>(with.corrections), static_cast<double>(with.max_depth),
+      static_cast<long long>(braking.corrections), static_cast<double>(braking.max_depth));
   // Control: with the detection box off, boids fly into the rocks and the rule catches them.
   EXPECT_GT(without.corrections, 1000);
   // Measured 7,444 / 4,787 / 327: the default box (Buckland's braking 0.2, chosen because the
