@@ -117,7 +117,8 @@ class SnapshotReceiver {
 
  private:
   WireGeometry geometry_;
-  std::vector<ViewFrame> ring_ = std::vector<ViewFrame>(kHistory);  // found by tick (linear search of 32); tick 0 = free
+  // Found by tick (a linear search of 32); tick 0 = a free slot.
+  std::vector<ViewFrame> ring_ = std::vector<ViewFrame>(kHistory);
   std::uint64_t newest_ = 0;
   bool need_full_ = false;
   std::vector<sim::AgentView> views_;
