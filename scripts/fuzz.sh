@@ -6,9 +6,14 @@
 # Configures a clang build in build/fuzz (FLOCKSTEP_FUZZ=ON; every library instrumented with
 # ASan/UBSan and coverage), builds the fuzz targets and runs each for SECONDS (default 60,
 # libFuzzer's -max_total_time) on a working copy of its seed corpus, so the corpus kept in the
-# repo (tests/fuzz/corpus/<target>/) is never rewritten by a run. Targets: fuzz_client_codec,
-# fuzz_ws_session (default: both). Exits non-zero if any target finds a crash, a leak or a
-# sanitizer report; the reproducer is left in build/fuzz/artifacts/<target>/.
+# repo (tests/fuzz/corpus/<target>/) is never rewritten by a run. Targets (default: all four):
+#   fuzz_client_codec, fuzz_ws_session      SECONDS each (what the server reads from clients)
+#   fuzz_snapshot_codec, fuzz_snapshot_receiver   SECONDS / 2 each (what a client decodes: the
+#                                           agent records and the delta stream; they share one
+#                                           target's time, so the test command's fuzz stage
+#                                           grows by one SECONDS, not two)
+# Targets named on the command line get SECONDS each. Exits non-zero if any target finds a crash,
+# a leak or a sanitizer report; the reproducer is left in build/fuzz/artifacts/<target>/.
 #
 # Environment: FLOCKSTEP_FUZZ_DIR (default build/fuzz), FLOCKSTEP_JOBS (build jobs, default 2),
 # FLOCKSTEP_FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2 -workers=2").
@@ -20,7 +25,13 @@ say() { printf 'fuzz: %s\n' "$*"; }
 SECONDS_PER_TARGET="${1:-60}"
 [[ $# -gt 0 ]] && shift
 TARGETS=("$@")
-((${#TARGETS[@]} == 0)) && TARGETS=(fuzz_client_codec fuzz_ws_session)
+# Time share per target of a default run (divisor of SECONDS): the two client-side decoders are
+# small, fast targets (thousands of runs per second) and split one budget.
+declare -A DIVISOR=()
+if ((${#TARGETS[@]} == 0)); then
+  TARGETS=(fuzz_client_codec fuzz_ws_session fuzz_snapshot_codec fuzz_snapshot_receiver)
+  DIVISOR=([fuzz_snapshot_codec]=2 [fuzz_snapshot_receiver]=2)
+fi
 DIR="${FLOCKSTEP_FUZZ_DIR:-$ROOT/build/fuzz}"
 JOBS="${FLOCKSTEP_JOBS:-2}"
 export CCACHE_DIR="${CCACHE_DIR:-${FLOCKSTEP_CACHE:-$HOME/.cache/flockstep}/ccache}"
@@ -52,10 +63,12 @@ for target in "${TARGETS[@]}"; do
   mkdir -p "$work" "$artifacts"
   cp -n "$seeds"/* "$work"/ 2>/dev/null || true
   t=$SECONDS
-  say "$target: ${SECONDS_PER_TARGET} s on $(ls "$work" | wc -l) inputs ..."
+  secs=$((SECONDS_PER_TARGET / ${DIVISOR[$target]:-1}))
+  ((secs < 1)) && secs=1
+  say "$target: ${secs} s on $(ls "$work" | wc -l) inputs ..."
   # -rss_limit_mb: the targets are small; a blow-up is a finding. -timeout: one input, seconds.
   # shellcheck disable=SC2086
-  if "$DIR/tests/fuzz/$target" "$work" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=1024 -timeout=10 \
+  if "$DIR/tests/fuzz/$target" "$work" -max_total_time="$secs" -rss_limit_mb=1024 -timeout=10 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" ${FLOCKSTEP_FUZZ_ARGS:-} >"$DIR/$target.log" 2>&1; then
     say "$target: ok ($((SECONDS - t)) s): $(grep -aE '^stat::number_of_executed_units' "$DIR/$target.log" | awk '{print $2}') runs, corpus $(ls "$work" | wc -l)"
   else

@@ -453,7 +453,6 @@ void SnapshotReceiver::reset() {
     f.agents.clear();
   }
   newest_ = 0;
-  next_slot_ = 0;
   need_full_ = false;
   views_.clear();
 }
@@ -477,20 +476,20 @@ Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in, const v1::PlayerSn
       return fail(Status::kEmpty, "baseline " + std::to_string(in.baseline_tick()) + " is not in the history");
     }
   }
-  // Decode into the oldest slot (never the baseline: it is newer than anything 32 frames old,
-  // and a slot holding the baseline is skipped).
-  ViewFrame* slot = &ring_[next_slot_];
-  if (slot == base) {
-    next_slot_ = (next_slot_ + 1) % kHistory;
-    slot = &ring_[next_slot_];
-  }
+  // The ring keeps the kHistory newest decoded frames: the new frame (decoded aside first, so
+  // the baseline stays readable) replaces the oldest one, even when that is its own baseline.
+  // Every baseline the server may still choose is among them (docs/protocol.md, "Baselines").
+  // Keeping the baseline instead and evicting the next-oldest frame (as this receiver once did)
+  // dropped exactly the frame a late acknowledgement makes the next baseline.
+  ViewFrame* slot = &ring_[0];
+  for (ViewFrame& f : ring_)
+    if (f.tick < slot->tick) slot = &f;
   ViewFrame decoded;
   Result r = decode_agents(base, tick, in.agents(), geometry_, decoded);
   if (!r.ok()) return r;
   if (in.agent_count() != decoded.agents.size())
     return fail(Status::kMalformed, "delta_snapshot.agent_count does not match the decoded agents");
   *slot = std::move(decoded);
-  next_slot_ = (next_slot_ + 1) % kHistory;
   newest_ = tick;
   need_full_ = false;
   frame_views(*slot, geometry_, views_);
@@ -498,6 +497,7 @@ Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in, const v1::PlayerSn
     const v1::OwnCraft& o = player->own();
     sim::AgentView own;
     own.id.value = o.id();
+    if (own.id.value == 0) return fail(Status::kMalformed, "delta_snapshot.own.id is 0 (no agent)");
     if (!get(o.position(), own.position) || !get(o.velocity(), own.velocity) || !finite(o.heading()) ||
         !finite(o.angular_velocity()))
       return not_finite("player.own");

@@ -92,7 +92,9 @@ void encode_delta_suffix(InputProgress input, const sim::AgentView* own, std::st
 /// result into AgentViews with the own craft's exact state.
 class SnapshotReceiver {
  public:
-  /// Frames kept: as deep as the server's history, so any baseline it may use is here.
+  /// Frames kept: the newest kHistory decoded ones. As deep as the server's history
+  /// (game::SnapshotStreams::kHistory), so any baseline it may still use is here: see
+  /// docs/protocol.md, "Baselines".
   static constexpr std::size_t kHistory = 32;
 
   /// World geometry (from Welcome.world) and forget every frame.
@@ -121,9 +123,9 @@ class SnapshotReceiver {
 
  private:
   WireGeometry geometry_;
-  std::vector<ViewFrame> ring_ = std::vector<ViewFrame>(kHistory);  // found by tick (linear search of 32)
+  // Found by tick (a linear search of 32); tick 0 = a free slot.
+  std::vector<ViewFrame> ring_ = std::vector<ViewFrame>(kHistory);
   std::uint64_t newest_ = 0;
-  std::size_t next_slot_ = 0;
   bool need_full_ = false;
   std::vector<sim::AgentView> views_;
 };

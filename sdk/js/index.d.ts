@@ -162,6 +162,57 @@ export interface CloseInfo {
   wsCode: number;
 }
 
+/** A reconnection attempt is about to start (after delayMs). */
+export interface ReconnectAttempt {
+  /** 1 for the first attempt after a loss. */
+  attempt: number;
+  delayMs: number;
+  /** Why the previous connection (or attempt) ended. */
+  lost: CloseInfo;
+}
+
+/** One room of GET /api/rooms. */
+export interface RoomInfo {
+  /** What join({ room }) takes. */
+  name: string;
+  title: string;
+  description: string;
+  /** A room starts when someone joins it; false: not running now. */
+  running: boolean;
+  players: number;
+  spectators: number;
+  agents: number;
+  tick: number;
+}
+
+export interface RoomList {
+  /** The room a join without `room` enters. */
+  defaultRoom: string;
+  /** Rooms that may run at once. */
+  maxRooms: number;
+  rooms: RoomInfo[];
+}
+
+/** Automatic reconnection (connect's `reconnect` option); see RECONNECT_DEFAULTS. */
+export interface ReconnectPolicy {
+  enabled: boolean;
+  /** Wait before the first attempt, ms; attempt n waits initialDelayMs * factor^(n-1), at most maxDelayMs. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  factor: number;
+  /** Attempts before giving up (a player also stops when its resume window is over). */
+  maxAttempts: number;
+}
+
+export declare const RECONNECT_DEFAULTS: Readonly<ReconnectPolicy>;
+
+export interface ConnectOptions {
+  /** Another WebSocket class (tests, proxies); default: `ws` under node, the global one in browsers. */
+  WebSocket?: unknown;
+  /** false: never reconnect; an object: overrides of RECONNECT_DEFAULTS. Default: on. */
+  reconnect?: boolean | Partial<ReconnectPolicy>;
+}
+
 export interface ClientEvents {
   welcome: Welcome;
   snapshot: Snapshot;
@@ -169,6 +220,11 @@ export interface ClientEvents {
   groupUpdate: GroupUpdate;
   steeringTrace: SteeringTrace;
   pong: { rttMs: number; serverTick: number };
+  /** The connection was lost and a new one is being opened. */
+  reconnecting: ReconnectAttempt;
+  /** Resumed on a new connection: the new Welcome (a player's entityId is the same craft). */
+  reconnected: Welcome;
+  /** The client ended (close(), a server refusal, or reconnection gave up). */
   close: CloseInfo;
   error: Error;
 }
@@ -177,8 +233,10 @@ export interface JoinOptions {
   role: Role;
   /** 1-32 bytes of UTF-8 without control characters. */
   name: string;
-  /** Scenario name (GET /api/rooms); '' or absent = the server's default room. */
+  /** Scenario name (listRooms()); '' or absent = the server's default room. */
   room?: string;
+  /** Spectators: stream only the agents inside this rectangle from the start (see setView). */
+  view?: { min: Vec2; max: Vec2 };
 }
 
 export interface InputControl {
@@ -198,20 +256,34 @@ export declare class FlockstepClient {
   once<K extends keyof ClientEvents>(type: K, fn: (value: ClientEvents[K]) => void): () => void;
   readonly welcome: Welcome | null;
   readonly lastSnapshot: Snapshot | null;
+  /** Why the client ended; null while connected or reconnecting. */
   readonly closed: CloseInfo | null;
+  /** A lost connection is being reopened. */
+  readonly reconnecting: boolean;
   /** Players: the predicted own craft after the newest sendInput(). */
   readonly prediction: CraftState | null;
   /** Resolves with the Welcome; rejects with a JoinRefused when the server refuses. */
   join(options: JoinOptions): Promise<Welcome>;
-  /** Once per simulation tick: records the input, predicts, sends every unacknowledged input. Returns its sequence (0: not a joined player). */
+  /** Once per simulation tick: records the input, predicts, sends every unacknowledged input. Returns its sequence (0: not a joined player on an open connection). */
   sendInput(control?: InputControl): number;
   /** Spectators: stream only the agents inside this rectangle (world metres; sides over 100 km are clamped). Throws for players or a bad rectangle. */
   setView(view: { min: Vec2; max: Vec2 }): void;
   /** A steeringTrace event with each snapshot for this agent (0 stops). Throws for a non-uint32 id. */
   inspect(agentId: number): void;
+  /** Rejects when the connection closes (or is lost) before the answer. */
   ping(): Promise<{ rttMs: number; serverTick: number }>;
+  /** The rooms of this client's server. */
+  listRooms(): Promise<RoomList>;
+  /** Drop the connection and resume on a new one now (same craft within the resume window). */
+  reconnect(): Promise<Welcome>;
   close(): void;
 }
 
 /** Open a WebSocket to `ws://host:port/ws` and load the wasm core. */
-export declare function connect(url: string, options?: { WebSocket?: unknown }): Promise<FlockstepClient>;
+export declare function connect(url: string, options?: ConnectOptions): Promise<FlockstepClient>;
+
+/** The server's rooms: `url` is its WebSocket URL or http(s) address. */
+export declare function listRooms(
+  url: string,
+  options?: { fetch?: (url: string) => Promise<{ ok: boolean; status: number; json(): Promise<unknown> }> },
+): Promise<RoomList>;

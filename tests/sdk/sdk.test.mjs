@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { ROOT, SERVER, startServer } from '../e2e/harness.mjs';
+import { ROOT, SERVER, startProxy, startServer } from '../e2e/harness.mjs';
 
 const SDK_DIR = process.env.FLOCKSTEP_SDK_DIR || path.join(ROOT, 'build/wasm/sdk/js/package');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -54,7 +54,7 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
   let server, sdk, url;
 
   before(async () => {
-    for (const f of ['index.mjs', 'index.d.ts', 'flockstep_core.js', 'package.json', 'README.md', 'examples/quickstart.mjs'])
+    for (const f of ['index.mjs', 'index.cjs', 'browser.mjs', 'index.d.ts', 'flockstep_core.js', 'package.json', 'README.md', 'examples/quickstart.mjs'])
       if (!fs.existsSync(path.join(SDK_DIR, f))) throw new Error(`not built: ${path.join(SDK_DIR, f)} (cmake --preset wasm && cmake --build --preset wasm)`);
     if (!fs.existsSync(SERVER)) throw new Error(`not built: ${SERVER}`);
     sdk = await import(pathToFileURL(path.join(SDK_DIR, 'index.mjs')).href);
@@ -216,6 +216,120 @@ describe('@flockstep/client against the server', { timeout: 90000 }, () => {
     const other = await sdk.connect(url);
     await assert.rejects(other.join({ role: 'pilot', name: 'x' }), /role must be 'player' or 'spectator'/);
     other.close();
+  });
+
+  test('a lost connection is reopened and resumed: same craft, same life, the state continues', async () => {
+    const proxy = await startProxy(server.port);
+    try {
+      const client = await sdk.connect(`ws://127.0.0.1:${proxy.port}/ws`, { reconnect: { initialDelayMs: 50 } });
+      const snapshots = [];
+      const attempts = [];
+      const closes = [];
+      client.on('snapshot', (s) => snapshots.push(s));
+      client.on('reconnecting', (a) => attempts.push(a));
+      client.on('close', (c) => closes.push(c));
+      const welcome = await client.join({ role: 'player', name: 'sdk-resume' });
+      const timer = setInterval(() => client.sendInput({ turn: 0.3, throttle: 1 }), 1000 / welcome.tickRateHz);
+      try {
+        await waitFor(() => snapshots.filter((s) => s.own).length >= 10, 5000, '10 snapshots with the craft');
+        const before = snapshots.filter((s) => s.own).at(-1);
+        const pending = client.ping();
+        const reconnected = new Promise((resolve) => client.once('reconnected', resolve));
+        assert.equal(proxy.dropAll(), 1, 'the socket is cut mid-game (no close frame)');
+        await assert.rejects(pending, /ping lost/, 'a pending ping is rejected when the connection goes');
+        const again = await reconnected;
+        assert.ok(attempts.length >= 1 && attempts[0].lost.code === 'connection_lost', JSON.stringify(attempts));
+        assert.equal(again.entityId, welcome.entityId, 'the same craft');
+        assert.equal(closes.length, 0, 'no close event: the client lived on');
+        const n = snapshots.length;
+        const after = await waitFor(() => snapshots.slice(n).find((s) => s.own), 5000, 'a snapshot on the new connection');
+        assert.equal(after.baselineTick, 0, 'a new connection starts with a full snapshot');
+        assert.equal(after.own.id, welcome.entityId);
+        assert.equal(after.own.spawnTick, before.own.spawnTick, 'the same life, not a respawn');
+        assert.ok(after.serverTick > before.serverTick);
+        // The craft coasted while the client was away: it is where its last velocity took it.
+        const dt = (after.serverTick - before.serverTick) / welcome.tickRateHz;
+        const wrapped = (d, side) => (welcome.world.wrap ? Math.min(Math.abs(d), side - Math.abs(d)) : d);
+        const jump = Math.hypot(wrapped(after.own.position.x - before.own.position.x, welcome.world.width),
+          wrapped(after.own.position.y - before.own.position.y, welcome.world.height));
+        const speed = Math.hypot(before.own.velocity.x, before.own.velocity.y);
+        assert.ok(jump <= speed * dt + 2, `the craft continued (${jump.toFixed(2)} m in ${dt.toFixed(2)} s at ${speed.toFixed(2)} m/s)`);
+        // Inputs flow again and are applied.
+        const seq = client.sendInput({ throttle: 1 });
+        assert.ok(seq > 0);
+        await waitFor(() => snapshots.some((s) => s.lastInputSequence >= seq), 3000, 'inputs applied after the resume');
+
+        // reconnect() on demand: a new connection now, the same craft.
+        const manual = await client.reconnect();
+        assert.equal(manual.entityId, welcome.entityId);
+        assert.equal(client.closed, null);
+      } finally {
+        clearInterval(timer);
+        client.close();
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('without reconnection a lost connection closes the client; pings pending on close() are rejected', async () => {
+    const proxy = await startProxy(server.port);
+    try {
+      const client = await sdk.connect(`ws://127.0.0.1:${proxy.port}/ws`, { reconnect: false });
+      await client.join({ role: 'spectator', name: 'sdk-once' });
+      await new Promise((resolve) => client.once('snapshot', resolve));
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      const pending = client.ping();
+      proxy.dropAll();
+      await assert.rejects(pending, /ping lost/);
+      const info = await closed;
+      assert.equal(info.code, 'connection_lost');
+      assert.equal(client.reconnecting, false);
+      // reconnect() revives it (the server keeps no craft for spectators: a fresh spectator).
+      const back = await client.reconnect();
+      assert.equal(back.role, 'spectator');
+      assert.equal(client.closed, null);
+      const p = client.ping();
+      client.close();
+      await assert.rejects(p, /ping lost: closed by the client/);
+      await assert.rejects(client.ping(), /closed/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('listRooms: the lobby API; a spectator joins another room with a view window', async () => {
+    const list = await sdk.listRooms(url);
+    assert.equal(list.defaultRoom, 'arena');
+    assert.ok(list.maxRooms >= 1);
+    const arena = list.rooms.find((r) => r.name === 'arena');
+    assert.ok(arena && arena.running, JSON.stringify(list.rooms));
+    const other = list.rooms.find((r) => r.name !== 'arena');
+    assert.ok(other, 'the server has more than one room (scenarios/)');
+    const types = declaredInterfaces();
+    assertShape(types, 'RoomList', list);
+    for (const r of list.rooms) assertShape(types, 'RoomInfo', r);
+    await assert.rejects(sdk.listRooms('ftp://127.0.0.1/'), /not a server URL/);
+
+    // The whole world first, then the same room through a view window from the first snapshot on.
+    const whole = await sdk.connect(url);
+    const w = await whole.join({ role: 'spectator', name: 'sdk-whole', room: other.name });
+    assert.equal(w.room, other.name);
+    const all = [];
+    whole.on('snapshot', (s) => all.push(s));
+    const windowed = await sdk.connect(url);
+    const view = { min: { x: 0, y: 0 }, max: { x: w.world.width / 4, y: w.world.height / 4 } };
+    await windowed.join({ role: 'spectator', name: 'sdk-window', room: other.name, view });
+    const seen = [];
+    windowed.on('snapshot', (s) => seen.push(s));
+    await waitFor(() => seen.length >= 10 && all.length >= 10, 8000, '10 snapshots each');
+    const inside = seen.at(-1).agents.filter((a) => a.kind !== 'player');
+    assert.ok(inside.length < all.at(-1).agents.length, `the window streams fewer agents (${inside.length} of ${all.at(-1).agents.length})`);
+    for (const a of inside) assert.ok(a.position.x <= view.max.x + 10.5 && a.position.y <= view.max.y + 10.5, `agent ${a.id} inside the window`);
+    const rooms = await whole.listRooms();
+    assert.ok(rooms.rooms.find((r) => r.name === other.name).spectators >= 2, 'the room counts its spectators');
+    whole.close();
+    windowed.close();
   });
 
   test('the README example is examples/quickstart.mjs, and it runs', async () => {

@@ -1,7 +1,19 @@
 // Compile-time test of sdk/js/index.d.ts (ctest sdk_js_types: tsc --noEmit --strict): a typed
 // client uses every call and event; the @ts-expect-error lines must stay errors, so declarations
 // that were too loose (any) fail the test as well as wrong ones.
-import { connect, PROTOCOL_VERSION, type Agent, type CloseInfo, type Snapshot, type Welcome } from '@flockstep/client';
+import {
+  connect,
+  listRooms,
+  PROTOCOL_VERSION,
+  RECONNECT_DEFAULTS,
+  type Agent,
+  type CloseInfo,
+  type ReconnectAttempt,
+  type RoomInfo,
+  type RoomList,
+  type Snapshot,
+  type Welcome,
+} from '@flockstep/client';
 
 export async function play(url: string): Promise<number> {
   const client = await connect(url);
@@ -36,4 +48,25 @@ export async function play(url: string): Promise<number> {
   // @ts-expect-error a snapshot's agents are read-only data, not a method
   (({} as Snapshot).agents as Agent[])();
   return version + width + seq + rtt + heading + wrong;
+}
+
+// Reconnection, rooms, spectating with a view window.
+export async function watch(url: string): Promise<string> {
+  const list: RoomList = await listRooms(url);
+  const room: RoomInfo | undefined = list.rooms.find((r) => r.running && r.name !== list.defaultRoom);
+  const client = await connect(url, { reconnect: { initialDelayMs: 50, maxAttempts: 3 } });
+  const noRetry = await connect(url, { reconnect: false });
+  noRetry.close();
+  await client.join({ role: 'spectator', name: 'typed', room: room?.name, view: { min: { x: 0, y: 0 }, max: { x: 50, y: 50 } } });
+  client.on('reconnecting', (a: ReconnectAttempt) => void (a.attempt + a.delayMs + a.lost.wsCode));
+  client.on('reconnected', (w: Welcome) => void w.entityId);
+  const again: Welcome = await client.reconnect();
+  const busy: boolean = client.reconnecting;
+  const rooms: RoomList = await client.listRooms();
+  const defaults: number = RECONNECT_DEFAULTS.maxDelayMs;
+  // @ts-expect-error the policy's fields are numbers
+  await connect(url, { reconnect: { factor: 'double' } });
+  // @ts-expect-error the defaults are read-only
+  RECONNECT_DEFAULTS.maxAttempts = 1;
+  return `${again.room} ${busy} ${rooms.maxRooms} ${defaults}`;
 }

@@ -202,10 +202,13 @@ val events_to_js(const v1::Events& e) {
 /// One connection's protocol state. See file comment.
 class Core {
  public:
-  /// Bytes of a Join (protocol codec::kProtocolVersion). role: "player" or "spectator".
-  /// Returns null for a bad role or a name/room the codec cannot encode.
-  val join(const std::string& role, const std::string& name, const std::string& room) {
+  /// Bytes of a Join (protocol codec::kProtocolVersion). role: "player" or "spectator";
+  /// resume_token: empty, or the Welcome's token to take the same craft back on a new connection
+  /// (the reconnect of index.mjs). Returns null for a bad role or a name/room/token the codec
+  /// cannot encode.
+  val join(const std::string& role, const std::string& name, const std::string& room, const std::string& resume_token) {
     codec::JoinRequest j;
+    j.resume_token = resume_token;
     if (role == "player") j.role = codec::Role::kPlayer;
     else if (role == "spectator") j.role = codec::Role::kSpectator;
     else return val::null();
@@ -339,6 +342,7 @@ class Core {
     if (min_x > max_x || min_y > max_y) return false;
     view_ = {min_x, min_y, max_x, max_y};
     view_dirty_ = true;
+    have_view_ = true;
     return true;
   }
 
@@ -396,6 +400,8 @@ class Core {
     predictor_.reset_keep_sequence();  // sequences keep growing across connections
     entity_ = w.entity_id();
     max_input_frames_ = w.max_input_frames();
+    // A new connection (reconnect) starts without the view: send it again with the first Ack.
+    view_dirty_ = have_view_;
     have_spawn_ = false;
     welcomed_ = true;
     r.set("welcome", o);
@@ -469,6 +475,7 @@ class Core {
   bool have_spawn_ = false;
   codec::ViewRect view_{};
   bool view_dirty_ = false;
+  bool have_view_ = false;
   std::array<client::InputRecord, client::PlayerPredictor::kCapacity> window_{};  // scratch of input()
 };
 
