@@ -64,7 +64,7 @@ std::vector<std::uint64_t> run(const std::uint8_t* data, std::size_t size) {
     }
     if (!m.has_delta_snapshot()) continue;
     const std::uint64_t before = rx.tick();
-    const codec::Result r = rx.receive(m.delta_snapshot());
+    const codec::Result r = rx.receive(m);
     check(rx.tick() >= before);
     if (r.ok()) {
       check(rx.ack_tick() == rx.tick());

@@ -63,7 +63,7 @@ LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots) 
       if (s - index_of_tick[d.baseline_tick()] >= static_cast<int>(codec::SnapshotReceiver::kHistory) - 1)
         ++out.at_the_edge;
     }
-    if (!rx.receive(d).ok()) ++out.decode_errors;
+    if (!rx.receive(m).ok()) ++out.decode_errors;
     const int extra = jitter ? static_cast<int>(rng.next_u32() % (jitter + 1)) : 0;
     const int arrives = std::max(s + 1 + static_cast<int>(lag) + extra, in_flight.empty() ? 0 : in_flight.back().first);
     in_flight.emplace_back(arrives, rx.ack_tick());
@@ -144,7 +144,7 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
       else if (index_of_tick.count(d.baseline_tick()) &&
                snapshots - 1 - index_of_tick[d.baseline_tick()] >= codec::SnapshotReceiver::kHistory - 1)
         ++edge;
-      if (rx.receive(d).ok()) ++decoded;
+      if (rx.receive(m).ok()) ++decoded;
       else ++errors;
       std::string ack;
       codec::encode_ack(rx.ack_tick(), nullptr, ack);
