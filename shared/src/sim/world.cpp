@@ -267,6 +267,8 @@ void World::step() {
     pushout_.max_depth = math::max(pushout_.max_depth, t.max_depth);
     t = {};
   }
+  // Phase 4b: T35 Bourg's flocks by AIDemo4's loop, once the players have moved (the seed's order).
+  step_bourg_groups();
   // Phase 5: rules between agents (captures), serial and in dense order.
   apply_captures();
   apply_target_captures();
@@ -396,9 +398,9 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
         } else {
           behavior::CraftState cs = craft_state_of(i);
           const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-          // Bourg's flocking units steer with one lateral bow force at full throttle (AIDemo4).
-          if (g.technique == Technique::kBourgFlock) behavior::craft_step_lateral(cs, g.craft, force_[i].x, 1, dt_);
-          else behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
+          // Bourg's flocking units move in step_bourg_groups, by AIDemo4's own loop.
+          if (g.technique == Technique::kBourgFlock) continue;
+          behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
           position_[i] = cs.position;
           velocity_[i] = cs.velocity;
           // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
