@@ -575,7 +575,6 @@ void World::rebuild_groups() {
     group_model_[g] = model_of(spec);
     fov_cos_half_[g] = spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
     if (spec.target_group >= 0) targeted_[static_cast<std::size_t>(spec.target_group)] = 1;
-    if (spec.technique == Technique::kBourgFlock) targeted_[g] = 1;  // its units see each other (members_)
     for (const BehaviorSpec& b : compose_[g].behaviors)
       if (b.target_group >= 0) targeted_[static_cast<std::size_t>(b.target_group)] = 1;
     heading_samples_[g] = compose_[g].filters.heading_samples;

@@ -180,32 +180,37 @@ TEST(WorldBourg, T35_UnitsWrapAroundTheTorusByAIDemo4sOwnLoop) {
   // The world steps the group as behavior::demo4_step_units does, bit for bit, and the wrap that
   // keeps the units inside is that loop's own: the same step without it (Demo4Params::wrap off)
   // leaves units outside the world on the ticks they cross a seam. A small 60 x 40 m torus and no
-  // player (the idle target), so crossings are frequent.
-  World w(demo4(0, 60, 40));
+  // player: first the flock as shipped (it circles the idle target), then with leader,
+  // interceptor and flocking off, so the units fly straight and cross often.
   std::int64_t crossings = 0, compared = 0;
-  for (int t = 0; t < 60 * 20; ++t) {
-    behavior::Demo4Params params;
-    std::vector<std::int32_t> members;
-    behavior::Demo4World mine = w.bourg_world(0, params, &members);
-    ASSERT_EQ(members.size(), 21u);
-    ASSERT_TRUE(params.wrap);
-    behavior::Demo4World unwrapped = mine;
-    behavior::Demo4Params no_wrap = params;
-    no_wrap.wrap = false;
-    behavior::demo4_step_units(mine, params);
-    behavior::demo4_step_units(unwrapped, no_wrap);
-    w.step();
-    for (std::size_t u = 1; u < members.size(); ++u) {
-      const AgentView v = w.view(members[u]);
-      ASSERT_EQ(v.position, mine.units[u].position) << "unit " << u << " tick " << t;
-      ASSERT_EQ(v.velocity, mine.units[u].velocity) << "unit " << u << " tick " << t;
-      ASSERT_TRUE(v.position.x >= 0 && v.position.x < 60 && v.position.y >= 0 && v.position.y < 40);
-      const Vec2 q = unwrapped.units[u].position;
-      crossings += q.x < 0 || q.x >= 60 || q.y < 0 || q.y >= 40 ? 1 : 0;
-      ++compared;
+  for (const bool straight : {false, true}) {
+    Scenario s = demo4(0, 60, 40);
+    if (straight) s.groups[0].leader_unit = s.groups[0].interceptor_unit = s.groups[0].flocking = false;
+    World w(s);
+    for (int t = 0; t < 60 * 20; ++t) {
+      behavior::Demo4Params params;
+      std::vector<std::int32_t> members;
+      behavior::Demo4World mine = w.bourg_world(0, params, &members);
+      ASSERT_EQ(members.size(), 21u);
+      ASSERT_TRUE(params.wrap);
+      behavior::Demo4World unwrapped = mine;
+      behavior::Demo4Params no_wrap = params;
+      no_wrap.wrap = false;
+      behavior::demo4_step_units(mine, params);
+      behavior::demo4_step_units(unwrapped, no_wrap);
+      w.step();
+      for (std::size_t u = 1; u < members.size(); ++u) {
+        const AgentView v = w.view(members[u]);
+        ASSERT_EQ(v.position, mine.units[u].position) << "unit " << u << " tick " << t << " straight " << straight;
+        ASSERT_EQ(v.velocity, mine.units[u].velocity) << "unit " << u << " tick " << t << " straight " << straight;
+        ASSERT_TRUE(v.position.x >= 0 && v.position.x < 60 && v.position.y >= 0 && v.position.y < 40);
+        const Vec2 q = unwrapped.units[u].position;
+        crossings += q.x < 0 || q.x >= 60 || q.y < 0 || q.y >= 40 ? 1 : 0;
+        ++compared;
+      }
     }
   }
-  std::printf("[figures] bourg world 60 x 40 m, 20 s: %lld unit-ticks compared with demo4_step_units, %lld seam crossings\n",
+  std::printf("[figures] bourg world 60 x 40 m, 2 x 20 s: %lld unit-ticks compared with demo4_step_units, %lld seam crossings\n",
               static_cast<long long>(compared), static_cast<long long>(crossings));
   EXPECT_GT(crossings, 10) << "units cross the seams, and only the loop's wrap brings them back";
 }
