@@ -160,7 +160,10 @@ TEST(Scenarios, T42_T58_MillingtonFiguresDoWhatTheirLabelsSay) {
               m.pattern_return);
   EXPECT_LT(m.rabbit_off, 3.0) << "T52: the rabbit keeps to its path";
   ASSERT_GE(m.first_near[1], 0) << "T47: pursue catches up with the rabbit";
-  EXPECT_TRUE(m.first_near[0] < 0 || m.first_near[1] < m.first_near[0]) << "T47 vs T42: pursue gets there before seek";
+  // Measured: pursue 158 ticks ahead of seek; with its prediction switched off (max_prediction
+  // 0.001 s, no arrive) only 12, the 6 m between their start points.
+  EXPECT_TRUE(m.first_near[0] < 0 || m.first_near[1] + 90 < m.first_near[0])
+      << "T47 vs T42: pursue gets there over 1.5 s before seek";
   EXPECT_GT(m.corner_gap[1], m.corner_gap[0] + 0.5) << "T53: the predictive follower cuts the corners the plain one rounds";
   EXPECT_GT(m.crowd_min, 0.8) << "T55: the mob keeps its spacing";
   EXPECT_LT(p.crowd_min, m.crowd_min) << "control: without separation the mob packs closer";
