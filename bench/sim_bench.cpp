@@ -86,9 +86,7 @@ void arena_tick(benchmark::State& state, std::int32_t threads, std::int32_t trac
 void BM_ArenaTick(benchmark::State& state) { arena_tick(state, static_cast<std::int32_t>(state.range(0)), 0); }
 BENCHMARK(BM_ArenaTick)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 // The inspector's cost: the same arena with 16 agents traced (the most a room traces), 1 thread.
-void BM_ArenaTickTraced(benchmark::State& state) {
-  arena_tick(state, 1, static_cast<std::int32_t>(state.range(0)));
-}
+void BM_ArenaTickTraced(benchmark::State& state) { arena_tick(state, 1, static_cast<std::int32_t>(state.range(0))); }
 BENCHMARK(BM_ArenaTickTraced)->ArgName("traced")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Large worlds at a tick rate: budget_used = tick time / (1 / hz); below 1 the world keeps its
@@ -155,7 +153,8 @@ void BM_FlockTickNaive(benchmark::State& state) {
   std::vector<fs::behavior::Body> bodies(static_cast<std::size_t>(n));
   for (std::int32_t i = 0; i < n; ++i) {
     const auto v = w.view(i);
-    bodies[static_cast<std::size_t>(i)] = {v.position, v.velocity, fs::math::normalized(v.velocity), g.mass, g.max_force, g.max_speed, g.radius};
+    bodies[static_cast<std::size_t>(i)] = {
+        v.position, v.velocity, fs::math::normalized(v.velocity), g.mass, g.max_force, g.max_speed, g.radius};
   }
   std::vector<Vec2> force(static_cast<std::size_t>(n));
   std::vector<fs::behavior::Neighbour> nb;

@@ -79,8 +79,8 @@ Figures measure(std::int32_t n, int mode, int snapshots, int baseline_age = 1) {
       bytes = plain.encode_body(w).size();
     } else {
       // The acknowledged baseline: baseline_age frames back (the oldest sent while warming up).
-      const codec::ViewFrame& acked =
-          history[history.size() - static_cast<std::size_t>(std::min<int>(baseline_age, static_cast<int>(history.size())))];
+      const codec::ViewFrame& acked = history[history.size() - static_cast<std::size_t>(std::min<int>(
+                                                                   baseline_age, static_cast<int>(history.size())))];
       codec::EncodeInput in;
       in.tick = w.tick();
       in.base = mode == 2 ? &acked : nullptr;
@@ -143,7 +143,8 @@ void BM_Snapshot(benchmark::State& state) {
       in.base = mode == 2 ? &base : nullptr;
       in.visible = b;
       codec::encode_agents(in, g, bits, next);
-      codec::encode_delta_body(w.tick(), in.base ? base.tick : 0, 0, bits, static_cast<std::uint32_t>(next.agents.size()), body);
+      codec::encode_delta_body(w.tick(), in.base ? base.tick : 0, 0, bits,
+                               static_cast<std::uint32_t>(next.agents.size()), body);
       benchmark::DoNotOptimize(body.data());
     }
   }
@@ -207,7 +208,8 @@ int write_csv(const std::string& path) {
   for (const int age : {2, 4, 8}) {
     const Figures f = measure(1000, 2, 60, age);
     const std::string name = "delta_baseline_age_" + std::to_string(age);
-    out << 1000 << ',' << name << ',' << f.bytes << ',' << f.bytes_per_moving << ',' << f.bytes * 8 * kSnapshotRateHz / 1000 << '\n';
+    out << 1000 << ',' << name << ',' << f.bytes << ',' << f.bytes_per_moving << ','
+        << f.bytes * 8 * kSnapshotRateHz / 1000 << '\n';
     std::cout << 1000 << ' ' << name << ' ' << f.bytes << " B, " << f.bytes_per_moving << " B/moving agent\n";
   }
   return 0;

@@ -51,7 +51,7 @@ PACKAGES=(
   # TLS test (tests/deploy): nginx terminates TLS in front of the server with a throw-away
   # self-signed certificate made by openssl
   nginx-light openssl
-  # clang-format: the formatting check of the C++ files listed in .clang-format-files
+  # clang-format: the formatting check of every C++ file (ctest format_check)
   clang-format
 )
 

@@ -57,7 +57,9 @@ EMSCRIPTEN_KEEPALIVE void fs_spectate() { g_viewer.spectate(); }
 EMSCRIPTEN_KEEPALIVE void fs_leave() { g_viewer.leave(); }
 /// Set a view option: annotations, extrapolate, trails, minimap, paused (0/1),
 /// annotation_mask (bit per agent kind), zoom (px per m), fit (any value).
-EMSCRIPTEN_KEEPALIVE void fs_set_option(const char* name, double value) { g_viewer.set_option(name ? name : "", value); }
+EMSCRIPTEN_KEEPALIVE void fs_set_option(const char* name, double value) {
+  g_viewer.set_option(name ? name : "", value);
+}
 /// Spectators, paused: advance the view by one tick.
 EMSCRIPTEN_KEEPALIVE void fs_step() { g_viewer.step_once(); }
 /// Follow an agent by id (0 = free camera).
@@ -65,7 +67,9 @@ EMSCRIPTEN_KEEPALIVE void fs_follow(unsigned id) { g_viewer.follow(id); }
 /// Follow the next (+1) or previous (-1) player.
 EMSCRIPTEN_KEEPALIVE void fs_cycle_player(int dir) { g_viewer.cycle_player(dir < 0 ? -1 : 1); }
 /// On-screen joystick: turn [-1, 1] (+1 right), throttle [0, 1], active = finger down.
-EMSCRIPTEN_KEEPALIVE void fs_set_touch(double turn, double throttle, int active) { g_viewer.touch(turn, throttle, active != 0); }
+EMSCRIPTEN_KEEPALIVE void fs_set_touch(double turn, double throttle, int active) {
+  g_viewer.touch(turn, throttle, active != 0);
+}
 /// WebSocket URL for the next Play/Spectate (default ws(s)://<page host>/ws or ?server=).
 EMSCRIPTEN_KEEPALIVE void fs_set_server_url(const char* url) { g_viewer.set_url(url ? url : ""); }
 /// Offline benchmark without a server: n agents, synthetic (sim = 0) or a local sim::World (sim = 1).
@@ -78,7 +82,9 @@ EMSCRIPTEN_KEEPALIVE const char* fs_lab_load(const char* json) {
   return result.c_str();
 }
 /// Lab: "paused" (0/1), "step" (ticks), "speed" (0.1-4), "restart" (seed; 0 = next seed).
-EMSCRIPTEN_KEEPALIVE void fs_lab_control(const char* what, double value) { g_viewer.lab_control(what ? what : "", value); }
+EMSCRIPTEN_KEEPALIVE void fs_lab_control(const char* what, double value) {
+  g_viewer.lab_control(what ? what : "", value);
+}
 /// Lab: set group `group`'s parameter `key` (a Tune panel path, or "count"). "" or the error.
 EMSCRIPTEN_KEEPALIVE const char* fs_lab_tune(int group, const char* key, double value) {
   static std::string result;
@@ -100,7 +106,9 @@ EMSCRIPTEN_KEEPALIVE std::uint8_t* fs_replay_buffer(unsigned n) { return g_viewe
 /// Replay: parse the buffer and start playing it (1) or report why not (0, flockstepUi.replayError).
 EMSCRIPTEN_KEEPALIVE int fs_replay_open() { return g_viewer.replay_open() ? 1 : 0; }
 /// Replay controls: play (0/1), speed (0.25-4), seek (tick), step (+1 / -1 snapshot).
-EMSCRIPTEN_KEEPALIVE void fs_replay_control(const char* what, double value) { g_viewer.replay_control(what ? what : "", value); }
+EMSCRIPTEN_KEEPALIVE void fs_replay_control(const char* what, double value) {
+  g_viewer.replay_control(what ? what : "", value);
+}
 /// Click or tap at CSS px (x, y) of the canvas: follow (spectate) and inspect the agent there.
 /// Returns its id (0 = none).
 EMSCRIPTEN_KEEPALIVE unsigned fs_pick(double x, double y) { return g_viewer.pick(x, y); }

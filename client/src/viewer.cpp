@@ -337,9 +337,7 @@ void Viewer::on_events(const v1::Events& e) {
   }
 }
 
-void Viewer::toast(const std::string& msg) {
-  page::call("toast", msg);
-}
+void Viewer::toast(const std::string& msg) { page::call("toast", msg); }
 
 // ---------------------------------------------------------------------------------------------
 // Input: fixed client ticks at the server's tick rate
@@ -377,7 +375,8 @@ void Viewer::send_inputs() {
   const std::int32_t n = predictor_.unacked(std::span<InputRecord>(recs, max_input_frames_));
   codec::InputFrame frames[64];
   for (std::int32_t k = 0; k < n; ++k) frames[k] = {recs[k].sequence, recs[k].input.turn, recs[k].input.throttle};
-  if (session_.send_inputs(std::span<const codec::InputFrame>(frames, static_cast<std::size_t>(n)))) ++inputs_sent_msgs_;
+  if (session_.send_inputs(std::span<const codec::InputFrame>(frames, static_cast<std::size_t>(n))))
+    ++inputs_sent_msgs_;
 }
 
 behavior::CraftState Viewer::own_pose() const {
@@ -386,7 +385,8 @@ behavior::CraftState Viewer::own_pose() const {
   Vec2 d = pred_cur_.position - pred_prev_.position;
   if (scenario_.wrap) d = math::torus_delta(pred_prev_.position, pred_cur_.position, scenario_.width, scenario_.height);
   s.position = pred_prev_.position + d * alpha + smooth_offset_;
-  s.orientation = math::wrap_angle(pred_prev_.orientation + math::wrap_angle(pred_cur_.orientation - pred_prev_.orientation) * alpha);
+  s.orientation = math::wrap_angle(pred_prev_.orientation +
+                                   math::wrap_angle(pred_cur_.orientation - pred_prev_.orientation) * alpha);
   return s;
 }
 
@@ -495,7 +495,8 @@ void Viewer::fit_world() {
   // ... and tall panels along the left edge (the lab's controls), the same way.
   double left_css = 0;
   for (const ScreenBox& b : occluders_)
-    if (b.x < 24 && b.x + b.w < css_w * 0.5 && b.h > kFitLeftPanelMinCssPx) left_css = std::max(left_css, b.x + b.w + 8);
+    if (b.x < 24 && b.x + b.w < css_w * 0.5 && b.h > kFitLeftPanelMinCssPx)
+      left_css = std::max(left_css, b.x + b.w + 8);
   left_css = std::min(left_css, css_w * kFitMaxRightFraction);
   const double top = kFitTopCssPx * k, bottom = kFitBottomCssPx * k, right = right_css * k, left = left_css * k;
   const double usable_w = std::max(1.0, w - right - left), usable_h = std::max(1.0, h - top - bottom);
@@ -512,8 +513,8 @@ void Viewer::fit_world() {
 /// outward to a kViewSnapM grid, so it changes rarely and spectators looking at the same area ask
 /// for the same rectangle, which lets the server encode their snapshots once.
 void Viewer::send_view() {
-  constexpr double kViewSnapM = 16;    // grid of the rectangle's edges, m
-  constexpr double kViewPadM = 12;     // extra margin beyond the screen, m
+  constexpr double kViewSnapM = 16;      // grid of the rectangle's edges, m
+  constexpr double kViewPadM = 12;       // extra margin beyond the screen, m
   constexpr double kViewPadFrac = 0.25;  // ... plus this fraction of the visible extent
   if (cam_.zoom <= 0 || !have_world_) return;
   const double hw = 0.5 * cam_.width / cam_.zoom, hh = 0.5 * cam_.height / cam_.zoom;

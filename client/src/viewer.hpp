@@ -85,7 +85,9 @@ class Viewer {
   void spectate();
   void leave();
   void set_option(const std::string& name, double value);
-  void step_once() { if (paused_) paused_tick_ += 1; }
+  void step_once() {
+    if (paused_) paused_tick_ += 1;
+  }
   void follow(std::uint32_t id) { follow_id_ = id; }
   void cycle_player(int dir);
   void touch(double turn, double throttle, bool active) { input_.touch(turn, throttle, active); }
@@ -186,10 +188,10 @@ class Viewer {
   RemoteAgents remote_;
   InputState input_;
   sim::Scenario scenario_;
-  v1::WorldSpec world_spec_;       // as received in Welcome, with every GroupUpdate applied
-  WorldLayers layers_;             // built from scenario_ on every change
-  std::string room_;               // room asked for (fs_set_room; empty = the server's default)
-  std::string welcome_room_;       // Welcome.room: the room this connection is in
+  v1::WorldSpec world_spec_;  // as received in Welcome, with every GroupUpdate applied
+  WorldLayers layers_;        // built from scenario_ on every change
+  std::string room_;          // room asked for (fs_set_room; empty = the server's default)
+  std::string welcome_room_;  // Welcome.room: the room this connection is in
   bool have_world_ = false;
   std::string url_;
   std::string name_ = "pilot";
@@ -210,7 +212,7 @@ class Viewer {
 
   // Prediction
   behavior::CraftState pred_prev_{}, pred_cur_{};
-  math::Vec2 smooth_offset_{};   // visual correction smoothing, m (decays)
+  math::Vec2 smooth_offset_{};  // visual correction smoothing, m (decays)
   behavior::CraftState server_state_{};
   bool have_server_state_ = false;
   std::uint64_t server_state_tick_ = 0;
@@ -227,12 +229,12 @@ class Viewer {
   struct Lab {
     sim::Scenario scenario;
     std::unique_ptr<sim::World> world;
-    sim::AgentId player;          // the target a click places (invalid until the first click)
+    sim::AgentId player;  // the target a click places (invalid until the first click)
     bool paused = false;
     std::int32_t pending_steps = 0;
     double speed = 1;
     double accum_ms = 0;
-    double sim_ms = 0;            // smoothed cost of one tick, ms
+    double sim_ms = 0;  // smoothed cost of one tick, ms
   };
   std::unique_ptr<Lab> lab_;
   void lab_start();
@@ -257,16 +259,16 @@ class Viewer {
   // View
   Camera cam_;
   std::uint32_t follow_id_ = 0;
-  std::uint32_t inspect_id_ = 0;       // agent shown in the inspector (0 = none)
+  std::uint32_t inspect_id_ = 0;  // agent shown in the inspector (0 = none)
   // The inspected agent's newest steering trace: from the server (SteeringTrace) or the lab's World.
   sim::SteeringTrace trace_{};
-  bool trace_available_ = true;        // false: the room refused (it traces its 16 agents already)
-  const char* trace_source_ = "";      // "server" or "lab"
+  bool trace_available_ = true;    // false: the room refused (it traces its 16 agents already)
+  const char* trace_source_ = "";  // "server" or "lab"
   void on_steering_trace(const v1::SteeringTrace& t);
   bool annotations_ = false;
-  std::uint32_t annotation_mask_ = 0x1F;  // per AgentKind bit
+  std::uint32_t annotation_mask_ = 0x1F;                // per AgentKind bit
   std::uint32_t layer_mask_ = (1u << kLayerCount) - 1;  // per Layer bit
-  int labels_mode_ = -1;               // -1 auto (kLabelAgentsPerGroup), 0 off, 1 on
+  int labels_mode_ = -1;                                // -1 auto (kLabelAgentsPerGroup), 0 off, 1 on
   bool trails_ = true;
   bool minimap_ = true;
   bool paused_ = false;
@@ -279,9 +281,9 @@ class Viewer {
   std::deque<math::Vec2> trail_own_, trail_follow_;
   double trail_last_ms_ = 0;
   std::uint32_t trail_follow_id_ = 0;
-  std::vector<PlacedLabel> labels_;    // this frame's labels, CSS px
-  std::vector<ScreenBox> occluders_;   // the page's panels, CSS px (set_occluders)
-  bool at_fit_ = false;                // the camera is where fit_world put it (refit when panels move)
+  std::vector<PlacedLabel> labels_;   // this frame's labels, CSS px
+  std::vector<ScreenBox> occluders_;  // the page's panels, CSS px (set_occluders)
+  bool at_fit_ = false;               // the camera is where fit_world put it (refit when panels move)
   std::array<std::int32_t, kLayerCount + 1> drawn_layers_{};  // items drawn per layer (+ free tiles)
 
   // Replay (fs_replay_*): the whole file, its record index, a receiver of its own

@@ -53,7 +53,8 @@ Result decode_join(const v1::Join& j, const DecodeLimits& limits, JoinRequest& o
     return fail(Status::kBadName, "join.display_name must be 1-" + std::to_string(limits.max_name_bytes) +
                                       " bytes of UTF-8 without control characters");
   if (!j.resume_token().empty() && j.resume_token().size() != kResumeTokenBytes)
-    return fail(Status::kBadToken, "join.resume_token must be empty or " + std::to_string(kResumeTokenBytes) + " bytes");
+    return fail(Status::kBadToken,
+                "join.resume_token must be empty or " + std::to_string(kResumeTokenBytes) + " bytes");
   out.resume_token = j.resume_token();
   out.plain_snapshots = j.plain_snapshots();
   if (j.room().size() > kMaxRoomNameBytes)
@@ -66,8 +67,8 @@ Result decode_input(const v1::Input& in, const DecodeLimits& limits, std::vector
   const int n = in.frames_size();
   if (n == 0) return fail(Status::kEmpty, "input.frames is empty");
   if (static_cast<std::uint32_t>(n) > limits.max_input_frames)
-    return fail(Status::kTooManyFrames, "input.frames has " + std::to_string(n) + " frames, limit " +
-                                            std::to_string(limits.max_input_frames));
+    return fail(Status::kTooManyFrames,
+                "input.frames has " + std::to_string(n) + " frames, limit " + std::to_string(limits.max_input_frames));
   out.clear();
   out.reserve(static_cast<std::size_t>(n));
   Status worst = Status::kOk;
@@ -133,14 +134,26 @@ bool is_valid_utf8(std::string_view s) {
   const std::size_t n = s.size();
   while (i < n) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     std::uint32_t cp = 0;
     std::size_t len = 0;
     std::uint32_t min_cp = 0;
-    if ((c & 0xE0) == 0xC0) { cp = c & 0x1Fu; len = 2; min_cp = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { cp = c & 0x0Fu; len = 3; min_cp = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { cp = c & 0x07u; len = 4; min_cp = 0x10000; }
-    else return false;  // continuation byte or 0xF8.. as a lead byte
+    if ((c & 0xE0) == 0xC0) {
+      cp = c & 0x1Fu;
+      len = 2;
+      min_cp = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      cp = c & 0x0Fu;
+      len = 3;
+      min_cp = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      cp = c & 0x07u;
+      len = 4;
+      min_cp = 0x10000;
+    } else return false;  // continuation byte or 0xF8.. as a lead byte
     if (i + len > n) return false;
     for (std::size_t k = 1; k < len; ++k) {
       const auto cc = static_cast<unsigned char>(s[i + k]);
@@ -173,7 +186,8 @@ Result decode_client_message(std::span<const std::byte> bytes, const DecodeLimit
   if (bytes.size() > limits.max_message_bytes)
     return fail(Status::kTooBig, "message of " + std::to_string(bytes.size()) + " bytes, limit " +
                                      std::to_string(limits.max_message_bytes));
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return fail(Status::kTooBig, "message too big");
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return fail(Status::kTooBig, "message too big");
   v1::ClientMessage msg;
   if (!msg.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return fail(Status::kMalformed, "not a valid ClientMessage encoding");
@@ -196,16 +210,13 @@ Result decode_client_message(std::span<const std::byte> bytes, const DecodeLimit
       out.type = ClientCommand::Type::kClose;
       out.close_code = static_cast<std::uint32_t>(msg.close().code());
       return {};
-    case v1::ClientMessage::kAck:
-      out.type = ClientCommand::Type::kAck;
-      return decode_ack(msg.ack(), out.ack);
+    case v1::ClientMessage::kAck: out.type = ClientCommand::Type::kAck; return decode_ack(msg.ack(), out.ack);
     case v1::ClientMessage::kInspect:
       // Any id is acceptable: an unknown or stale one is traced as gone (group -1).
       out.type = ClientCommand::Type::kInspect;
       out.inspect_id = msg.inspect().agent_id();
       return {};
-    case v1::ClientMessage::PAYLOAD_NOT_SET:
-      break;
+    case v1::ClientMessage::PAYLOAD_NOT_SET: break;
   }
   return fail(Status::kEmpty, "ClientMessage without payload");
 }

@@ -37,10 +37,10 @@ struct DecodeLimits {
 /// A validated Join.
 struct JoinRequest {
   Role role = Role::kSpectator;
-  std::string display_name;   ///< valid UTF-8, no control characters, trimmed, 1..max_name_bytes
-  std::string resume_token;   ///< empty or exactly kResumeTokenBytes raw bytes
+  std::string display_name;      ///< valid UTF-8, no control characters, trimmed, 1..max_name_bytes
+  std::string resume_token;      ///< empty or exactly kResumeTokenBytes raw bytes
   bool plain_snapshots = false;  ///< plain Snapshot messages instead of the delta stream (Join field 5)
-  std::string room = {};      ///< room (scenario) name, <= kMaxRoomNameBytes; empty = the default room
+  std::string room = {};         ///< room (scenario) name, <= kMaxRoomNameBytes; empty = the default room
 };
 /// Longest Join.room accepted.
 inline constexpr std::size_t kMaxRoomNameBytes = 64;
@@ -74,12 +74,12 @@ struct AckRequest {
 struct ClientCommand {
   enum class Type : std::uint8_t { kJoin, kInput, kPing, kPong, kClose, kAck, kInspect };
   Type type = Type::kPing;
-  JoinRequest join;                 ///< kJoin
-  std::vector<InputFrame> inputs;   ///< kInput: strictly increasing sequences, oldest first
-  std::uint64_t time_us = 0;        ///< kPing: sender time; kPong: echoed server time
-  std::uint32_t close_code = 0;     ///< kClose: the client's Close.code (informational)
-  AckRequest ack;                   ///< kAck
-  std::uint32_t inspect_id = 0;     ///< kInspect: the agent to trace (any value; 0 = stop)
+  JoinRequest join;                ///< kJoin
+  std::vector<InputFrame> inputs;  ///< kInput: strictly increasing sequences, oldest first
+  std::uint64_t time_us = 0;       ///< kPing: sender time; kPong: echoed server time
+  std::uint32_t close_code = 0;    ///< kClose: the client's Close.code (informational)
+  AckRequest ack;                  ///< kAck
+  std::uint32_t inspect_id = 0;    ///< kInspect: the agent to trace (any value; 0 = stop)
 };
 
 /// Decode and validate one client frame. On a usable() result `out` holds the command (values

@@ -18,10 +18,10 @@ struct GroupField {
   std::string_view name;  ///< dotted: "section.field" for nested structs
   double (*get)(const sim::GroupSpec&);
   void (*set)(sim::GroupSpec&, double);
-  bool is_bool = false;   ///< stored as 0/1 on the wire; JSON uses true/false
-  std::string_view unit;  ///< "m/s", "" for unitless
-  std::string_view limit; ///< valid range as sim::validate() checks it
-  std::string_view doc;   ///< one line
+  bool is_bool = false;    ///< stored as 0/1 on the wire; JSON uses true/false
+  std::string_view unit;   ///< "m/s", "" for unitless
+  std::string_view limit;  ///< valid range as sim::validate() checks it
+  std::string_view doc;    ///< one line
 };
 
 /// Every numeric field of GroupSpec, in declaration order.

@@ -14,8 +14,8 @@ namespace flockstep::codec {
 
 namespace {
 
-using nlohmann::json;
 using math::Vec2;
+using nlohmann::json;
 
 [[noreturn]] void error(const std::string& path, const std::string& why) { throw ScenarioError(path + ": " + why); }
 
@@ -93,7 +93,8 @@ void tile_map(const json& j, sim::TileMapSpec& m) {
   const auto cols = static_cast<std::size_t>(m.cols), rows = static_cast<std::size_t>(m.rows);
   m.blocked.assign(cols * rows, 0);
   if (!rows_text) return;  // no text: every tile free
-  if (rows_text->size() != rows) error("tiles.rows_text", "expected " + std::to_string(rows) + " strings (tiles.rows), top row first");
+  if (rows_text->size() != rows)
+    error("tiles.rows_text", "expected " + std::to_string(rows) + " strings (tiles.rows), top row first");
   for (std::size_t k = 0; k < rows; ++k) {
     const std::string p = "tiles.rows_text[" + std::to_string(k) + "]";
     const std::string line = string((*rows_text)[k], p);
@@ -168,7 +169,8 @@ sim::AgentKind kind(const json& v, const std::string& path) {
 /// An index given as a number or as the name of an earlier-declared entry.
 template <class NameOf>
 std::int32_t index_ref(const json& v, const std::string& path, std::size_t count, NameOf name_of) {
-  if (v.is_number_integer()) return static_cast<std::int32_t>(integer(v, path, -1, static_cast<std::int64_t>(count) - 1));
+  if (v.is_number_integer())
+    return static_cast<std::int32_t>(integer(v, path, -1, static_cast<std::int64_t>(count) - 1));
   const std::string s = string(v, path);
   for (std::size_t i = 0; i < count; ++i)
     if (name_of(i) == s) return static_cast<std::int32_t>(i);
@@ -194,7 +196,8 @@ sim::BehaviorSpec behavior(const json& j, const std::string& path, const sim::Sc
     const std::string p = path + "." + key;
     const json& v = it.value();
     if (key == "type") {
-      if (!sim::parse_behavior(string(v, p), b.type)) error(p, "unknown behaviour '" + v.get<std::string>() + "' (docs/techniques.md)");
+      if (!sim::parse_behavior(string(v, p), b.type))
+        error(p, "unknown behaviour '" + v.get<std::string>() + "' (docs/techniques.md)");
     } else if (key == "goal") b.goal = vec2(v, p);
     else if (key == "offset") b.offset = vec2(v, p);
     else if (key == "target_group") b.target_group = index_ref(v, p, groups, group_name);
@@ -217,7 +220,7 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
   auto group_name = [&](std::size_t i) {
     const json& other = all_groups[i];
     return other.is_object() && other.contains("name") && other["name"].is_string() ? other["name"].get<std::string>()
-                                                                                   : std::string();
+                                                                                    : std::string();
   };
   // A group with "behaviors" is a composition (technique "composed", which may be left out).
   if (j.contains("behaviors")) {
@@ -232,7 +235,8 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
     if (key == "name") g.name = string(v, p);
     else if (key == "kind") g.kind = kind(v, p);
     else if (key == "technique") {
-      if (!sim::parse_technique(string(v, p), g.technique)) error(p, "unknown technique '" + v.get<std::string>() + "'");
+      if (!sim::parse_technique(string(v, p), g.technique))
+        error(p, "unknown technique '" + v.get<std::string>() + "'");
     } else if (key == "count") g.count = static_cast<std::int32_t>(integer(v, p, 0, 1000000));
     else if (key == "spawn_min") g.spawn_min = vec2(v, p);
     else if (key == "spawn_max") g.spawn_max = vec2(v, p);
@@ -243,7 +247,8 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
     else if (key == "target_group") g.target_group = index_ref(v, p, all_groups.size(), group_name);
     else if (key == "tile_pattern")
       g.tile_pattern = index_ref(v, p, s.tile_patterns.size(), [&](std::size_t i) { return s.tile_patterns[i].name; });
-    else if (key == "track") g.track = index_ref(v, p, s.tracks.size(), [&](std::size_t i) { return s.tracks[i].name; });
+    else if (key == "track")
+      g.track = index_ref(v, p, s.tracks.size(), [&](std::size_t i) { return s.tracks[i].name; });
     else if (key == "pattern") {
       if (!codec::parse_pattern(string(v, p), g.pattern)) error(p, "unknown pattern (square, zigzag, arbitrary)");
     } else if (key == "model") {
@@ -254,7 +259,8 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
     } else if (key == "behaviors") {
       const json& list = array(v, p);
       for (std::size_t k = 0; k < list.size(); ++k)
-        g.compose.behaviors.push_back(behavior(list[k], p + "[" + std::to_string(k) + "]", s, all_groups.size(), group_name));
+        g.compose.behaviors.push_back(
+            behavior(list[k], p + "[" + std::to_string(k) + "]", s, all_groups.size(), group_name));
     } else if (const sim::CompositionField* cf = sim::find_composition_field(key)) {
       cf->set(g.compose, cf->is_int ? static_cast<double>(integer(v, p, -1, 1000)) : number(v, p));
     } else if (key == "filters") {
@@ -262,7 +268,8 @@ sim::GroupSpec group(const json& j, const std::string& path, const sim::Scenario
         const sim::CompositionField* cf2 = sim::find_composition_field("filters." + f.key());
         if (!cf2) error(p + "." + f.key(), "unknown key (heading_samples, facing_fraction)");
         const std::string fp = p + "." + f.key();
-        cf2->set(g.compose, cf2->is_int ? static_cast<double>(integer(f.value(), fp, -1, 1000)) : number(f.value(), fp));
+        cf2->set(g.compose,
+                 cf2->is_int ? static_cast<double>(integer(f.value(), fp, -1, 1000)) : number(f.value(), fp));
       }
     } else if (v.is_object()) {
       // A parameter section: craft, layers, flock, wander, detection, feelers, hide.
@@ -308,7 +315,8 @@ sim::Scenario parse_scenario(const std::string& text) {
         else if (it.key() == "loop") ps.loop = boolean(it.value(), k);
         else if (it.key() == "points") {
           const json& pts = array(it.value(), k);
-          for (std::size_t n = 0; n < pts.size(); ++n) ps.points.push_back(vec2(pts[n], k + "[" + std::to_string(n) + "]"));
+          for (std::size_t n = 0; n < pts.size(); ++n)
+            ps.points.push_back(vec2(pts[n], k + "[" + std::to_string(n) + "]"));
         } else error(k, "unknown key");
       }
       s.paths.push_back(std::move(ps));
@@ -335,7 +343,8 @@ sim::Scenario parse_scenario(const std::string& text) {
     else if (key == "max_players") s.max_players = static_cast<std::int32_t>(integer(v, key, 0, 1000000));
     else if (key == "grid_cell") s.grid_cell = number(v, key);
     else if (key == "respawn_protection_s") s.respawn_protection_s = number(v, key);
-    else if (key == "steering_interval_ticks") s.steering_interval_ticks = static_cast<std::int32_t>(integer(v, key, 1, 8));
+    else if (key == "steering_interval_ticks")
+      s.steering_interval_ticks = static_cast<std::int32_t>(integer(v, key, 1, 8));
     else if (key == "player_craft") craft_params(v, key, s.player_craft);
     else if (key == "obstacles") {
       const json& obs = array(v, key);

@@ -42,11 +42,11 @@ void put_craft(const behavior::CraftParams& c, v1::CraftParams& out) {
 }
 
 bool get_craft(const v1::CraftParams& in, behavior::CraftParams& c) {
-  const double v[] = {in.mass(), in.inertia(), in.length(), in.thrust(), in.max_steering_force(),
+  const double v[] = {in.mass(),        in.inertia(),      in.length(),      in.thrust(), in.max_steering_force(),
                       in.linear_drag(), in.lateral_drag(), in.angular_drag()};
   for (double x : v)
     if (!finite(x)) return false;
-  c = {in.mass(), in.inertia(), in.length(), in.thrust(), in.max_steering_force(),
+  c = {in.mass(),        in.inertia(),      in.length(),      in.thrust(), in.max_steering_force(),
        in.linear_drag(), in.lateral_drag(), in.angular_drag()};
   return true;
 }
@@ -189,7 +189,8 @@ Result decode_group(const v1::AgentGroup& o, const std::string& where, sim::Grou
     if (c.behaviors_size() > sim::kMaxBehaviors) return fail(Status::kBadEnum, where + ".compose.behaviors: too many");
     for (const v1::Behavior& ob : c.behaviors()) {
       sim::BehaviorSpec b;
-      if (!sim::parse_behavior(ob.type(), b.type)) return fail(Status::kBadEnum, where + ".compose.behaviors: unknown type");
+      if (!sim::parse_behavior(ob.type(), b.type))
+        return fail(Status::kBadEnum, where + ".compose.behaviors: unknown type");
       for (const v1::Param& p : ob.params()) {
         const sim::BehaviorField* f = sim::find_behavior_field(p.name());
         if (!f) return fail(Status::kBadEnum, where + ".compose.behaviors: unknown parameter '" + p.name() + "'");
@@ -268,7 +269,8 @@ Result decode_world_spec(const v1::WorldSpec& in, sim::Scenario& s) {
   s.seed = in.seed();
   s.max_agents = in.max_agents();
   s.max_players = in.max_players();
-  if (!finite(in.grid_cell()) || !finite(in.respawn_protection_s())) return not_finite("world.grid_cell/respawn_protection_s");
+  if (!finite(in.grid_cell()) || !finite(in.respawn_protection_s()))
+    return not_finite("world.grid_cell/respawn_protection_s");
   s.grid_cell = in.grid_cell();
   if (!get_craft(in.player_craft(), s.player_craft)) return not_finite("world.player_craft");
   s.respawn_protection_s = in.respawn_protection_s();
@@ -284,7 +286,8 @@ Result decode_world_spec(const v1::WorldSpec& in, sim::Scenario& s) {
   s.walls.clear();
   for (int i = 0; i < in.walls_size(); ++i) {
     sim::Wall w;
-    if (!get(in.walls(i).a(), w.a) || !get(in.walls(i).b(), w.b)) return not_finite("world.walls[" + std::to_string(i) + "]");
+    if (!get(in.walls(i).a(), w.a) || !get(in.walls(i).b(), w.b))
+      return not_finite("world.walls[" + std::to_string(i) + "]");
     s.walls.push_back(w);
   }
   s.paths.clear();
@@ -577,7 +580,7 @@ void encode_trace_unavailable(std::uint32_t agent_id, std::uint64_t server_tick,
 Result decode_steering_trace(const v1::SteeringTrace& in, sim::SteeringTrace& out) {
   if (in.behaviours_size() > sim::kMaxBehaviors)
     return fail(Status::kTooBig, "steering_trace: " + std::to_string(in.behaviours_size()) + " behaviours, at most " +
-                                         std::to_string(sim::kMaxBehaviors));
+                                     std::to_string(sim::kMaxBehaviors));
   auto finite = [](const v1::Vec2& v) { return std::isfinite(v.x()) && std::isfinite(v.y()); };
   out = sim::SteeringTrace{};
   out.agent = sim::AgentId{in.agent_id()};
@@ -589,10 +592,12 @@ Result decode_steering_trace(const v1::SteeringTrace& in, sim::SteeringTrace& ou
     if (!finite(b.linear()) || !std::isfinite(b.angular()) || !std::isfinite(b.weight()))
       return fail(Status::kNotFinite, "steering_trace.behaviours: non-finite number");
     sim::BehaviorType type{};
-    if (!sim::parse_behavior(b.type(), type)) return fail(Status::kBadEnum, "steering_trace.behaviours.type unknown: " + b.type());
+    if (!sim::parse_behavior(b.type(), type))
+      return fail(Status::kBadEnum, "steering_trace.behaviours.type unknown: " + b.type());
     out.behaviors[q] = {type, b.evaluated(), {{b.linear().x(), b.linear().y()}, b.angular()}, b.weight()};
   }
-  if (!finite(in.linear()) || !std::isfinite(in.angular())) return fail(Status::kNotFinite, "steering_trace: non-finite number");
+  if (!finite(in.linear()) || !std::isfinite(in.angular()))
+    return fail(Status::kNotFinite, "steering_trace: non-finite number");
   out.result = {{in.linear().x(), in.linear().y()}, in.angular()};
   return {};
 }
@@ -643,7 +648,8 @@ Result decode_server_message(std::span<const std::byte> bytes, v1::ServerMessage
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return fail(Status::kTooBig, "too big");
   if (!out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return fail(Status::kMalformed, "not a valid ServerMessage encoding");
-  if (out.payload_case() == v1::ServerMessage::PAYLOAD_NOT_SET) return fail(Status::kEmpty, "ServerMessage without payload");
+  if (out.payload_case() == v1::ServerMessage::PAYLOAD_NOT_SET)
+    return fail(Status::kEmpty, "ServerMessage without payload");
   if (out.has_player()) {
     // Protocol 2 keeps the per-player part out of the shared body (ServerMessage.player); callers
     // of this codec read it from the snapshot message, as before, so copy it there.

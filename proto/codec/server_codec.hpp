@@ -126,15 +126,15 @@ class SnapshotReceiver {
 /// Per-connection data of a Welcome.
 struct WelcomeInfo {
   std::uint32_t player_id = 0;
-  sim::AgentId entity;            ///< invalid for spectators
+  sim::AgentId entity;  ///< invalid for spectators
   Role role = Role::kSpectator;
   std::uint32_t tick_rate_hz = 60;
   std::uint32_t snapshot_rate_hz = 20;
   std::uint64_t server_tick = 0;
-  std::string resume_token;       ///< raw bytes, players only
+  std::string resume_token;  ///< raw bytes, players only
   std::uint32_t resume_window_ms = 0;
   std::uint32_t max_input_frames = 64;
-  std::string room;               ///< the room's name
+  std::string room;  ///< the room's name
 };
 /// Serialized ServerMessage{welcome}.
 void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std::string& out);

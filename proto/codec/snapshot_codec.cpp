@@ -27,12 +27,12 @@ constexpr double kEnteringStalenessTicks = 8;
 constexpr std::int64_t kMaxRate = std::int64_t{1} << 28;
 /// Extras mask bits (rare changes of a known agent, coded after the motion records).
 enum : unsigned {
-  kExHeading = 1,   ///< heading off the velocity direction (agents predicted aligned)
+  kExHeading = 1,  ///< heading off the velocity direction (agents predicted aligned)
   kExAngvel = 2,
   kExAim = 4,
   kExTarget = 8,
   kExState = 16,
-  kExMeta = 32,     ///< kind, group, spawn tick (a player's respawn)
+  kExMeta = 32,  ///< kind, group, spawn tick (a player's respawn)
 };
 constexpr unsigned kExBits = 6;
 /// Fixed exp-Golomb orders of the rare fields (their statistics do not pay for a header field).
@@ -104,8 +104,8 @@ std::int64_t predict_free_heading(const KnownAgent& k, std::int64_t n, const Wir
 /// Position after n ticks moving from velocity v0 (speed0, angle0) to v1 (speed1, angle1). The
 /// sim integrates semi-implicitly (v += a dt, then p += v dt), so with the velocity changing
 /// linearly the displacement is dt * (v_1 + ... + v_n) = dt/2 * ((n - 1) v0 + (n + 1) v1).
-std::array<std::int64_t, 2> predict_position(const QAgent& from, std::int64_t speed1, std::int64_t angle1, std::int64_t n,
-                                             const WireGeometry& g) {
+std::array<std::int64_t, 2> predict_position(const QAgent& from, std::int64_t speed1, std::int64_t angle1,
+                                             std::int64_t n, const WireGeometry& g) {
   const math::Vec2 v0 = velocity_of(from.speed, from.vel_angle);
   const math::Vec2 v1 = velocity_of(speed1, angle1);
   const double f = 0.5 * g.dt * kPositionUnitsPerM;
@@ -128,9 +128,10 @@ KnownAgent advance_entry(const KnownAgent* prev, const QAgent& q, std::uint64_t 
   KnownAgent e{q, tick, 0, 0};
   if (prev && tick > prev->tick) {
     const auto n = static_cast<std::int64_t>(tick - prev->tick);
-    e.turn = static_cast<std::int32_t>(
-        std::clamp<std::int64_t>(wrap_half(q.vel_angle - prev->q.vel_angle, kAngleUnits) * kRateOne / n, -kMaxRate, kMaxRate));
-    e.accel = static_cast<std::int32_t>(std::clamp<std::int64_t>((q.speed - prev->q.speed) * kRateOne / n, -kMaxRate, kMaxRate));
+    e.turn = static_cast<std::int32_t>(std::clamp<std::int64_t>(
+        wrap_half(q.vel_angle - prev->q.vel_angle, kAngleUnits) * kRateOne / n, -kMaxRate, kMaxRate));
+    e.accel = static_cast<std::int32_t>(
+        std::clamp<std::int64_t>((q.speed - prev->q.speed) * kRateOne / n, -kMaxRate, kMaxRate));
   }
   return e;
 }
@@ -155,15 +156,15 @@ unsigned best_order(const std::vector<std::uint64_t>& values) {
 
 /// A known agent that changed: residuals against its prediction.
 struct Update {
-  std::uint32_t base = 0;     // index in the baseline frame
-  std::uint32_t vis = 0;      // index in the visible list
+  std::uint32_t base = 0;  // index in the baseline frame
+  std::uint32_t vis = 0;   // index in the visible list
   std::int64_t r_speed = 0, r_angle = 0, r_heading = 0, r_x = 0, r_y = 0;
   bool inline_heading = false;  // baseline not aligned: heading residual coded in the record
   unsigned extras = 0;
   double priority = 0;
-  std::uint32_t cost = 0;     // bits, estimated with the chosen orders
-  bool zero = false;          // exactly on its prediction (no record unless the stream is dense)
-  bool chosen = true;         // sparse stream: has a record
+  std::uint32_t cost = 0;  // bits, estimated with the chosen orders
+  bool zero = false;       // exactly on its prediction (no record unless the stream is dense)
+  bool chosen = true;      // sparse stream: has a record
 };
 
 unsigned extras_of(const QAgent& was, const QAgent& now, bool predicted_aligned) {
@@ -179,7 +180,8 @@ unsigned extras_of(const QAgent& was, const QAgent& now, bool predicted_aligned)
 
 std::uint32_t extras_cost(unsigned m, const QAgent& was, const QAgent& now, std::uint64_t tick) {
   std::uint32_t b = kExBits + 1;  // mask + a short gap
-  if (m & kExHeading) b += exp_golomb_bits(zigzag(wrap_half(now.heading - now.vel_angle, kAngleUnits)), kOrdHeadingExtra);
+  if (m & kExHeading)
+    b += exp_golomb_bits(zigzag(wrap_half(now.heading - now.vel_angle, kAngleUnits)), kOrdHeadingExtra);
   if (m & kExAngvel) b += exp_golomb_bits(zigzag(std::int64_t{now.angvel} - was.angvel), kOrdAngvel);
   if (m & kExAim)
     b += exp_golomb_bits(zigzag(std::int64_t{now.aim_dx} - was.aim_dx), kOrdAimDelta) +
@@ -212,8 +214,8 @@ void put_extras(BitWriter& w, unsigned m, const QAgent& was, const QAgent& now, 
 std::uint32_t new_agent_cost(const QAgent& q, std::uint64_t tick, const WireGeometry& g) {
   std::uint32_t b = 4 + kKindBits + exp_golomb_bits(zigzag(q.group), kOrdGroup) +
                     exp_golomb_bits(zigzag(static_cast<std::int64_t>(tick - q.spawn_tick)), kOrdSpawnAge) + g.x_bits +
-                    g.y_bits + exp_golomb_bits(static_cast<std::uint64_t>(q.speed), kOrdNewSpeed) + kAngleBits + 1 +
-                    3 + kStateBits;
+                    g.y_bits + exp_golomb_bits(static_cast<std::uint64_t>(q.speed), kOrdNewSpeed) + kAngleBits + 1 + 3 +
+                    kStateBits;
   if (!aligned(q)) b += kAngleBits;
   if (q.angvel != 0) b += exp_golomb_bits(zigzag(q.angvel), kOrdAngvel);
   if (q.aim_dx != 0 || q.aim_dy != 0)
@@ -275,12 +277,15 @@ QAgent quantize(const sim::AgentView& a, const WireGeometry& g) {
       std::clamp<std::int64_t>(round_to_int(math::length(a.velocity) * kSpeedUnitsPerMps), 0, kMaxSpeedUnits));
   // A resting agent's direction is its heading (keeps the "aligned" prediction of vehicles).
   q.vel_angle = q.speed > 0 ? angle_units(math::arctan2(a.velocity.y, a.velocity.x)) : q.heading;
-  q.angvel = static_cast<std::int32_t>(std::clamp<std::int64_t>(round_to_int(a.angular_velocity * kAngularVelocityUnitsPerRadS),
-                                                                -kMaxAngularVelocityUnits, kMaxAngularVelocityUnits));
+  q.angvel = static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(round_to_int(a.angular_velocity * kAngularVelocityUnitsPerRadS),
+                               -kMaxAngularVelocityUnits, kMaxAngularVelocityUnits));
   // Relative to the quantised position, so the receiver's aim is position + offset exactly.
   const double px = q.x / kPositionUnitsPerM, py = q.y / kPositionUnitsPerM;
-  q.aim_dx = static_cast<std::int32_t>(std::clamp<std::int64_t>(round_to_int((a.aim.x - px) * kAimUnitsPerM), -kMaxAimUnits, kMaxAimUnits));
-  q.aim_dy = static_cast<std::int32_t>(std::clamp<std::int64_t>(round_to_int((a.aim.y - py) * kAimUnitsPerM), -kMaxAimUnits, kMaxAimUnits));
+  q.aim_dx = static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(round_to_int((a.aim.x - px) * kAimUnitsPerM), -kMaxAimUnits, kMaxAimUnits));
+  q.aim_dy = static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(round_to_int((a.aim.y - py) * kAimUnitsPerM), -kMaxAimUnits, kMaxAimUnits));
   q.target = a.target.value;
   q.spawn_tick = a.spawn_tick;
   return q;
@@ -409,7 +414,8 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
     const std::uint64_t fixed = 64 + 2 * removed.size();  // header, counts, removal list (estimate)
     const std::uint64_t budget_bits = std::uint64_t{in.budget_bytes} * 8;
     if (total + fixed > budget_bits) {
-      std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.priority > b.priority; });
+      std::stable_sort(cands.begin(), cands.end(),
+                       [](const Cand& a, const Cand& b) { return a.priority > b.priority; });
       std::uint64_t used = fixed;
       for (const Cand& c : cands) {
         const bool fits = used + c.cost <= budget_bits;
@@ -451,8 +457,7 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
     for (std::uint64_t gp : gaps) gap_bits += exp_golomb_bits(gp, k_gap);
     std::uint64_t zero_bits = 0;
     for (const Update& u : updates)
-      if (u.zero)
-        zero_bits += 4 + k_speed + k_angle + 2 * k_pos + (u.inline_heading ? 1 + k_heading : 0);
+      if (u.zero) zero_bits += 4 + k_speed + k_angle + 2 * k_pos + (u.inline_heading ? 1 + k_heading : 0);
     dense = zero_bits < gap_bits;
   }
   if (dense)
@@ -524,8 +529,7 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
       while (u < updates.size() && updates[u].base < b) ++u;
       if (u < updates.size() && updates[u].base == b && updates[u].chosen)
         frame.agents.push_back(advance_entry(&B[b], V[updates[u].vis], T));
-      else
-        frame.agents.push_back(B[b]);
+      else frame.agents.push_back(B[b]);
     }
   }
   if (stats) {
@@ -581,8 +585,7 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
       std::int64_t idx = prev + 1;
       if (dense)
         while (idx < static_cast<std::int64_t>(B.size()) && state[static_cast<std::size_t>(idx)] == 1) ++idx;
-      else
-        idx += static_cast<std::int64_t>(r.get_ueg(k_gap));
+      else idx += static_cast<std::int64_t>(r.get_ueg(k_gap));
       if (!r.ok() || idx >= static_cast<std::int64_t>(B.size()) || state[static_cast<std::size_t>(idx)] != 0)
         return bad("update index");
       prev = idx;
@@ -594,10 +597,10 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
       if (speed < 0 || speed > kMaxSpeedUnits) return bad("speed out of range");
       q.speed = static_cast<std::int32_t>(speed);
       q.vel_angle = static_cast<std::uint16_t>(mod(m.angle + r.get_seg(k_angle), kAngleUnits));
-      if (aligned(known.q))
-        q.heading = q.vel_angle;  // a heading off the velocity comes in the extras
+      if (aligned(known.q)) q.heading = q.vel_angle;  // a heading off the velocity comes in the extras
       else
-        q.heading = static_cast<std::uint16_t>(mod(predict_free_heading(known, n, g) + r.get_seg(k_heading), kAngleUnits));
+        q.heading =
+            static_cast<std::uint16_t>(mod(predict_free_heading(known, n, g) + r.get_seg(k_heading), kAngleUnits));
       const auto p = predict_position(known.q, q.speed, q.vel_angle, n, g);
       std::int64_t x = p[0] + r.get_seg(k_pos), y = p[1] + r.get_seg(k_pos);
       if (g.wrap) {
@@ -624,7 +627,8 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
       prev = idx;
       QAgent& q = upd_q[static_cast<std::size_t>(idx)];
       const auto m = static_cast<unsigned>(r.get(kExBits));
-      if (m & kExHeading) q.heading = static_cast<std::uint16_t>(mod(q.vel_angle + r.get_seg(kOrdHeadingExtra), kAngleUnits));
+      if (m & kExHeading)
+        q.heading = static_cast<std::uint16_t>(mod(q.vel_angle + r.get_seg(kOrdHeadingExtra), kAngleUnits));
       if (m & kExAngvel) {
         const std::int64_t v = q.angvel + r.get_seg(kOrdAngvel);
         if (v < -kMaxAngularVelocityUnits || v > kMaxAngularVelocityUnits) return bad("angular velocity out of range");
@@ -645,8 +649,8 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
         q.kind = static_cast<std::uint8_t>(r.get(kKindBits));
         const std::int64_t group = r.get_seg(kOrdGroup);
         const std::int64_t age = r.get_seg(kOrdSpawnAge);
-        if (q.kind >= static_cast<std::uint8_t>(sim::AgentKind::kCount) || group < -1 || group > INT32_MAX ||
-            age < 0 || static_cast<std::uint64_t>(age) > tick)
+        if (q.kind >= static_cast<std::uint8_t>(sim::AgentKind::kCount) || group < -1 || group > INT32_MAX || age < 0 ||
+            static_cast<std::uint64_t>(age) > tick)
           return bad("agent kind, group or spawn tick");
         q.group = static_cast<std::int32_t>(group);
         q.spawn_tick = tick - static_cast<std::uint64_t>(age);
@@ -687,7 +691,8 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
       q.heading = r.get(1) ? q.vel_angle : static_cast<std::uint16_t>(r.get(kAngleBits));
       if (r.get(1)) {
         const std::int64_t v = r.get_seg(kOrdAngvel);
-        if (v == 0 || v < -kMaxAngularVelocityUnits || v > kMaxAngularVelocityUnits) return bad("angular velocity out of range");
+        if (v == 0 || v < -kMaxAngularVelocityUnits || v > kMaxAngularVelocityUnits)
+          return bad("angular velocity out of range");
         q.angvel = static_cast<std::int32_t>(v);
       }
       if (r.get(1)) {

@@ -70,19 +70,19 @@ struct WireGeometry {
 
 /// One agent's quantised state: exactly what the wire carries (see the file comment for units).
 struct QAgent {
-  std::uint32_t id = 0;          ///< sim::AgentId value
-  std::uint8_t kind = 0;         ///< sim::AgentKind
-  std::uint8_t state = 0;        ///< sim::BehaviorState
-  std::uint16_t vel_angle = 0;   ///< direction of velocity, [0, kAngleUnits); = heading when speed is 0
-  std::uint16_t heading = 0;     ///< orientation, [0, kAngleUnits)
-  std::int32_t group = 0;        ///< index into the scenario's groups; -1 for players
-  std::int32_t x = 0;            ///< position units; [0, width_units) when wrapping, else clamped to [0, width_units]
+  std::uint32_t id = 0;         ///< sim::AgentId value
+  std::uint8_t kind = 0;        ///< sim::AgentKind
+  std::uint8_t state = 0;       ///< sim::BehaviorState
+  std::uint16_t vel_angle = 0;  ///< direction of velocity, [0, kAngleUnits); = heading when speed is 0
+  std::uint16_t heading = 0;    ///< orientation, [0, kAngleUnits)
+  std::int32_t group = 0;       ///< index into the scenario's groups; -1 for players
+  std::int32_t x = 0;           ///< position units; [0, width_units) when wrapping, else clamped to [0, width_units]
   std::int32_t y = 0;
-  std::int32_t speed = 0;        ///< [0, kMaxSpeedUnits]
-  std::int32_t angvel = 0;       ///< [-kMaxAngularVelocityUnits, kMaxAngularVelocityUnits]
-  std::int32_t aim_dx = 0;       ///< aim point - position, aim units, [-kMaxAimUnits, kMaxAimUnits]
+  std::int32_t speed = 0;   ///< [0, kMaxSpeedUnits]
+  std::int32_t angvel = 0;  ///< [-kMaxAngularVelocityUnits, kMaxAngularVelocityUnits]
+  std::int32_t aim_dx = 0;  ///< aim point - position, aim units, [-kMaxAimUnits, kMaxAimUnits]
   std::int32_t aim_dy = 0;
-  std::uint32_t target = 0;      ///< sim::AgentId value, 0 = none
+  std::uint32_t target = 0;  ///< sim::AgentId value, 0 = none
   std::uint64_t spawn_tick = 0;
   friend bool operator==(const QAgent&, const QAgent&) = default;
 };
@@ -114,13 +114,13 @@ QAgent predict(const KnownAgent& k, std::uint64_t tick, const WireGeometry& g);
 
 /// Input of encode_agents().
 struct EncodeInput {
-  std::uint64_t tick = 0;             ///< tick of the new snapshot (> base->tick)
-  const ViewFrame* base = nullptr;    ///< acknowledged baseline; null = full snapshot
-  std::span<const QAgent> visible;    ///< agents in the receiver's view now, sorted by id, unique
+  std::uint64_t tick = 0;           ///< tick of the new snapshot (> base->tick)
+  const ViewFrame* base = nullptr;  ///< acknowledged baseline; null = full snapshot
+  std::span<const QAgent> visible;  ///< agents in the receiver's view now, sorted by id, unique
   /// Interest weight per visible agent (same order), > 0: larger = nearer / faster-changing.
   /// Empty = all 1. Only used when the budget is exceeded.
   std::span<const float> weight;
-  std::uint32_t budget_bytes = 0;     ///< most bytes of agent records; 0 = unlimited
+  std::uint32_t budget_bytes = 0;  ///< most bytes of agent records; 0 = unlimited
 };
 
 /// What an encode did (for metrics, tests and the bench).

@@ -12,16 +12,16 @@ namespace flockstep::codec {
 /// as a violation (the server kicks after a configured number of them).
 enum class Status : std::uint8_t {
   kOk = 0,
-  kClamped,         ///< a value was out of range and was clamped (applied, counted as a violation)
-  kMalformed,       ///< not a valid protobuf encoding of the expected envelope
-  kEmpty,           ///< envelope without payload, or a payload the receiver does not accept
-  kBadEnum,         ///< enum value outside the known range
-  kNotFinite,       ///< NaN or infinity in a number
-  kBadName,         ///< display name: invalid UTF-8, control characters, empty or too long
-  kBadToken,        ///< resume token of the wrong size
-  kTooManyFrames,   ///< more input frames in one message than allowed
-  kBadSequence,     ///< input sequence numbers not strictly increasing, or zero
-  kTooBig,          ///< more bytes than allowed
+  kClamped,        ///< a value was out of range and was clamped (applied, counted as a violation)
+  kMalformed,      ///< not a valid protobuf encoding of the expected envelope
+  kEmpty,          ///< envelope without payload, or a payload the receiver does not accept
+  kBadEnum,        ///< enum value outside the known range
+  kNotFinite,      ///< NaN or infinity in a number
+  kBadName,        ///< display name: invalid UTF-8, control characters, empty or too long
+  kBadToken,       ///< resume token of the wrong size
+  kTooManyFrames,  ///< more input frames in one message than allowed
+  kBadSequence,    ///< input sequence numbers not strictly increasing, or zero
+  kTooBig,         ///< more bytes than allowed
 };
 
 /// Short stable name of a status ("malformed", "not_finite", ...), used in logs and metric labels.

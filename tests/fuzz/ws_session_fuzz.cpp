@@ -93,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   beast::test::stream client(ioc), server_end(ioc);
   client.connect(server_end);
   server_end.append(std::string_view(reinterpret_cast<const char*>(data), size));  // what the server reads
-  client.close();  // and then EOF
+  client.close();                                                                  // and then EOF
 
   websocket::stream<beast::test::stream&> ws(server_end);
   ws.read_message_max(config.max_message_bytes);

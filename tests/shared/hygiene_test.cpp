@@ -34,14 +34,12 @@ struct Offence {
 
 // Header prefixes shared/ may not include. Matched against the path inside <...> or "...".
 constexpr std::array<std::string_view, 8> kForbiddenIncludes = {
-    "boost/", "google/protobuf", "nlohmann/", "random", "chrono", "thread", "emscripten/",
-    "emscripten.h"};
+    "boost/", "google/protobuf", "nlohmann/", "random", "chrono", "thread", "emscripten/", "emscripten.h"};
 
 // libm transcendentals (each also with an `f` suffix) and the C PRNG. sqrt/floor/abs are exact
 // and allowed; these are not correctly rounded and differ between glibc and wasm's musl.
-constexpr std::array<std::string_view, 14> kForbiddenCalls = {
-    "sin", "cos", "tan", "atan", "atan2", "asin", "acos", "exp", "pow", "log", "hypot", "fmod",
-    "rand", "srand"};
+constexpr std::array<std::string_view, 14> kForbiddenCalls = {"sin", "cos", "tan", "atan",  "atan2", "asin", "acos",
+                                                              "exp", "pow", "log", "hypot", "fmod",  "rand", "srand"};
 
 bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -62,8 +60,8 @@ bool is_forbidden_call_name(std::string_view ident) {
       return true;
     }
     // sinf, atan2f, powf ... (but not randf/srandf, which are not libm names anyway)
-    if (name != "rand" && name != "srand" && ident.size() == name.size() + 1 &&
-        ident.substr(0, name.size()) == name && ident.back() == 'f') {
+    if (name != "rand" && name != "srand" && ident.size() == name.size() + 1 && ident.substr(0, name.size()) == name &&
+        ident.back() == 'f') {
       return true;
     }
   }
@@ -142,8 +140,7 @@ std::vector<Offence> scan_source(std::string_view file, std::string_view text) {
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const auto nl = text.find('\n', pos);
-    const std::string_view raw =
-        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
     const std::string code = strip_comments(raw, in_block);
@@ -183,8 +180,7 @@ std::vector<Offence> scan_source(std::string_view file, std::string_view text) {
       while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) {
         ++k;
       }
-      const bool member = (i >= 1 && line[i - 1] == '.') ||
-                          (i >= 2 && line[i - 1] == '>' && line[i - 2] == '-');
+      const bool member = (i >= 1 && line[i - 1] == '.') || (i >= 2 && line[i - 1] == '>' && line[i - 2] == '-');
       if (k < line.size() && line[k] == '(' && !member && is_forbidden_call_name(ident)) {
         report("call " + std::string(ident) + "(");
       }
@@ -195,8 +191,7 @@ std::vector<Offence> scan_source(std::string_view file, std::string_view text) {
 }
 
 bool is_source_file(const fs::path& p) {
-  static constexpr std::array<std::string_view, 8> kExt = {".hpp", ".cpp", ".h", ".cc",
-                                                           ".cxx", ".hh", ".ipp", ".inl"};
+  static constexpr std::array<std::string_view, 8> kExt = {".hpp", ".cpp", ".h", ".cc", ".cxx", ".hh", ".ipp", ".inl"};
   const std::string ext = p.extension().string();
   return std::find(kExt.begin(), kExt.end(), ext) != kExt.end();
 }
@@ -213,12 +208,11 @@ TEST(SharedHygiene, NoForbiddenIncludesOrLibmCallsInShared) {
   const fs::path root = fs::path(FLOCKSTEP_SOURCE_DIR);
   const fs::path shared = root / "shared";
   std::error_code ec;
-  ASSERT_TRUE(fs::is_directory(shared, ec))
-      << shared << " is not readable here (wasm builds need -sNODERAWFS=1)";
+  ASSERT_TRUE(fs::is_directory(shared, ec)) << shared << " is not readable here (wasm builds need -sNODERAWFS=1)";
 
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(shared, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(shared, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     if (it->is_regular_file() && is_source_file(it->path())) {
       files.push_back(it->path());
     }
@@ -244,40 +238,40 @@ TEST(SharedHygiene, NoForbiddenIncludesOrLibmCallsInShared) {
     const auto found = scan_source(f.lexically_relative(root).generic_string(), text);
     offences.insert(offences.end(), found.begin(), found.end());
   }
-  EXPECT_TRUE(offences.empty())
-      << offences.size() << " forbidden construct(s) in shared/ (" << files.size() << " files, "
-      << lines << " lines scanned). Use flockstep::math::sin_cos/arctan2/arccos_clamped and "
-      << "math::Rng; shared/ is standard library only:\n"
-      << format(offences);
+  EXPECT_TRUE(offences.empty()) << offences.size() << " forbidden construct(s) in shared/ (" << files.size()
+                                << " files, " << lines
+                                << " lines scanned). Use flockstep::math::sin_cos/arctan2/arccos_clamped and "
+                                << "math::Rng; shared/ is standard library only:\n"
+                                << format(offences);
 }
 
 TEST(SharedHygiene, DetectorFlagsEachForbiddenConstructWithFileAndLine) {
   const std::string text =
-      "#include <random>\n"                       // 1
-      "#  include <boost/asio.hpp>\n"             // 2
-      "#include \"google/protobuf/message.h\"\n"  // 3
-      "#include <nlohmann/json.hpp>\n"            // 4
-      "#include <chrono>\n"                       // 5
-      "#include <thread>\n"                       // 6
-      "#include <emscripten/html5.h>\n"           // 7
-      "#include <emscripten.h>\n"                 // 8
-      "real a = std::atan2(y, x);\n"              // 9
-      "real b = sinf (t) + cos(t);\n"             // 10 (two)
-      "int r = rand();\n"                         // 11
-      "  return pow(a, 2.0); // trailing\n"       // 12
+      "#include <random>\n"                                                                         // 1
+      "#  include <boost/asio.hpp>\n"                                                               // 2
+      "#include \"google/protobuf/message.h\"\n"                                                    // 3
+      "#include <nlohmann/json.hpp>\n"                                                              // 4
+      "#include <chrono>\n"                                                                         // 5
+      "#include <thread>\n"                                                                         // 6
+      "#include <emscripten/html5.h>\n"                                                             // 7
+      "#include <emscripten.h>\n"                                                                   // 8
+      "real a = std::atan2(y, x);\n"                                                                // 9
+      "real b = sinf (t) + cos(t);\n"                                                               // 10 (two)
+      "int r = rand();\n"                                                                           // 11
+      "  return pow(a, 2.0); // trailing\n"                                                         // 12
       "x = exp(-k) * log(2) + hypotf(a, b) + fmod(a, b) + tan(a) + atan(a) + asin(a) + acos(a);\n"  // 13 (8)
-      "real c = q + ::sin(q);\n"                 // 14
+      "real c = q + ::sin(q);\n"                                                                    // 14
       "const char* s = \"//\"; real d = cos(q);\n"  // 15: a string is not a comment
-      "/* a block comment\n"                     // 16
-      "   that ends */ real e = tan(q);\n";       // 17
+      "/* a block comment\n"                        // 16
+      "   that ends */ real e = tan(q);\n";         // 17
   const auto found = scan_source("synthetic.cpp", text);
   std::vector<int> lines;
   for (const Offence& o : found) {
     lines.push_back(o.line);
     EXPECT_EQ(o.file, "synthetic.cpp");
   }
-  const std::vector<int> expected = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 11, 12,
-                                     13, 13, 13, 13, 13, 13, 13, 13, 14, 15, 17};
+  const std::vector<int> expected = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 10, 11,
+                                     12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 15, 17};
   EXPECT_EQ(lines, expected) << format(found);
   ASSERT_EQ(found.size(), expected.size());
   EXPECT_EQ(found[8].what, "call atan2(");

@@ -18,7 +18,10 @@ class ClockSync {
   /// A snapshot of `server_tick` arrived at `local_ms`; ticks last `dt_ms`.
   void observe(double server_tick, double local_ms, double dt_ms);
   /// Forget the estimate (a new world).
-  void reset() { valid_ = false; offset_ms_ = 0; }
+  void reset() {
+    valid_ = false;
+    offset_ms_ = 0;
+  }
   /// True once a snapshot was observed.
   bool valid() const { return valid_; }
   /// Estimated server time minus local time, ms.
@@ -28,7 +31,10 @@ class ClockSync {
     return valid_ && dt_ms > 0 ? (local_ms + offset_ms_) / dt_ms : 0;
   }
   /// Set the offset directly (offline benchmark: the local clock is the server's).
-  void set_offset(double offset_ms) { offset_ms_ = offset_ms; valid_ = true; }
+  void set_offset(double offset_ms) {
+    offset_ms_ = offset_ms;
+    valid_ = true;
+  }
 
  private:
   double offset_ms_ = 0;

@@ -27,8 +27,8 @@ bool Connection::open(const std::string& url, Handlers handlers) {
 bool Connection::send(const std::string& bytes) {
   if (!open_ || socket_ <= 0) return false;
   // The API takes a non-const pointer but only reads (it copies into a JS ArrayBuffer).
-  if (emscripten_websocket_send_binary(socket_, const_cast<char*>(bytes.data()), static_cast<std::uint32_t>(bytes.size())) !=
-      EMSCRIPTEN_RESULT_SUCCESS)
+  if (emscripten_websocket_send_binary(socket_, const_cast<char*>(bytes.data()),
+                                       static_cast<std::uint32_t>(bytes.size())) != EMSCRIPTEN_RESULT_SUCCESS)
     return false;
   bytes_sent_ += bytes.size();
   return true;

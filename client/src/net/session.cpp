@@ -184,8 +184,7 @@ void Session::on_message(const std::uint8_t* data, std::uint32_t size) {
     case v1::ServerMessage::kGroupUpdate:
       if (state_ == LinkState::kLive && handlers_.on_group_update) handlers_.on_group_update(msg_.group_update());
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -213,7 +212,8 @@ void Session::lost(const std::string& reason, bool retry_now) {
   double delay = 0;
   if (!retry_now) {
     const double base = std::fmin(kBackoffMaxMs, kBackoffBaseMs * std::pow(2.0, attempt_));
-    delay = base * (0.8 + 0.4 * static_cast<double>(emscripten_random()));  // jitter: clients do not come back in lockstep
+    delay =
+        base * (0.8 + 0.4 * static_cast<double>(emscripten_random()));  // jitter: clients do not come back in lockstep
   }
   ++attempt_;
   const double now = emscripten_get_now();
@@ -249,8 +249,7 @@ void Session::update(double now_ms) {
         if (codec::encode_ping(now_us(), out_)) send(out_);
       }
       break;
-    case LinkState::kIdle:
-      break;
+    case LinkState::kIdle: break;
   }
 }
 

@@ -38,7 +38,7 @@ struct SnapshotFrame {
   std::uint32_t input_held_ticks = 0;     ///< players: ticks the server held it since (queue dry)
   std::uint32_t input_slips = 0;          ///< players: held ticks + dropped frames so far (wrapping)
   std::uint64_t state_hash = 0;
-  std::uint64_t baseline_tick = 0;        ///< 0 = it was a full snapshot
+  std::uint64_t baseline_tick = 0;  ///< 0 = it was a full snapshot
   /// Every agent in this client's area of interest at server_tick, sorted by id; the own craft's
   /// motion is the server's exact state (DeltaSnapshot.own), everything else dequantised.
   const std::vector<sim::AgentView>* agents = nullptr;
@@ -134,13 +134,13 @@ class Session {
   bool server_said_bad_resume_ = false;
   bool had_welcome_ = false;
   v1::Welcome welcome_;
-  v1::ServerMessage msg_;  // reused for decoding
+  v1::ServerMessage msg_;             // reused for decoding
   codec::SnapshotReceiver receiver_;  // frames of the last 32 snapshots (delta baselines)
   codec::ViewRect view_{};
   bool view_dirty_ = false;
   std::uint32_t inspect_sent_ = 0;  // the agent the server traces for this connection
   std::uint32_t baseline_misses_ = 0;
-  std::string out_;        // reused for encoding
+  std::string out_;  // reused for encoding
   double now_ms_ = 0;
   double attempt_started_ms_ = 0;
   double last_message_ms_ = 0;

@@ -12,8 +12,8 @@ void InputLead::start(bool player, double now_ms) {
   window_start_ms_ = now_ms;
 }
 
-void InputLead::observe(std::uint64_t tick, std::uint32_t applied, std::uint32_t last_sequence,
-                        double in_flight_ticks, double now_ms) {
+void InputLead::observe(std::uint64_t tick, std::uint32_t applied, std::uint32_t last_sequence, double in_flight_ticks,
+                        double now_ms) {
   if (applied == 0) return;
   const std::int64_t tms = static_cast<std::int64_t>(tick) - static_cast<std::int64_t>(applied);
   if (last_tick_minus_seq_ >= 0 && tms > last_tick_minus_seq_) {

@@ -13,10 +13,10 @@ namespace flockstep::client {
 /// See file comment. Times in ms on the browser clock.
 class InputLead {
  public:
-  static constexpr std::int32_t kInitialLeadTicks = 3;   ///< inputs queued at the server from the start
-  static constexpr std::int32_t kMaxLeadTicks = 7;       ///< the server keeps at most 8 pending inputs
-  static constexpr std::int32_t kMaxOwedPerShift = 3;    ///< inputs added for one observed shift at most
-  static constexpr double kTrimWindowMs = 2000;          ///< queue must stay high this long before a trim
+  static constexpr std::int32_t kInitialLeadTicks = 3;  ///< inputs queued at the server from the start
+  static constexpr std::int32_t kMaxLeadTicks = 7;      ///< the server keeps at most 8 pending inputs
+  static constexpr std::int32_t kMaxOwedPerShift = 3;   ///< inputs added for one observed shift at most
+  static constexpr double kTrimWindowMs = 2000;         ///< queue must stay high this long before a trim
 
   /// Start (or restart) a session: a player owes the initial lead, a spectator nothing.
   void start(bool player, double now_ms);

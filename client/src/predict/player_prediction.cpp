@@ -106,7 +106,8 @@ ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, S
 }
 
 std::int32_t PlayerPredictor::unacked(std::span<InputRecord> out) const {
-  const std::int32_t n = count_ < static_cast<std::int32_t>(out.size()) ? count_ : static_cast<std::int32_t>(out.size());
+  const std::int32_t n =
+      count_ < static_cast<std::int32_t>(out.size()) ? count_ : static_cast<std::int32_t>(out.size());
   const std::int32_t skip = count_ - n;  // keep the newest
   for (std::int32_t k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = at(skip + k);
   return n;

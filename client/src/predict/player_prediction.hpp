@@ -37,15 +37,15 @@ struct InputRecord {
 
 /// What a reconcile() found.
 struct ReconcileResult {
-  bool first = false;          ///< first authoritative state: prediction (re)started from it
-  bool compared = false;       ///< the server's sequence was still in the buffer and was compared
-  bool corrected = false;      ///< compared and the bits differed: a misprediction
-  bool held = false;           ///< the server held the input for extra ticks (its queue ran dry);
-                               ///< the comparison stepped the prediction as often, and the present
-                               ///< prediction moved by jump_m (a timing correction, not a misprediction)
-  real error_m = 0;            ///< position difference between prediction and server at that sequence, m
-  real jump_m = 0;             ///< how far the current predicted position moved by the replay, m
-  std::int32_t replayed = 0;   ///< inputs replayed on top of the server state
+  bool first = false;         ///< first authoritative state: prediction (re)started from it
+  bool compared = false;      ///< the server's sequence was still in the buffer and was compared
+  bool corrected = false;     ///< compared and the bits differed: a misprediction
+  bool held = false;          ///< the server held the input for extra ticks (its queue ran dry);
+                              ///< the comparison stepped the prediction as often, and the present
+                              ///< prediction moved by jump_m (a timing correction, not a misprediction)
+  real error_m = 0;           ///< position difference between prediction and server at that sequence, m
+  real jump_m = 0;            ///< how far the current predicted position moved by the replay, m
+  std::int32_t replayed = 0;  ///< inputs replayed on top of the server state
 };
 
 /// How an authoritative state relates to the inputs: Snapshot.last_input_sequence and

@@ -107,7 +107,8 @@ void RemoteAgents::push(std::uint64_t tick, std::vector<sim::AgentView>&& agents
       }
       if (!built) {
         index.reserve(prev.agents.size());
-        for (std::size_t j = 0; j < prev.agents.size(); ++j) index.emplace(prev.agents[j].id.value, static_cast<std::int32_t>(j));
+        for (std::size_t j = 0; j < prev.agents.size(); ++j)
+          index.emplace(prev.agents[j].id.value, static_cast<std::int32_t>(j));
         built = true;
       }
       const auto it = index.find(id);
@@ -135,7 +136,8 @@ double RemoteAgents::sample_interpolated(double render_tick, std::vector<DrawAge
     for (const sim::AgentView& v : a.agents) out.push_back(draw_of(v));
     return 0;
   }
-  const real alpha = static_cast<real>((render_tick - static_cast<double>(a.tick)) / static_cast<double>(b.tick - a.tick));
+  const real alpha =
+      static_cast<real>((render_tick - static_cast<double>(a.tick)) / static_cast<double>(b.tick - a.tick));
   out.reserve(b.agents.size());
   for (std::size_t i = 0; i < b.agents.size(); ++i) {
     const sim::AgentView& vb = b.agents[i];
@@ -189,11 +191,13 @@ void RemoteAgents::step_dead_reckoning(ExAgent& a, real dt) {
   a.cs.orientation = math::wrap_angle(a.cs.orientation + dtheta);
 }
 
-void RemoteAgents::step_behaviour(std::vector<ExAgent>& agents, std::int32_t i, const std::vector<std::int32_t>& target_index) const {
+void RemoteAgents::step_behaviour(std::vector<ExAgent>& agents, std::int32_t i,
+                                  const std::vector<std::int32_t>& target_index) const {
   ExAgent& a = agents[static_cast<std::size_t>(i)];
   const sim::Scenario& sc = *scenario_;
   const bool has_group = a.view.group >= 0 && a.view.group < static_cast<std::int32_t>(sc.groups.size());
-  const sim::Technique tech = has_group ? sc.groups[static_cast<std::size_t>(a.view.group)].technique : sim::Technique::kPlayer;
+  const sim::Technique tech =
+      has_group ? sc.groups[static_cast<std::size_t>(a.view.group)].technique : sim::Technique::kPlayer;
   const std::int32_t ti = target_index[static_cast<std::size_t>(i)];
   const ExAgent* target = ti >= 0 ? &agents[static_cast<std::size_t>(ti)] : nullptr;
   // The target as this agent sees it (through the torus seam if the world wraps).
@@ -245,8 +249,10 @@ void RemoteAgents::step_behaviour(std::vector<ExAgent>& agents, std::int32_t i, 
     case sim::Technique::kOffsetPursuit:
       if (target && target->view.group >= 0 && target->view.group < static_cast<std::int32_t>(sc.groups.size())) {
         const sim::GroupSpec& lg = sc.groups[static_cast<std::size_t>(target->view.group)];
-        const behavior::Body leader{target_pos, target->cs.velocity, target->heading, lg.mass, lg.max_force, lg.max_speed, lg.radius};
-        f = behavior::offset_pursuit_force(b, leader, g.offset, behavior::OffsetFrame::kLeaderLocal, g.arrive_deceleration);
+        const behavior::Body leader{target_pos,   target->cs.velocity, target->heading, lg.mass,
+                                    lg.max_force, lg.max_speed,        lg.radius};
+        f = behavior::offset_pursuit_force(b, leader, g.offset, behavior::OffsetFrame::kLeaderLocal,
+                                           g.arrive_deceleration);
       }
       break;
     default:
@@ -340,7 +346,8 @@ void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& 
         const std::int32_t ia = f.prev_index[i];
         if (ia < 0 || static_cast<std::size_t>(ia) >= old_pos.size()) continue;
         const ExAgent& e = ex_[i];
-        const real j = math::length(delta(old_pos[static_cast<std::size_t>(ia)], e.prev_position + delta(e.prev_position, e.cs.position) * alpha));
+        const real j = math::length(delta(old_pos[static_cast<std::size_t>(ia)],
+                                          e.prev_position + delta(e.prev_position, e.cs.position) * alpha));
         if (j > kTeleportM) continue;
         sum += j;
         ++n;
@@ -361,7 +368,8 @@ void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& 
     const Vec2 dp = delta(e.prev_position, e.cs.position);
     d.position = wrap_position(e.prev_position + dp * alpha, 0);
     d.velocity = e.cs.velocity;
-    d.orientation = math::wrap_angle(e.prev_orientation + math::wrap_angle(e.cs.orientation - e.prev_orientation) * alpha);
+    d.orientation =
+        math::wrap_angle(e.prev_orientation + math::wrap_angle(e.cs.orientation - e.prev_orientation) * alpha);
     out.push_back(d);
   }
 }

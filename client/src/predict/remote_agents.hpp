@@ -28,21 +28,21 @@ struct DrawAgent {
   std::uint32_t id = 0;
   sim::AgentKind kind = sim::AgentKind::kFlock;
   std::int32_t group = -1;
-  Vec2 position;        ///< m
-  Vec2 velocity;        ///< m/s
-  real orientation = 0; ///< rad, CCW from +x
-  Vec2 aim;             ///< aim point from the newest snapshot, m
+  Vec2 position;         ///< m
+  Vec2 velocity;         ///< m/s
+  real orientation = 0;  ///< rad, CCW from +x
+  Vec2 aim;              ///< aim point from the newest snapshot, m
   std::uint32_t target = 0;
   sim::BehaviorState state = sim::BehaviorState::kNone;
 };
 
 /// Errors of the two extrapolators after one snapshot interval, measured on the newest snapshot.
 struct ExtrapolationError {
-  real behaviour_mean_m = 0;   ///< behaviour-aware extrapolation, mean position error, m
+  real behaviour_mean_m = 0;  ///< behaviour-aware extrapolation, mean position error, m
   real behaviour_max_m = 0;
   real dead_reckoning_mean_m = 0;  ///< constant velocity (and turn rate for crafts), mean, m
-  std::int32_t samples = 0;    ///< agents compared
-  std::int32_t ticks = 0;      ///< interval extrapolated over, ticks
+  std::int32_t samples = 0;        ///< agents compared
+  std::int32_t ticks = 0;          ///< interval extrapolated over, ticks
 };
 
 /// How others are drawn.
@@ -91,13 +91,14 @@ class RemoteAgents {
   /// One tick of behaviour-aware extrapolation of agent `a` (public for tests). `others` are the
   /// states of the same snapshot (targets are looked up in it by id through `index_of`).
   struct ExAgent {
-    sim::AgentView view;          ///< identity and the snapshot's annotations
-    behavior::CraftState cs;      ///< position, velocity, orientation, angular velocity
-    Vec2 heading{1, 0};           ///< vehicles: unit heading (T08)
-    Vec2 prev_position;           ///< pose one tick earlier, for sub-tick rendering
+    sim::AgentView view;      ///< identity and the snapshot's annotations
+    behavior::CraftState cs;  ///< position, velocity, orientation, angular velocity
+    Vec2 heading{1, 0};       ///< vehicles: unit heading (T08)
+    Vec2 prev_position;       ///< pose one tick earlier, for sub-tick rendering
     real prev_orientation = 0;
   };
-  void step_behaviour(std::vector<ExAgent>& agents, std::int32_t i, const std::vector<std::int32_t>& target_index) const;
+  void step_behaviour(std::vector<ExAgent>& agents, std::int32_t i,
+                      const std::vector<std::int32_t>& target_index) const;
   static void step_dead_reckoning(ExAgent& a, real dt);
 
  private:
@@ -117,7 +118,7 @@ class RemoteAgents {
   const sim::Scenario* scenario_ = nullptr;
   real dt_ = real(1) / 60;
   Frame frames_[kFrames];
-  std::int32_t head_ = 0;   // oldest frame
+  std::int32_t head_ = 0;  // oldest frame
   std::int32_t count_ = 0;
   // Extrapolation state: based on snapshot ex_base_tick_, advanced to ex_tick_.
   std::vector<ExAgent> ex_;

@@ -12,7 +12,8 @@ RecordingIndex index_recording(std::span<const std::uint8_t> d) {
     return out;
   };
   static constexpr char kMagic[8] = {'F', 'S', 'R', 'E', 'C', '0', '0', '1'};
-  if (d.size() < 8 || !std::equal(kMagic, kMagic + 8, d.begin())) return fail("not a Flockstep recording (no FSREC001 header)");
+  if (d.size() < 8 || !std::equal(kMagic, kMagic + 8, d.begin()))
+    return fail("not a Flockstep recording (no FSREC001 header)");
   v1::ServerMessage m;
   std::size_t at = 8;
   while (at < d.size()) {

@@ -16,20 +16,20 @@ namespace flockstep::client {
 
 /// One record of a recording file.
 struct ReplayRecord {
-  std::size_t offset = 0;        ///< of the ServerMessage bytes in the file
+  std::size_t offset = 0;  ///< of the ServerMessage bytes in the file
   std::uint32_t size = 0;
   v1::ServerMessage::PayloadCase type = v1::ServerMessage::PAYLOAD_NOT_SET;
-  std::uint64_t tick = 0;        ///< snapshots and group updates: their server tick
-  bool keyframe = false;         ///< a full DeltaSnapshot (baseline_tick 0)
+  std::uint64_t tick = 0;  ///< snapshots and group updates: their server tick
+  bool keyframe = false;   ///< a full DeltaSnapshot (baseline_tick 0)
 };
 
 /// What index_recording found.
 struct RecordingIndex {
   std::vector<ReplayRecord> records;
-  v1::Welcome welcome;             ///< the first record
-  std::uint64_t first_tick = 0;    ///< first keyframe's tick (decoding starts there)
-  std::uint64_t last_tick = 0;     ///< newest snapshot tick
-  std::string error;               ///< empty when usable
+  v1::Welcome welcome;           ///< the first record
+  std::uint64_t first_tick = 0;  ///< first keyframe's tick (decoding starts there)
+  std::uint64_t last_tick = 0;   ///< newest snapshot tick
+  std::string error;             ///< empty when usable
 };
 
 /// Index `data`. A torn tail (a recording still being written) is ignored; anything else that is

@@ -123,14 +123,11 @@ void Viewer::replay_feed(double limit_tick, bool quiet) {
         remote_.push(d.server_tick(), std::vector<sim::AgentView>(replay_rx_.agents()));
         break;
       }
-      case v1::ServerMessage::kGroupUpdate:
-        apply_group_update(replay_msg_.group_update());
-        break;
+      case v1::ServerMessage::kGroupUpdate: apply_group_update(replay_msg_.group_update()); break;
       case v1::ServerMessage::kEvents:
         if (!quiet) on_events(replay_msg_.events());
         break;
-      default:
-        break;
+      default: break;
     }
   }
 }
@@ -150,7 +147,8 @@ void Viewer::replay_control(const std::string& what, double value) {
   if (!replay_) return;
   if (what == "play") {
     replay_playing_ = value != 0;
-    if (replay_playing_ && replay_tick_ >= static_cast<double>(replay_last_)) replay_seek(static_cast<double>(replay_first_));
+    if (replay_playing_ && replay_tick_ >= static_cast<double>(replay_last_))
+      replay_seek(static_cast<double>(replay_first_));
   } else if (what == "speed") {
     replay_speed_ = std::clamp(value, 0.25, 4.0);
   } else if (what == "seek") {

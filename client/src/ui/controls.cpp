@@ -23,10 +23,16 @@ void Viewer::set_option(const std::string& name, double value) {
     paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
     paused_tick_ = 0;
     if (!paused_) feed_paused(true);
-  } else if (name == "zoom" && value > 0) { cam_.zoom = std::clamp(value, 0.05, 200.0); at_fit_ = false; }
-  else if (name == "zoom_by" && value > 0) { cam_.zoom = std::clamp(cam_.zoom * value, 0.05, 200.0); at_fit_ = false; }
-  else if (name == "fit") { follow_id_ = 0; fit_world(); }
-  else if (name == "labels") labels_mode_ = value < 0 ? -1 : (on ? 1 : 0);
+  } else if (name == "zoom" && value > 0) {
+    cam_.zoom = std::clamp(value, 0.05, 200.0);
+    at_fit_ = false;
+  } else if (name == "zoom_by" && value > 0) {
+    cam_.zoom = std::clamp(cam_.zoom * value, 0.05, 200.0);
+    at_fit_ = false;
+  } else if (name == "fit") {
+    follow_id_ = 0;
+    fit_world();
+  } else if (name == "labels") labels_mode_ = value < 0 ? -1 : (on ? 1 : 0);
   else if (name == "layers") layer_mask_ = static_cast<std::uint32_t>(value) & ((1u << kLayerCount) - 1);
   else if (name == "inspect") inspect_id_ = static_cast<std::uint32_t>(value);
   else if (name == "follow") follow_id_ = inspect_id_ = static_cast<std::uint32_t>(value);  // as a click on it
@@ -48,7 +54,10 @@ std::uint32_t Viewer::pick(double x, double y) {
   std::uint32_t id = 0;
   for (const DrawAgent& a : agents_) {
     const double d2 = math::length_sq(a.position - p);
-    if (d2 < best) { best = d2; id = a.id; }
+    if (d2 < best) {
+      best = d2;
+      id = a.id;
+    }
   }
   if (screen_ != Screen::kPlay) follow_id_ = id;
   inspect_id_ = id;
@@ -104,19 +113,41 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
   if (!down) return false;
   if (e->ctrlKey || e->metaKey || e->altKey) return false;
   auto ui = [](const char* what) { page::call("command", what); };
-  if (key == "?" || code == "KeyH" || code == "F1") { ui("help"); return true; }
+  if (key == "?" || code == "KeyH" || code == "F1") {
+    ui("help");
+    return true;
+  }
   if (code == "Escape") {
     follow_id_ = 0;
     inspect_id_ = 0;
     ui("escape");
     return true;
   }
-  if (code == "KeyA" && screen_ != Screen::kPlay) { annotations_ = !annotations_; return true; }
-  if (code == "KeyV") { annotations_ = !annotations_; return true; }  // also in play, where A steers
-  if (code == "KeyE" || code == "KeyX") { extrapolate_ = !extrapolate_; return true; }
-  if (code == "KeyT") { trails_ = !trails_; return true; }
-  if (code == "KeyM") { minimap_ = !minimap_; return true; }
-  if (code == "KeyL") { labels_mode_ = label_groups() ? 0 : 1; ui("prefs"); return true; }
+  if (code == "KeyA" && screen_ != Screen::kPlay) {
+    annotations_ = !annotations_;
+    return true;
+  }
+  if (code == "KeyV") {
+    annotations_ = !annotations_;
+    return true;
+  }  // also in play, where A steers
+  if (code == "KeyE" || code == "KeyX") {
+    extrapolate_ = !extrapolate_;
+    return true;
+  }
+  if (code == "KeyT") {
+    trails_ = !trails_;
+    return true;
+  }
+  if (code == "KeyM") {
+    minimap_ = !minimap_;
+    return true;
+  }
+  if (code == "KeyL") {
+    labels_mode_ = label_groups() ? 0 : 1;
+    ui("prefs");
+    return true;
+  }
   for (int i = 0; i < kLayerCount; ++i) {
     if (code != layer_key(static_cast<Layer>(i))) continue;
     layer_mask_ ^= 1u << i;
@@ -125,14 +156,20 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
   }
   if (code == "KeyQ") {
     // Inspect: in play the nearest other agent to the craft, in spectate the followed one.
-    if (inspect_id_ != 0) { inspect_id_ = 0; return true; }
+    if (inspect_id_ != 0) {
+      inspect_id_ = 0;
+      return true;
+    }
     if (screen_ == Screen::kPlay && predictor_.has_state()) {
       const Vec2 me = own_pose().position;
       double best = 1e18;
       for (const DrawAgent& a : agents_) {
         if (a.id == entity_) continue;
         const double d2 = math::length_sq(a.position - me);
-        if (d2 < best) { best = d2; inspect_id_ = a.id; }
+        if (d2 < best) {
+          best = d2;
+          inspect_id_ = a.id;
+        }
       }
     } else {
       inspect_id_ = follow_id_;
@@ -144,24 +181,66 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
     annotations_ = true;
     return true;
   }
-  if (code == "Equal" || code == "NumpadAdd") { cam_.zoom *= 1.25; at_fit_ = false; return true; }
-  if (code == "Minus" || code == "NumpadSubtract") { cam_.zoom /= 1.25; at_fit_ = false; return true; }
+  if (code == "Equal" || code == "NumpadAdd") {
+    cam_.zoom *= 1.25;
+    at_fit_ = false;
+    return true;
+  }
+  if (code == "Minus" || code == "NumpadSubtract") {
+    cam_.zoom /= 1.25;
+    at_fit_ = false;
+    return true;
+  }
   if (replay_) {
-    if (code == "KeyP" || code == "Space") { replay_control("play", replay_playing_ ? 0 : 1); return true; }
-    if (code == "Period" || code == "KeyN") { replay_control("step", 1); return true; }
-    if (code == "Comma" || code == "KeyB") { replay_control("step", -1); return true; }
+    if (code == "KeyP" || code == "Space") {
+      replay_control("play", replay_playing_ ? 0 : 1);
+      return true;
+    }
+    if (code == "Period" || code == "KeyN") {
+      replay_control("step", 1);
+      return true;
+    }
+    if (code == "Comma" || code == "KeyB") {
+      replay_control("step", -1);
+      return true;
+    }
   }
   if (lab_) {
-    if (code == "KeyP" || code == "Space") { lab_control("paused", lab_->paused ? 0 : 1); return true; }
-    if (code == "Period" || code == "KeyN") { lab_control("step", 1); return true; }
-    if (code == "KeyR") { lab_control("restart", 0); return true; }
+    if (code == "KeyP" || code == "Space") {
+      lab_control("paused", lab_->paused ? 0 : 1);
+      return true;
+    }
+    if (code == "Period" || code == "KeyN") {
+      lab_control("step", 1);
+      return true;
+    }
+    if (code == "KeyR") {
+      lab_control("restart", 0);
+      return true;
+    }
   }
   if (screen_ == Screen::kSpectate) {
-    if (code == "KeyP" || code == "Space") { set_option("paused", paused_ ? 0 : 1); return true; }
-    if (code == "Period" || code == "KeyN") { if (paused_) step_once(); return true; }
-    if (code == "BracketRight" || (code == "Tab" && !e->shiftKey) || code == "KeyD" || code == "ArrowRight") { cycle_player(1); return true; }
-    if (code == "BracketLeft" || (code == "Tab" && e->shiftKey) || code == "ArrowLeft") { cycle_player(-1); return true; }
-    if (code == "Digit0" || code == "Home" || code == "KeyF") { follow_id_ = 0; fit_world(); return true; }
+    if (code == "KeyP" || code == "Space") {
+      set_option("paused", paused_ ? 0 : 1);
+      return true;
+    }
+    if (code == "Period" || code == "KeyN") {
+      if (paused_) step_once();
+      return true;
+    }
+    if (code == "BracketRight" || (code == "Tab" && !e->shiftKey) || code == "KeyD" || code == "ArrowRight") {
+      cycle_player(1);
+      return true;
+    }
+    if (code == "BracketLeft" || (code == "Tab" && e->shiftKey) || code == "ArrowLeft") {
+      cycle_player(-1);
+      return true;
+    }
+    if (code == "Digit0" || code == "Home" || code == "KeyF") {
+      follow_id_ = 0;
+      fit_world();
+      return true;
+    }
   }
   return false;
 }
@@ -195,8 +274,7 @@ bool Viewer::on_mouse(int type, const EmscriptenMouseEvent* e) {
       if (!drag_moved_) pick(e->targetX, e->targetY);
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 

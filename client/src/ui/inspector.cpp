@@ -90,7 +90,9 @@ InspectorData make_inspector(const DrawAgent& a, const sim::Scenario& s, const s
             BehaviourRow row;
             row.type = sim::behavior_name(b.type);
             row.weight = b.weight;
-            row.priority = static_cast<std::size_t>(q) < d.composition.size() ? d.composition[static_cast<std::size_t>(q)].priority : 0;
+            row.priority = static_cast<std::size_t>(q) < d.composition.size()
+                               ? d.composition[static_cast<std::size_t>(q)].priority
+                               : 0;
             row.evaluated = b.evaluated;
             row.raw = b.raw.linear;
             row.weighted = b.raw.linear * b.weight;
@@ -117,7 +119,8 @@ Legend make_legend(const sim::Scenario& s, const WorldLayers& layers) {
   for (std::size_t i = 0; i < s.groups.size(); ++i) {
     const sim::GroupSpec& g = s.groups[i];
     seen[static_cast<int>(g.kind)] = true;
-    l.groups.push_back({g.name, sim::technique_name(g.technique), palette::kind_color(g.kind), g.count, static_cast<std::int32_t>(i)});
+    l.groups.push_back(
+        {g.name, sim::technique_name(g.technique), palette::kind_color(g.kind), g.count, static_cast<std::int32_t>(i)});
   }
   for (int k = 0; k < static_cast<int>(sim::AgentKind::kCount); ++k) {
     if (!seen[k]) continue;

@@ -16,25 +16,25 @@ namespace flockstep::client {
 
 /// One behaviour of the inspected agent's composition, and its output in the traced step.
 struct BehaviourRow {
-  std::string type;          ///< scenario-file name ("separation", ...)
+  std::string type;  ///< scenario-file name ("separation", ...)
   double weight = 0;
-  std::int32_t priority = 0; ///< T80 group
-  bool evaluated = false;    ///< it produced an output in the traced step
-  math::Vec2 raw;            ///< its output, in ForceBreakdown::unit
-  math::Vec2 weighted;       ///< raw * weight: its share of a blend, the vector drawn
-  double angular = 0;        ///< raw angular output, rad/s^2
+  std::int32_t priority = 0;  ///< T80 group
+  bool evaluated = false;     ///< it produced an output in the traced step
+  math::Vec2 raw;             ///< its output, in ForceBreakdown::unit
+  math::Vec2 weighted;        ///< raw * weight: its share of a blend, the vector drawn
+  double angular = 0;         ///< raw angular output, rad/s^2
   Rgba color;
 };
 
 /// The server's (or the lab's World's) steering trace of the inspected agent for one step:
 /// numbers taken as computed, never recomputed by the client.
 struct ForceBreakdown {
-  std::uint64_t tick = 0;    ///< snapshot tick that step produced
-  bool available = true;     ///< false: the room traces its sim::kMaxTraced agents already
-  std::string unit;          ///< "N" (vehicle model) or "m/s²" (steering model)
-  double budget = 0;         ///< the combiner's clip in that unit (max_force, or max_force / mass)
+  std::uint64_t tick = 0;  ///< snapshot tick that step produced
+  bool available = true;   ///< false: the room traces its sim::kMaxTraced agents already
+  std::string unit;        ///< "N" (vehicle model) or "m/s²" (steering model)
+  double budget = 0;       ///< the combiner's clip in that unit (max_force, or max_force / mass)
   std::vector<BehaviourRow> behaviours;
-  math::Vec2 result;         ///< what the combiner produced
+  math::Vec2 result;  ///< what the combiner produced
   double result_angular = 0;
 };
 
@@ -48,21 +48,21 @@ double force_arrow_px(math::Vec2 v, double budget);
 /// scenario entry and the steering trace the server (or the lab) computed for it.
 struct InspectorData {
   std::uint32_t id = 0;
-  std::string name;         ///< display name (players whose presence the client saw), else empty
-  std::string group;        ///< the group's name in the scenario
+  std::string name;   ///< display name (players whose presence the client saw), else empty
+  std::string group;  ///< the group's name in the scenario
   std::int32_t group_index = -1;
-  std::string kind;         ///< "pursuer", ...
-  std::string technique;    ///< as named in the scenario ("seek", "tile_patrol", ...)
-  std::string model;        ///< movement model ("vehicle", "steering", "craft", ...)
-  std::string combiner;     ///< how the behaviours combine ("running_sum", ...; empty: one controller)
+  std::string kind;                       ///< "pursuer", ...
+  std::string technique;                  ///< as named in the scenario ("seek", "tile_patrol", ...)
+  std::string model;                      ///< movement model ("vehicle", "steering", "craft", ...)
+  std::string combiner;                   ///< how the behaviours combine ("running_sum", ...; empty: one controller)
   std::vector<BehaviourRow> composition;  ///< the group's behaviours with weights (outputs unset)
-  std::string state;        ///< "intercepting", "patrolling", ... or "none"
-  double speed = 0;         ///< m/s
-  double max_speed = 0;     ///< the group's, m/s (0 = unknown)
-  double heading_deg = 0;   ///< CCW from +x
+  std::string state;                      ///< "intercepting", "patrolling", ... or "none"
+  double speed = 0;                       ///< m/s
+  double max_speed = 0;                   ///< the group's, m/s (0 = unknown)
+  double heading_deg = 0;                 ///< CCW from +x
   math::Vec2 position, aim;
-  std::uint32_t target = 0;      ///< 0 = none
-  std::string target_group;      ///< the target's group when it is drawn
+  std::uint32_t target = 0;  ///< 0 = none
+  std::string target_group;  ///< the target's group when it is drawn
   /// The per-behaviour breakdown of the newest trace of this agent; empty until one arrived (or
   /// for one-controller models), so the panel never shows invented numbers.
   std::optional<ForceBreakdown> behaviour_forces;
@@ -80,11 +80,11 @@ InspectorData make_inspector(const DrawAgent& a, const sim::Scenario& s, const s
 
 /// One row of the legend.
 struct LegendEntry {
-  std::string name;        ///< kind, group or layer name
-  std::string detail;      ///< shape (kinds), technique (groups), key (layers)
+  std::string name;    ///< kind, group or layer name
+  std::string detail;  ///< shape (kinds), technique (groups), key (layers)
   Rgba color;
-  std::int32_t count = 0;  ///< agents (groups) or items (layers)
-  std::int32_t index = -1; ///< group index or Layer
+  std::int32_t count = 0;   ///< agents (groups) or items (layers)
+  std::int32_t index = -1;  ///< group index or Layer
 };
 
 /// The legend of a scenario: agent kinds present (players always), every group, and the layers

@@ -7,15 +7,15 @@
 // A dispatcher, nothing more: the functions it reaches are in client/web/*.js.
 EM_JS(void, fs_page_call, (const char* name, const char* a, const char* b), {
   var u = window.flockstepUi, f = u && u[UTF8ToString(name)];
-  if (typeof f === 'function') f.call(u, UTF8ToString(a), UTF8ToString(b));
+  if (typeof f == = 'function') f.call(u, UTF8ToString(a), UTF8ToString(b));
 });
 EM_JS(int, fs_page_int, (const char* name, int fallback), {
   var u = window.flockstepUi, f = u && u[UTF8ToString(name)];
-  return typeof f === 'function' ? (f.call(u) | 0) : fallback;
+  return typeof f == = 'function' ? (f.call(u) | 0) : fallback;
 });
 EM_JS(char*, fs_page_string, (const char* name), {
   var u = window.flockstepUi, f = u && u[UTF8ToString(name)];
-  var s = typeof f === 'function' ? String(f.call(u)) : "";
+  var s = typeof f == = 'function' ? String(f.call(u)) : "";
   var n = lengthBytesUTF8(s) + 1, p = _malloc(n);
   stringToUTF8(s, p, n);
   return p;

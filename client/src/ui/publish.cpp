@@ -28,7 +28,9 @@ std::string hex(Rgba c) {
 }
 
 json craft_json(const behavior::CraftState& c) {
-  return {{"x", num(c.position.x)}, {"y", num(c.position.y)}, {"heading", num(c.orientation)},
+  return {{"x", num(c.position.x)},
+          {"y", num(c.position.y)},
+          {"heading", num(c.orientation)},
           {"speed", num(math::length(c.velocity))}};
 }
 
@@ -51,7 +53,8 @@ void Viewer::publish_world() {
       for (std::size_t k = 0; k < g.compose.behaviors.size(); ++k) {
         const sim::BehaviorSpec& b = g.compose.behaviors[k];
         const sim::BehaviorInfo& info = sim::behavior_info(b.type);
-        behaviors.push_back({{"type", std::string(info.name)}, {"ids", std::string(info.ids)}, {"weight", num(b.weight)}});
+        behaviors.push_back(
+            {{"type", std::string(info.name)}, {"ids", std::string(info.ids)}, {"weight", num(b.weight)}});
         const std::string fields = " weight priority probability " + std::string(info.fields) + " ";
         for (const sim::BehaviorField& f : sim::behavior_fields()) {
           const std::string base(f.name.substr(0, f.name.find('.')));
@@ -62,12 +65,18 @@ void Viewer::publish_world() {
         }
       }
     }
-    groups.push_back({{"index", i}, {"name", g.name}, {"kind", sim::kind_name(g.kind)},
-                      {"technique", sim::technique_name(g.technique)}, {"count", g.count},
-                      {"model", sim::model_name(sim::model_of(g))},
-                      {"combiner", g.technique == sim::Technique::kComposed ? sim::combiner_name(g.compose.combiner) : ""},
-                      {"behaviors", std::move(behaviors)}, {"labels", std::move(labels)},
-                      {"color", hex(palette::kind_color(g.kind))}, {"params", std::move(params)}});
+    groups.push_back(
+        {{"index", i},
+         {"name", g.name},
+         {"kind", sim::kind_name(g.kind)},
+         {"technique", sim::technique_name(g.technique)},
+         {"count", g.count},
+         {"model", sim::model_name(sim::model_of(g))},
+         {"combiner", g.technique == sim::Technique::kComposed ? sim::combiner_name(g.compose.combiner) : ""},
+         {"behaviors", std::move(behaviors)},
+         {"labels", std::move(labels)},
+         {"color", hex(palette::kind_color(g.kind))},
+         {"params", std::move(params)}});
   }
   const json w = {{"room", replay_ ? replay_room_ : (welcome_room_.empty() ? room_ : welcome_room_)},
                   {"name", scenario_.name},
@@ -80,7 +89,9 @@ void Viewer::publish_world() {
 
 void Viewer::publish(double now) {
   json j;
-  j["screen"] = replay_ ? "replay" : screen_ == Screen::kPlay ? "play" : (screen_ == Screen::kSpectate ? "spectate" : "start");
+  j["screen"] = replay_                    ? "replay"
+                : screen_ == Screen::kPlay ? "play"
+                                           : (screen_ == Screen::kSpectate ? "spectate" : "start");
   j["link"] = to_string(session_.state());
   j["connected"] = session_.live();
   j["role"] = screen_ == Screen::kPlay ? "player" : (screen_ == Screen::kSpectate ? "spectator" : "");
@@ -93,9 +104,14 @@ void Viewer::publish(double now) {
   j["bench_sim_ms"] = num(bench_world_ ? bench_sim_ms_ : 0);
   if (lab_) {
     const sim::World& w = *lab_->world;
-    j["lab"] = {{"tick", w.tick()}, {"paused", lab_->paused}, {"speed", num(lab_->speed)},
-                {"seed", lab_->scenario.seed}, {"agents", w.size()}, {"sim_ms", num(lab_->sim_ms)},
-                {"hash", std::to_string(w.state_hash())}, {"target", w.alive(lab_->player)}};
+    j["lab"] = {{"tick", w.tick()},
+                {"paused", lab_->paused},
+                {"speed", num(lab_->speed)},
+                {"seed", lab_->scenario.seed},
+                {"agents", w.size()},
+                {"sim_ms", num(lab_->sim_ms)},
+                {"hash", std::to_string(w.state_hash())},
+                {"target", w.alive(lab_->player)}};
     if (w.alive(lab_->player)) {
       const sim::AgentView v = w.view(w.index_of(lab_->player));
       j["lab"]["target_position"] = {num(v.position.x), num(v.position.y)};
@@ -112,7 +128,8 @@ void Viewer::publish(double now) {
   bytes_hist_.push_back({now, session_.bytes_received()});
   while (bytes_hist_.size() > 2 && bytes_hist_.front().first < now - 2000) bytes_hist_.pop_front();
   const double span_ms = now - bytes_hist_.front().first;
-  j["kbps"] = span_ms > 100 ? static_cast<double>(bytes_hist_.back().second - bytes_hist_.front().second) * 8.0 / span_ms : 0;
+  j["kbps"] =
+      span_ms > 100 ? static_cast<double>(bytes_hist_.back().second - bytes_hist_.front().second) * 8.0 / span_ms : 0;
   j["bytes_received"] = session_.bytes_received();
   j["entities"] = remote_.newest().size();
   j["drawn"] = agents_.size();
@@ -158,16 +175,24 @@ void Viewer::publish(double now) {
   // A few visible agents (tests click on them; people can read them in the console).
   json sample = json::array();
   for (const DrawAgent& a : agents_) {
-    if (std::fabs(a.position.x - cam_.cx) > cam_.half_w() * 0.8 || std::fabs(a.position.y - cam_.cy) > cam_.half_h() * 0.8) continue;
+    if (std::fabs(a.position.x - cam_.cx) > cam_.half_w() * 0.8 ||
+        std::fabs(a.position.y - cam_.cy) > cam_.half_h() * 0.8)
+      continue;
     const sim::GroupSpec* g = group_of(a);
-    sample.push_back({{"id", a.id}, {"kind", sim::kind_name(a.kind)}, {"group", g ? g->name : ""},
-                      {"x", num(a.position.x)}, {"y", num(a.position.y)}});
+    sample.push_back({{"id", a.id},
+                      {"kind", sim::kind_name(a.kind)},
+                      {"group", g ? g->name : ""},
+                      {"x", num(a.position.x)},
+                      {"y", num(a.position.y)}});
     if (sample.size() == 8) break;
   }
   j["sample"] = std::move(sample);
   double css_w = 0, css_h = 0;
   emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
-  j["canvas"] = {{"width", cam_.width}, {"height", cam_.height}, {"css_w", css_w}, {"css_h", css_h},
+  j["canvas"] = {{"width", cam_.width},
+                 {"height", cam_.height},
+                 {"css_w", css_w},
+                 {"css_h", css_h},
                  {"scale", css_w > 0 ? cam_.width / css_w : 1}};  // device px per CSS px
   j["camera"] = {{"x", num(cam_.cx)}, {"y", num(cam_.cy)}, {"zoom", num(cam_.zoom)}};
   j["mode"] = extrapolate_ ? "extrapolate" : "interpolate";
@@ -186,11 +211,13 @@ void Viewer::publish(double now) {
   j["reconnects"] = session_.reconnects();
   j["resumes"] = session_.resumes();
   j["attempt"] = session_.attempt();
-  j["retry_in_ms"] = num(session_.state() == LinkState::kWaitingRetry ? std::max(0.0, session_.retry_at_ms() - now) : 0);
+  j["retry_in_ms"] =
+      num(session_.state() == LinkState::kWaitingRetry ? std::max(0.0, session_.retry_at_ms() - now) : 0);
   j["last_close"] = session_.last_close();
   j["captures"] = captures_;
   j["alive_s"] = screen_ == Screen::kPlay && last_snapshot_tick_ > spawn_tick_
-                     ? static_cast<double>(last_snapshot_tick_ - spawn_tick_) / tick_rate_ : 0;
+                     ? static_cast<double>(last_snapshot_tick_ - spawn_tick_) / tick_rate_
+                     : 0;
   j["world_error"] = world_error_;
   j["room"] = replay_ ? replay_room_ : (welcome_room_.empty() ? room_ : welcome_room_);
   j["room_requested"] = room_;
@@ -204,14 +231,22 @@ void Viewer::publish(double now) {
                  {"snapshot_tick", replay_ ? last_snapshot_tick_ : 0},
                  {"records", replay_records_.size()},
                  {"error", replay_error_}};
-  j["world"] = have_world_ ? json{{"name", scenario_.name}, {"width", scenario_.width}, {"height", scenario_.height},
-                                  {"wrap", scenario_.wrap}, {"obstacles", scenario_.obstacles.size()}}
+  j["world"] = have_world_ ? json{{"name", scenario_.name},
+                                  {"width", scenario_.width},
+                                  {"height", scenario_.height},
+                                  {"wrap", scenario_.wrap},
+                                  {"obstacles", scenario_.obstacles.size()}}
                            : json(nullptr);
   json scores = json::array();
   for (std::size_t i = 0; i < scores_.size() && i < 10; ++i) {
     const ScoreRow& s = scores_[i];
-    scores.push_back({{"name", s.name}, {"alive", num(s.alive_s)}, {"best", num(s.best_s)}, {"captures", s.captures},
-                      {"bot", s.bot}, {"me", s.player_id == player_id_ && screen_ == Screen::kPlay}, {"id", s.player_id}});
+    scores.push_back({{"name", s.name},
+                      {"alive", num(s.alive_s)},
+                      {"best", num(s.best_s)},
+                      {"captures", s.captures},
+                      {"bot", s.bot},
+                      {"me", s.player_id == player_id_ && screen_ == Screen::kPlay},
+                      {"id", s.player_id}});
   }
   j["scores"] = std::move(scores);
 
@@ -234,8 +269,12 @@ void Viewer::publish(double now) {
   j["labels_mode"] = labels_mode_;
   json labels = json::array();
   for (const PlacedLabel& l : labels_)
-    labels.push_back({{"text", l.text}, {"x", num(l.x + l.w * 0.5)}, {"y", num(l.y + l.h * 0.5)},
-                      {"w", num(l.w)}, {"h", num(l.h)}, {"color", hex(l.color)}});
+    labels.push_back({{"text", l.text},
+                      {"x", num(l.x + l.w * 0.5)},
+                      {"y", num(l.y + l.h * 0.5)},
+                      {"w", num(l.w)},
+                      {"h", num(l.h)},
+                      {"color", hex(l.color)}});
   j["labels"] = std::move(labels);
 
   // Legend: kinds present (colour, shape), groups (name, technique, colour), layers (key, count).
@@ -245,10 +284,17 @@ void Viewer::publish(double now) {
     for (const LegendEntry& e : lg.kinds)
       legend["kinds"].push_back({{"kind", e.name}, {"shape", e.detail}, {"color", hex(e.color)}});
     for (const LegendEntry& e : lg.groups)
-      legend["groups"].push_back({{"index", e.index}, {"name", e.name}, {"kind", sim::kind_name(scenario_.groups[static_cast<std::size_t>(e.index)].kind)},
-                                  {"technique", e.detail}, {"count", e.count}, {"color", hex(e.color)}});
+      legend["groups"].push_back({{"index", e.index},
+                                  {"name", e.name},
+                                  {"kind", sim::kind_name(scenario_.groups[static_cast<std::size_t>(e.index)].kind)},
+                                  {"technique", e.detail},
+                                  {"count", e.count},
+                                  {"color", hex(e.color)}});
     for (const LegendEntry& e : lg.layers) {
-      json row = {{"name", e.name}, {"key", e.detail}, {"count", e.count}, {"on", layer_on(static_cast<Layer>(e.index))},
+      json row = {{"name", e.name},
+                  {"key", e.detail},
+                  {"count", e.count},
+                  {"on", layer_on(static_cast<Layer>(e.index))},
                   {"color", hex(e.color)}};
       if (static_cast<Layer>(e.index) == Layer::kTiles)
         row["swatches"] = {{{"name", "blocked"}, {"color", hex(palette::kTileBlocked)}},
@@ -272,16 +318,28 @@ void Viewer::publish(double now) {
     // lab's trace, numbers unchanged: the e2e test compares them with the server's).
     json composition = json::array();
     for (const BehaviourRow& r : d.composition)
-      composition.push_back({{"type", r.type}, {"weight", num(r.weight)}, {"priority", r.priority}, {"color", hex(r.color)}});
+      composition.push_back(
+          {{"type", r.type}, {"weight", num(r.weight)}, {"priority", r.priority}, {"color", hex(r.color)}});
     json forces = nullptr;  // null until a trace of this agent arrived
     if (d.behaviour_forces) {
       const ForceBreakdown& fb = *d.behaviour_forces;
       json rows = json::array();
       for (const BehaviourRow& r : fb.behaviours)
-        rows.push_back({{"type", r.type}, {"weight", r.weight}, {"evaluated", r.evaluated}, {"x", r.raw.x}, {"y", r.raw.y},
-                        {"angular", r.angular}, {"wx", r.weighted.x}, {"wy", r.weighted.y}, {"color", hex(r.color)}});
-      forces = {{"tick", fb.tick}, {"available", fb.available}, {"source", trace_source_}, {"unit", fb.unit},
-                {"budget", fb.budget}, {"behaviours", std::move(rows)},
+        rows.push_back({{"type", r.type},
+                        {"weight", r.weight},
+                        {"evaluated", r.evaluated},
+                        {"x", r.raw.x},
+                        {"y", r.raw.y},
+                        {"angular", r.angular},
+                        {"wx", r.weighted.x},
+                        {"wy", r.weighted.y},
+                        {"color", hex(r.color)}});
+      forces = {{"tick", fb.tick},
+                {"available", fb.available},
+                {"source", trace_source_},
+                {"unit", fb.unit},
+                {"budget", fb.budget},
+                {"behaviours", std::move(rows)},
                 {"result", {{"x", fb.result.x}, {"y", fb.result.y}, {"angular", fb.result_angular}}}};
     }
     j["inspector"] = {{"id", d.id},

@@ -11,8 +11,8 @@ namespace flockstep::client {
 
 /// A view of the world: centre (m) and zoom (pixels per metre) on a canvas of width x height px.
 struct Camera {
-  double cx = 0, cy = 0;  ///< world point at the canvas centre, m
-  double zoom = 8;        ///< px per m. [Limit: > 0]
+  double cx = 0, cy = 0;      ///< world point at the canvas centre, m
+  double zoom = 8;            ///< px per m. [Limit: > 0]
   int width = 1, height = 1;  ///< canvas size, device px
 
   /// Canvas pixel (origin top-left, y down) to world metres.

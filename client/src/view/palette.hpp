@@ -37,8 +37,9 @@ inline constexpr Rgba kFlockInterceptor{240, 80, 240, 255};
 inline constexpr Rgba kFlockFollower{96, 150, 255, 255};
 // The inspector's force breakdown: one colour per behaviour slot of a composition (at most
 // sim::kMaxBehaviors), distinct from each other and from the agents; the combined result white.
-inline constexpr Rgba kBehaviour[8] = {{255, 99, 132, 255}, {54, 162, 235, 255}, {255, 206, 86, 255}, {75, 192, 132, 255},
-                                       {153, 102, 255, 255}, {255, 159, 64, 255}, {0, 220, 220, 255}, {240, 120, 220, 255}};
+inline constexpr Rgba kBehaviour[8] = {{255, 99, 132, 255}, {54, 162, 235, 255},  {255, 206, 86, 255},
+                                       {75, 192, 132, 255}, {153, 102, 255, 255}, {255, 159, 64, 255},
+                                       {0, 220, 220, 255},  {240, 120, 220, 255}};
 inline constexpr Rgba kSteeringResult{255, 255, 255, 255};
 
 /// Colour of an agent kind (players: other players' green).

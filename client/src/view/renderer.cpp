@@ -70,7 +70,6 @@ void fan(Tri& m, float cx, float cy, float r, int n) {
 
 }  // namespace
 
-
 GLuint Renderer::compile(GLenum type, const char* src) {
   const GLuint s = glCreateShader(type);
   glShaderSource(s, 1, &src, nullptr);
@@ -203,12 +202,14 @@ bool Renderer::init(const char* canvas_selector, bool antialias) {
 
   mesh_data_ = all;
   // Which rasteriser? WEBGL_debug_renderer_info gives the real name where the browser allows.
-  EM_ASM({
-    var gl = GL.currentContext.GLctx;
-    var ext = gl.getExtension('WEBGL_debug_renderer_info');
-    var name = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER) || "");
-    stringToUTF8(name, $0, $1);
-  }, renderer_name_, static_cast<int>(sizeof renderer_name_));
+  EM_ASM(
+      {
+        var gl = GL.currentContext.GLctx;
+        var ext = gl.getExtension('WEBGL_debug_renderer_info');
+        var name = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER) || "");
+        stringToUTF8(name, $0, $1);
+      },
+      renderer_name_, static_cast<int>(sizeof renderer_name_));
   const std::string name = renderer_name_;
   expand_ = name.find("SwiftShader") != std::string::npos || name.find("llvmpipe") != std::string::npos ||
             name.find("Software") != std::string::npos;
@@ -271,8 +272,13 @@ void Renderer::draw(Shape shape, std::span<const Instance> instances) {
       float ux = in.ux, uy = in.uy;
       const float len = std::sqrt(ux * ux + uy * uy);
       if (len < min_scale_) {
-        if (len > 0) { ux *= min_scale_ / len; uy *= min_scale_ / len; }
-        else { ux = min_scale_; uy = 0; }
+        if (len > 0) {
+          ux *= min_scale_ / len;
+          uy *= min_scale_ / len;
+        } else {
+          ux = min_scale_;
+          uy = 0;
+        }
       }
       for (GLsizei k = 0; k < m.count; ++k) {
         const float lx = local[2 * k], ly = local[2 * k + 1];

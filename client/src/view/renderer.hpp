@@ -17,13 +17,13 @@ namespace flockstep::client {
 
 /// Shapes, each a small mesh of unit size pointing along +x.
 enum class Shape : std::uint8_t {
-  kDart = 0,   ///< player craft
-  kArrow,      ///< pursuer
-  kBoid,       ///< flock member: slim triangle
-  kSquare,     ///< patrol: square with a nose
-  kHex,        ///< wanderer
-  kDisc,       ///< filled circle of radius 1 (obstacles, markers)
-  kRing,       ///< circle outline of radius 1 (as thin triangles)
+  kDart = 0,  ///< player craft
+  kArrow,     ///< pursuer
+  kBoid,      ///< flock member: slim triangle
+  kSquare,    ///< patrol: square with a nose
+  kHex,       ///< wanderer
+  kDisc,      ///< filled circle of radius 1 (obstacles, markers)
+  kRing,      ///< circle outline of radius 1 (as thin triangles)
   kCount
 };
 
@@ -76,8 +76,8 @@ class Renderer {
   GLuint mesh_vbo_ = 0, instance_vbo_ = 0, color_vbo_ = 0;
   GLsizeiptr instance_capacity_ = 0, color_capacity_ = 0;
   Mesh meshes_[static_cast<int>(Shape::kCount)];
-  std::vector<float> mesh_data_;           // every mesh, x y pairs (for the expanded path)
-  std::vector<ColorVertex> expanded_;      // scratch of the expanded path
+  std::vector<float> mesh_data_;       // every mesh, x y pairs (for the expanded path)
+  std::vector<ColorVertex> expanded_;  // scratch of the expanded path
   bool expand_ = false;
   float min_scale_ = 0;
   char renderer_name_[128] = {0};

@@ -25,7 +25,10 @@ bool Viewer::label_groups() const {
   if (labels_mode_ >= 0) return labels_mode_ == 1;
   double agents = 0, groups = 0;
   for (const sim::GroupSpec& g : scenario_.groups)
-    if (g.count > 0) { agents += g.count; groups += 1; }
+    if (g.count > 0) {
+      agents += g.count;
+      groups += 1;
+    }
   return groups > 0 && agents / groups <= kLabelAgentsPerGroup;
 }
 
@@ -104,7 +107,8 @@ void Viewer::set_occluders(const std::string& list) {
   while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
     const std::size_t end = std::min(list.find(';', at), list.size());
     ScreenBox b;
-    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 && b.h > 0)
+    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 &&
+        b.h > 0)
       occluders_.push_back(b);
     at = end + 1;
   }
@@ -118,7 +122,10 @@ void Viewer::build_labels() {
   const double k = 1.0 / css_scale();  // device px -> CSS px
   const double w = cam_.width * k, h = cam_.height * k;
   std::vector<LabelCandidate> c;
-  auto at = [&](Vec2 p) { const Vec2 s = cam_.to_screen(p); return Vec2{s.x * k, s.y * k}; };
+  auto at = [&](Vec2 p) {
+    const Vec2 s = cam_.to_screen(p);
+    return Vec2{s.x * k, s.y * k};
+  };
   const bool groups = label_groups();
   const double lift = std::max(static_cast<double>(kMinAgentPx) * 0.5, 1.2 * cam_.zoom) * k;  // above the shape
   for (const DrawAgent& a : agents_) {
@@ -165,14 +172,18 @@ void Viewer::build_labels() {
       if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
       const auto g = static_cast<std::size_t>(a.group);
       const double d2 = math::length_sq(a.position - sum[g] * (1.0 / count[g]));
-      if (d2 < best_d2[g]) { best_d2[g] = d2; best[g] = &a; }
+      if (d2 < best_d2[g]) {
+        best_d2[g] = d2;
+        best[g] = &a;
+      }
     }
     for (std::size_t g = 0; g < n; ++g) {
       if (!best[g] || best[g]->id == follow_id_ || best[g]->id == inspect_id_) continue;
       const Vec2 s = at(best[g]->position);
       const sim::GroupSpec& spec = scenario_.groups[g];
       const char* tech = sim::technique_name(spec.technique);
-      c.push_back({spec.name == tech ? spec.name : spec.name + " \xC2\xB7 " + tech, s.x, s.y - lift, 1, color_of(*best[g])});
+      c.push_back(
+          {spec.name == tech ? spec.name : spec.name + " \xC2\xB7 " + tech, s.x, s.y - lift, 1, color_of(*best[g])});
     }
     // AIDemo4's leader and interceptor are named on their own, whatever the group's size.
     for (const DrawAgent& a : agents_) {
@@ -268,8 +279,7 @@ void Viewer::build_instances(const Camera& cam, bool minimap) {
     if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
     ++visible;
     const Rgba c = color_of(a);
-    inst_[static_cast<int>(shape_of(a))].push_back(
-        make_instance(a.position, a.orientation, scale_of(a), c));
+    inst_[static_cast<int>(shape_of(a))].push_back(make_instance(a.position, a.orientation, scale_of(a), c));
   }
   if (!minimap) visible_ = visible;
   // Highlight of the followed agent.
@@ -291,8 +301,7 @@ void Viewer::build_instances(const Camera& cam, bool minimap) {
     Rgba c = palette::kOwnCraft;
     if (protected_now && (static_cast<int>(emscripten_get_now() / 150) & 1)) c = palette::with_alpha(c, 90);
     const float s = static_cast<float>(scenario_.player_craft.length * (minimap ? 2.0 : 0.9));
-    inst_[static_cast<int>(Shape::kDart)].push_back(
-        make_instance(p.position, p.orientation, s, c));
+    inst_[static_cast<int>(Shape::kDart)].push_back(make_instance(p.position, p.orientation, s, c));
     ++visible_;
   }
 }
@@ -391,14 +400,18 @@ void Viewer::annotate(const Camera& cam) {
         const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(f->group)];
         if (g.technique == sim::Technique::kFlock) {
           const double half = g.flock.fov_deg * math::kDegToRad * 0.5;
-          circle(f->position, g.flock.neighbour_radius, {184, 199, 255, 120}, f->orientation - half, f->orientation + half);
+          circle(f->position, g.flock.neighbour_radius, {184, 199, 255, 120}, f->orientation - half,
+                 f->orientation + half);
           if (half < math::kPi) {
-            line(f->position, f->position + math::as_vector(f->orientation - half) * g.flock.neighbour_radius, {184, 199, 255, 120});
-            line(f->position, f->position + math::as_vector(f->orientation + half) * g.flock.neighbour_radius, {184, 199, 255, 120});
+            line(f->position, f->position + math::as_vector(f->orientation - half) * g.flock.neighbour_radius,
+                 {184, 199, 255, 120});
+            line(f->position, f->position + math::as_vector(f->orientation + half) * g.flock.neighbour_radius,
+                 {184, 199, 255, 120});
           }
         }
         if (g.technique == sim::Technique::kWander)
-          circle(f->position + math::as_vector(f->orientation) * g.wander.distance, g.wander.radius, {208, 139, 255, 140});
+          circle(f->position + math::as_vector(f->orientation) * g.wander.distance, g.wander.radius,
+                 {208, 139, 255, 140});
         const bool craft = g.technique == sim::Technique::kLosChase || g.technique == sim::Technique::kIntercept ||
                            g.technique == sim::Technique::kPattern;
         if (!craft) {
@@ -472,7 +485,8 @@ void Viewer::render() {
     }
     if (f->target != 0) {
       if (const DrawAgent* t = drawn(f->target)) line(f->position, t->position, {255, 90, 79, 230});
-      else if (f->target == entity_ && predictor_.has_state()) line(f->position, own_pose().position, {255, 90, 79, 230});
+      else if (f->target == entity_ && predictor_.has_state())
+        line(f->position, own_pose().position, {255, 90, 79, 230});
     }
     // Each behaviour's share of this step's steering and the result, as arrows (heads 7 px).
     const double head = 7 * css_scale() / cam_.zoom;

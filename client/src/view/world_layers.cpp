@@ -34,7 +34,12 @@ void thick(std::vector<ColorVertex>& t, Vec2 a, Vec2 b, double w, Rgba c) {
   const Vec2 n{-d.y / len * w * 0.5, d.x / len * w * 0.5};
   const Vec2 p[4] = {a + n, b + n, b - n, a - n};
   auto v = [&](Vec2 q) { t.push_back({static_cast<float>(q.x), static_cast<float>(q.y), c}); };
-  v(p[0]); v(p[1]); v(p[2]); v(p[0]); v(p[2]); v(p[3]);
+  v(p[0]);
+  v(p[1]);
+  v(p[2]);
+  v(p[0]);
+  v(p[2]);
+  v(p[3]);
 }
 
 void dashed_rect(std::vector<ColorVertex>& l, Vec2 lo, Vec2 hi, Rgba c) {
@@ -44,7 +49,8 @@ void dashed_rect(std::vector<ColorVertex>& l, Vec2 lo, Vec2 hi, Rgba c) {
     const Vec2 d = b - a;
     const double len = std::sqrt(d.x * d.x + d.y * d.y);
     const int n = std::max(1, static_cast<int>(len / 2));  // 1 m dash, 1 m gap
-    for (int k = 0; k < n; k += 2) seg(l, a + d * (static_cast<double>(k) / n), a + d * (static_cast<double>(k + 1) / n), c);
+    for (int k = 0; k < n; k += 2)
+      seg(l, a + d * (static_cast<double>(k) / n), a + d * (static_cast<double>(k + 1) / n), c);
   }
 }
 
@@ -63,8 +69,8 @@ const char* pattern_label(sim::PatternKind k) {
 }  // namespace
 
 const char* layer_name(Layer l) {
-  static constexpr const char* kNames[] = {"tiles", "tracks", "tile_patterns", "paths",
-                                           "patterns", "walls", "obstacles", "spawn_areas"};
+  static constexpr const char* kNames[] = {"tiles",    "tracks", "tile_patterns", "paths",
+                                           "patterns", "walls",  "obstacles",     "spawn_areas"};
   const auto i = static_cast<int>(l);
   return i >= 0 && i < kLayerCount ? kNames[i] : "?";
 }
@@ -96,23 +102,29 @@ WorldLayers build_world_layers(const sim::Scenario& s) {
 
   // Tile map: one quad per cell; a faint grid between free cells so single tiles can be counted.
   const sim::TileMapSpec& t = s.tiles;
-  if (t.cols > 0 && t.rows > 0 && t.blocked.size() == static_cast<std::size_t>(t.cols) * static_cast<std::size_t>(t.rows)) {
+  if (t.cols > 0 && t.rows > 0 &&
+      t.blocked.size() == static_cast<std::size_t>(t.cols) * static_cast<std::size_t>(t.rows)) {
     for (std::int32_t r = 0; r < t.rows; ++r) {
       for (std::int32_t c = 0; c < t.cols; ++c) {
-        const bool blocked = t.blocked[static_cast<std::size_t>(r) * static_cast<std::size_t>(t.cols) + static_cast<std::size_t>(c)] != 0;
+        const bool blocked =
+            t.blocked[static_cast<std::size_t>(r) * static_cast<std::size_t>(t.cols) + static_cast<std::size_t>(c)] !=
+            0;
         quad(tris(Layer::kTiles), c * t.cell, r * t.cell, (c + 1) * t.cell, (r + 1) * t.cell,
              blocked ? palette::kTileBlocked : palette::kTileFree);
         ++(blocked ? out.counts.tiles_blocked : out.counts.tiles_free);
       }
     }
-    for (std::int32_t c = 0; c <= t.cols; ++c) seg(lines(Layer::kTiles), {c * t.cell, 0}, {c * t.cell, t.rows * t.cell}, palette::kTileGrid);
-    for (std::int32_t r = 0; r <= t.rows; ++r) seg(lines(Layer::kTiles), {0, r * t.cell}, {t.cols * t.cell, r * t.cell}, palette::kTileGrid);
+    for (std::int32_t c = 0; c <= t.cols; ++c)
+      seg(lines(Layer::kTiles), {c * t.cell, 0}, {c * t.cell, t.rows * t.cell}, palette::kTileGrid);
+    for (std::int32_t r = 0; r <= t.rows; ++r)
+      seg(lines(Layer::kTiles), {0, r * t.cell}, {t.cols * t.cell, r * t.cell}, palette::kTileGrid);
   }
 
   // Tracks (T28): thick bands between tile centres.
   for (const sim::TrackSpec& tr : s.tracks) {
     for (const auto& q : tr.segments)
-      thick(tris(Layer::kTracks), tile_centre(t, q[0], q[1]), tile_centre(t, q[2], q[3]), t.cell * 0.3, palette::kTrack);
+      thick(tris(Layer::kTracks), tile_centre(t, q[0], q[1]), tile_centre(t, q[2], q[3]), t.cell * 0.3,
+            palette::kTrack);
     if (!tr.segments.empty())
       out.captions.push_back({tr.name.empty() ? "track" : tr.name, tile_centre(t, tr.segments[0][0], tr.segments[0][1]),
                               Layer::kTracks, palette::kTrack});
@@ -129,16 +141,19 @@ WorldLayers build_world_layers(const sim::Scenario& s) {
     for (std::size_t i = 0; i + 1 < p.vertices.size(); ++i)
       thick(tris(Layer::kTilePatterns), at(p.vertices[i]), at(p.vertices[i + 1]), t.cell * 0.15, palette::kTilePattern);
     for (const auto& v : p.vertices) cross(lines(Layer::kTilePatterns), at(v), t.cell * 0.3, palette::kTilePattern);
-    out.captions.push_back({p.name.empty() ? "tile pattern" : p.name, at(v0), Layer::kTilePatterns, palette::kTilePattern});
+    out.captions.push_back(
+        {p.name.empty() ? "tile pattern" : p.name, at(v0), Layer::kTilePatterns, palette::kTilePattern});
     ++out.counts.tile_patterns;
   }
 
   // Waypoint paths (T72).
   for (const sim::PathSpec& p : s.paths) {
-    for (std::size_t i = 0; i + 1 < p.points.size(); ++i) seg(lines(Layer::kPaths), p.points[i], p.points[i + 1], palette::kPath);
+    for (std::size_t i = 0; i + 1 < p.points.size(); ++i)
+      seg(lines(Layer::kPaths), p.points[i], p.points[i + 1], palette::kPath);
     if (p.loop && p.points.size() > 2) seg(lines(Layer::kPaths), p.points.back(), p.points.front(), palette::kPath);
     for (const Vec2& q : p.points) cross(lines(Layer::kPaths), q, 0.6, palette::kPath);
-    if (!p.points.empty()) out.captions.push_back({p.name.empty() ? "path" : p.name, p.points.front(), Layer::kPaths, palette::kPath});
+    if (!p.points.empty())
+      out.captions.push_back({p.name.empty() ? "path" : p.name, p.points.front(), Layer::kPaths, palette::kPath});
     ++out.counts.paths;
   }
 
@@ -151,11 +166,17 @@ WorldLayers build_world_layers(const sim::Scenario& s) {
     const Vec2 c = (lo + hi) * 0.5;
     const double r = std::max(2.0, std::min(hi.x - lo.x, hi.y - lo.y) * 0.3);
     std::vector<Vec2> fig;
-    if (g.pattern == sim::PatternKind::kSquare) fig = {c + Vec2{-r, -r}, c + Vec2{r, -r}, c + Vec2{r, r}, c + Vec2{-r, r}, c + Vec2{-r, -r}};
-    else if (g.pattern == sim::PatternKind::kZigZag) fig = {c + Vec2{-r, -r}, c + Vec2{-r * 0.5, r}, c + Vec2{0, -r}, c + Vec2{r * 0.5, r}, c + Vec2{r, -r}};
-    else fig = {c + Vec2{-r, 0}, c + Vec2{-r * 0.3, r}, c + Vec2{r * 0.4, r * 0.2}, c + Vec2{r, r * 0.8}, c + Vec2{r * 0.6, -r}, c + Vec2{-r, 0}};
-    for (std::size_t i = 0; i + 1 < fig.size(); ++i) seg(lines(Layer::kPatterns), fig[i], fig[i + 1], palette::kPattern);
-    out.captions.push_back({g.name + " (" + pattern_label(g.pattern) + ")", c + Vec2{0, r}, Layer::kPatterns, palette::kPattern});
+    if (g.pattern == sim::PatternKind::kSquare)
+      fig = {c + Vec2{-r, -r}, c + Vec2{r, -r}, c + Vec2{r, r}, c + Vec2{-r, r}, c + Vec2{-r, -r}};
+    else if (g.pattern == sim::PatternKind::kZigZag)
+      fig = {c + Vec2{-r, -r}, c + Vec2{-r * 0.5, r}, c + Vec2{0, -r}, c + Vec2{r * 0.5, r}, c + Vec2{r, -r}};
+    else
+      fig = {c + Vec2{-r, 0},      c + Vec2{-r * 0.3, r}, c + Vec2{r * 0.4, r * 0.2},
+             c + Vec2{r, r * 0.8}, c + Vec2{r * 0.6, -r}, c + Vec2{-r, 0}};
+    for (std::size_t i = 0; i + 1 < fig.size(); ++i)
+      seg(lines(Layer::kPatterns), fig[i], fig[i + 1], palette::kPattern);
+    out.captions.push_back(
+        {g.name + " (" + pattern_label(g.pattern) + ")", c + Vec2{0, r}, Layer::kPatterns, palette::kPattern});
     ++out.counts.patterns;
   }
 

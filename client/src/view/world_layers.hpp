@@ -36,8 +36,8 @@ const char* layer_key(Layer l);
 
 /// Items per layer, as in the scenario (tiles split into blocked and free cells).
 struct LayerCounts {
-  std::int32_t tiles_blocked = 0, tiles_free = 0, tracks = 0, tile_patterns = 0, paths = 0, patterns = 0,
-               walls = 0, obstacles = 0, spawn_areas = 0;
+  std::int32_t tiles_blocked = 0, tiles_free = 0, tracks = 0, tile_patterns = 0, paths = 0, patterns = 0, walls = 0,
+               obstacles = 0, spawn_areas = 0;
   /// Items of one layer (tiles: blocked + free).
   std::int32_t of(Layer l) const;
 };
@@ -45,7 +45,7 @@ struct LayerCounts {
 /// A caption anchored in the world (a path's or pattern's name, a spawn area's group).
 struct WorldCaption {
   std::string text;
-  math::Vec2 at;   ///< m
+  math::Vec2 at;  ///< m
   Layer layer = Layer::kPaths;
   Rgba color;
 };

@@ -17,7 +17,8 @@ Game::Game(const RoomConfig& config, sim::Scenario scenario, std::uint32_t max_c
       report_world_tick_(config.report_world_tick),
       max_catchup_ticks_(max_catchup_ticks),
       metrics_(metrics),
-      room_metrics_(metrics ? &metrics->room(config.room_name.empty() ? room_.scenario().name : config.room_name) : nullptr),
+      room_metrics_(metrics ? &metrics->room(config.room_name.empty() ? room_.scenario().name : config.room_name)
+                            : nullptr),
       log_(log) {
   // The per-agent phases of every tick run on the pool's workers and this game thread; the
   // world's fixed partition keeps the results identical to a serial tick.

@@ -67,9 +67,9 @@ class Game {
     std::shared_ptr<ClientSink> sink;
     codec::JoinRequest join;
     std::vector<codec::InputFrame> frames;
-    codec::AckRequest ack = {};  // kAck
-    std::int32_t group = 0;                                   // kTune
-    std::uint32_t agent = 0;                                  // kInspect
+    codec::AckRequest ack = {};                                  // kAck
+    std::int32_t group = 0;                                      // kTune
+    std::uint32_t agent = 0;                                     // kInspect
     std::vector<TunePatch> patches = {};                         // kTune
     std::shared_ptr<std::promise<TuneResult>> tune = {};         // kTune
     std::shared_ptr<std::promise<sim::Scenario>> scenario = {};  // kScenario
@@ -78,7 +78,7 @@ class Game {
   void run();
   void drain();
 
-  ThreadPool pool_;  // RoomConfig::sim_threads (capped); lent to the world; outlives room_
+  ThreadPool pool_;                     // RoomConfig::sim_threads (capped); lent to the world; outlives room_
   std::unique_ptr<Recorder> recorder_;  // outlives room_ (which points to it)
   Room room_;
   std::vector<std::pair<std::int32_t, std::shared_ptr<std::promise<TuneResult>>>> waiting_tunes_;

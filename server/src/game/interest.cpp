@@ -28,7 +28,8 @@ void WorldSample::build_index() {
   const std::size_t n = agents.size();
   players.clear();
   for (std::size_t i = 0; i < n; ++i)
-    if (agents[i].kind == static_cast<std::uint8_t>(sim::AgentKind::kPlayer)) players.push_back(static_cast<std::int32_t>(i));
+    if (agents[i].kind == static_cast<std::uint8_t>(sim::AgentKind::kPlayer))
+      players.push_back(static_cast<std::int32_t>(i));
   if (!(width > 0) || !(height > 0)) {
     cols = rows = 0;
     return;
@@ -48,7 +49,8 @@ void WorldSample::build_index() {
   for (std::size_t i = 0; i < n; ++i) ++cell_start[cell_of(i) + 1];
   for (std::size_t c = 0; c < cells; ++c) cell_start[c + 1] += cell_start[c];
   std::vector<std::int32_t> fill(cell_start.begin(), cell_start.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) cell_items[static_cast<std::size_t>(fill[cell_of(i)]++)] = static_cast<std::int32_t>(i);
+  for (std::size_t i = 0; i < n; ++i)
+    cell_items[static_cast<std::size_t>(fill[cell_of(i)]++)] = static_cast<std::int32_t>(i);
 }
 
 namespace {
@@ -59,7 +61,9 @@ namespace {
 void bucket_ranges(double lo, double hi, double cell, std::int32_t count, double size, bool wrap,
                    std::vector<std::pair<std::int32_t, std::int32_t>>& out) {
   out.clear();
-  auto index = [&](double v) { return std::clamp<std::int32_t>(static_cast<std::int32_t>(std::floor(v / cell)), 0, count - 1); };
+  auto index = [&](double v) {
+    return std::clamp<std::int32_t>(static_cast<std::int32_t>(std::floor(v / cell)), 0, count - 1);
+  };
   if (wrap) {
     if (hi - lo >= size) {
       out.emplace_back(0, count - 1);
@@ -98,8 +102,9 @@ void select_visible(const WorldSample& world, const Area& area, const codec::Vie
   // by the hysteresis touches, plus the always-visible crafts, in ascending order (= id order).
   thread_local std::vector<std::int32_t> candidates;
   thread_local std::vector<std::pair<std::int32_t, std::int32_t>> xr, yr;
-  const bool indexed = world.cols > 0 && area.kind != Area::Kind::kAll && world.cell_start.size() ==
-                       static_cast<std::size_t>(world.cols) * static_cast<std::size_t>(world.rows) + 1;
+  const bool indexed =
+      world.cols > 0 && area.kind != Area::Kind::kAll &&
+      world.cell_start.size() == static_cast<std::size_t>(world.cols) * static_cast<std::size_t>(world.rows) + 1;
   if (indexed) {
     const double grow = config.hysteresis_m;
     double x0, x1, y0, y1;
@@ -159,8 +164,8 @@ void select_visible(const WorldSample& world, const Area& area, const codec::Vie
                           outside(world.y[i], area.rect.min_y, area.rect.max_y, world.height, world.wrap));
         break;
     }
-    const bool always = q.id == area.always_id ||
-                        (area.players_always && q.kind == static_cast<std::uint8_t>(sim::AgentKind::kPlayer));
+    const bool always =
+        q.id == area.always_id || (area.players_always && q.kind == static_cast<std::uint8_t>(sim::AgentKind::kPlayer));
     const bool in = always || beyond <= 0 || (was_in && beyond <= config.hysteresis_m);
     if (!in) continue;
     out.push_back(q);

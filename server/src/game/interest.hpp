@@ -26,9 +26,9 @@ struct InterestConfig {
 struct Area {
   enum class Kind : std::uint8_t { kAll, kCircle, kRect };
   Kind kind = Kind::kAll;
-  double cx = 0, cy = 0;   ///< circle centre (players: the craft), m
-  double radius = 0;       ///< circle radius, m
-  codec::ViewRect rect;    ///< kRect, m
+  double cx = 0, cy = 0;        ///< circle centre (players: the craft), m
+  double radius = 0;            ///< circle radius, m
+  codec::ViewRect rect;         ///< kRect, m
   std::uint32_t always_id = 0;  ///< this agent is always in view (the player's own craft)
   /// Player crafts are always in view (spectators: they cycle through players and follow them
   /// with the camera, and players are few, so this costs little).

@@ -36,7 +36,8 @@ Recorder::~Recorder() {
 void Recorder::fail(const char* op) {
   const int err = errno;
   if (log_)
-    log_->error("recording_stopped", {{"file", path_}, {"op", op}, {"error", std::strerror(err)}, {"records", records_}});
+    log_->error("recording_stopped",
+                {{"file", path_}, {"op", op}, {"error", std::strerror(err)}, {"records", records_}});
   if (file_) std::fclose(file_);
   file_ = nullptr;
 }
@@ -45,7 +46,8 @@ void Recorder::write_record(std::string_view bytes) {
   if (!file_) return;
   const auto n = static_cast<std::uint32_t>(bytes.size());
   const unsigned char len[4] = {static_cast<unsigned char>(n & 0xFF), static_cast<unsigned char>((n >> 8) & 0xFF),
-                                static_cast<unsigned char>((n >> 16) & 0xFF), static_cast<unsigned char>((n >> 24) & 0xFF)};
+                                static_cast<unsigned char>((n >> 16) & 0xFF),
+                                static_cast<unsigned char>((n >> 24) & 0xFF)};
   if (std::fwrite(len, 1, 4, file_) != 4 || std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
     return fail("write");
   ++records_;

@@ -42,7 +42,8 @@ sim::Scenario adjust(sim::Scenario s, const RoomConfig& c) {
 StreamConfig stream_config(const RoomConfig& c) {
   StreamConfig s;
   // kbit/s -> bytes of agent records per snapshot.
-  s.budget_bytes = static_cast<std::uint32_t>(std::uint64_t{c.snapshot_budget_kbps} * 1000 / 8 / std::max(1u, c.snapshot_rate_hz));
+  s.budget_bytes =
+      static_cast<std::uint32_t>(std::uint64_t{c.snapshot_budget_kbps} * 1000 / 8 / std::max(1u, c.snapshot_rate_hz));
   s.interest.player_radius_m = c.aoi_radius_m;
   s.interest.hysteresis_m = c.aoi_hysteresis_m;
   return s;
@@ -100,7 +101,8 @@ TuneResult Room::tune(std::int32_t group, const std::vector<TunePatch>& patches)
   TuneResult r;
   if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) {
     r.status = 404;
-    r.error = "no group " + std::to_string(group) + " (the scenario has " + std::to_string(scenario_.groups.size()) + ")";
+    r.error =
+        "no group " + std::to_string(group) + " (the scenario has " + std::to_string(scenario_.groups.size()) + ")";
     return r;
   }
   sim::GroupSpec spec = scenario_.groups[static_cast<std::size_t>(group)];
@@ -262,9 +264,11 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
   codec::encode_welcome(info, scenario_, bytes);
   sink->send_message(std::make_shared<const std::string>(std::move(bytes)));
   if (log_)
-    log_->info("join", {{"conn", conn}, {"player", info.player_id},
+    log_->info("join", {{"conn", conn},
+                        {"player", info.player_id},
                         {"role", request.role == codec::Role::kPlayer ? "player" : "spectator"},
-                        {"name", request.display_name}, {"resumed", !request.resume_token.empty()}});
+                        {"name", request.display_name},
+                        {"resumed", !request.resume_token.empty()}});
   if (request.role == codec::Role::kPlayer)
     if (const Player* p = find_by_conn(conn)) send_presence(*p, true);
 }
@@ -307,7 +311,8 @@ void Room::leave(ConnectionId conn) {
   // The craft coasts with no control while it waits for a resume.
   world_.set_input(p->entity, sim::PlayerInput{0, 0});
   update_client_metrics();
-  if (log_) log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
+  if (log_)
+    log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
 }
 
 void Room::inspect(ConnectionId conn, std::uint32_t agent) {
@@ -567,7 +572,9 @@ void Room::tick() {
       p->best_ticks = std::max(p->best_ticks, e.survived_ticks);
       ++p->captures;
       if (metrics_) metrics_->captures.inc();
-      if (log_) log_->info("capture", {{"player", p->player_id}, {"pursuer", e.other.value}, {"survived_ticks", e.survived_ticks}});
+      if (log_)
+        log_->info("capture",
+                   {{"player", p->player_id}, {"pursuer", e.other.value}, {"survived_ticks", e.survived_ticks}});
     } else {
       codec::add_respawn(ev, p->player_id, e);
     }

@@ -29,30 +29,30 @@ namespace flockstep::server::game {
 
 /// Room limits and rates (filled from config::Config).
 struct RoomConfig {
-  std::uint32_t tick_rate_hz = 60;        ///< [1..240] (sim limit)
-  std::uint32_t snapshot_rate_hz = 20;    ///< [1..tick_rate_hz]
-  std::uint32_t max_players = 64;         ///< player crafts incl. bots
-  std::uint32_t bots = 0;                 ///< server-side bot players
-  std::uint32_t resume_window_ms = 10000; ///< craft kept this long after a disconnect
-  std::uint32_t input_buffer_ticks = 8;   ///< pending input frames per player
-  std::uint32_t max_input_frames = 64;    ///< advertised in Welcome
-  std::uint64_t token_seed = 0;           ///< 0 = seed resume tokens from std::random_device
-  std::uint32_t snapshot_budget_kbps = 512; ///< agent records per client, kbit/s; 0 = unlimited
-  double aoi_radius_m = 100;              ///< players receive agents this close to their craft; 0 = all
-  double aoi_hysteresis_m = 10;           ///< agents in view leave only this far outside the area, m
-  std::uint32_t sim_threads = 1;          ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
-  std::string room_name;                  ///< sent in Welcome.room; the scenario's name
-  bool report_world_tick = true;          ///< set the flockstep_world_tick gauge (the default room only)
+  std::uint32_t tick_rate_hz = 60;           ///< [1..240] (sim limit)
+  std::uint32_t snapshot_rate_hz = 20;       ///< [1..tick_rate_hz]
+  std::uint32_t max_players = 64;            ///< player crafts incl. bots
+  std::uint32_t bots = 0;                    ///< server-side bot players
+  std::uint32_t resume_window_ms = 10000;    ///< craft kept this long after a disconnect
+  std::uint32_t input_buffer_ticks = 8;      ///< pending input frames per player
+  std::uint32_t max_input_frames = 64;       ///< advertised in Welcome
+  std::uint64_t token_seed = 0;              ///< 0 = seed resume tokens from std::random_device
+  std::uint32_t snapshot_budget_kbps = 512;  ///< agent records per client, kbit/s; 0 = unlimited
+  double aoi_radius_m = 100;                 ///< players receive agents this close to their craft; 0 = all
+  double aoi_hysteresis_m = 10;              ///< agents in view leave only this far outside the area, m
+  std::uint32_t sim_threads = 1;             ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
+  std::string room_name;                     ///< sent in Welcome.room; the scenario's name
+  bool report_world_tick = true;             ///< set the flockstep_world_tick gauge (the default room only)
 };
 
 class Recorder;
 
 /// Outcome of a tuning request (Room::tune and Game::post_tune).
 struct TuneResult {
-  int status = 200;            ///< HTTP status: 200 applied, 400 invalid, 404 no such group, 503 not applied in time
-  std::string error;           ///< names the field for 400
-  std::uint64_t tick = 0;      ///< tick whose step first used the new spec (200)
-  sim::GroupSpec spec;         ///< the group as applied (200)
+  int status = 200;        ///< HTTP status: 200 applied, 400 invalid, 404 no such group, 503 not applied in time
+  std::string error;       ///< names the field for 400
+  std::uint64_t tick = 0;  ///< tick whose step first used the new spec (200)
+  sim::GroupSpec spec;     ///< the group as applied (200)
 };
 
 /// One field change of a tuning request: a group_fields name or "count", already type-checked.
@@ -125,23 +125,23 @@ class Room {
  private:
   struct Player {
     std::uint32_t player_id = 0;
-    ConnectionId conn = 0;               // 0 = disconnected (waiting for resume) or bot
+    ConnectionId conn = 0;  // 0 = disconnected (waiting for resume) or bot
     std::weak_ptr<ClientSink> sink;
     sim::AgentId entity;
     std::string name;
-    std::string token;                   // raw resume token bytes
+    std::string token;  // raw resume token bytes
     std::deque<codec::InputFrame> pending;
-    std::uint32_t last_received = 0;     // newest sequence accepted into `pending`
-    std::uint32_t last_applied = 0;      // newest sequence applied to the world
-    std::uint64_t applied_tick = 0;      // world tick right after the step that applied it
-    std::uint32_t input_slips = 0;       // held ticks + dropped frames so far (Snapshot.input_slips)
+    std::uint32_t last_received = 0;  // newest sequence accepted into `pending`
+    std::uint32_t last_applied = 0;   // newest sequence applied to the world
+    std::uint64_t applied_tick = 0;   // world tick right after the step that applied it
+    std::uint32_t input_slips = 0;    // held ticks + dropped frames so far (Snapshot.input_slips)
     std::uint64_t disconnected_tick = 0;
     bool bot = false;
     math::Rng bot_rng;
     sim::PlayerInput bot_input;
     std::uint64_t best_ticks = 0;
     std::uint32_t captures = 0;
-    bool plain = false;                  // plain Snapshot messages (Join.plain_snapshots)
+    bool plain = false;  // plain Snapshot messages (Join.plain_snapshots)
   };
   /// Snapshot.last_input_sequence / input_held_ticks for this player at the current tick.
   codec::InputProgress input_progress(const Player& p) const;
@@ -149,7 +149,7 @@ class Room {
     std::uint32_t player_id = 0;
     std::weak_ptr<ClientSink> sink;
     std::string name;
-    bool plain = false;                  // plain Snapshot messages (Join.plain_snapshots)
+    bool plain = false;  // plain Snapshot messages (Join.plain_snapshots)
   };
 
   Player* find_by_conn(ConnectionId conn);
@@ -181,19 +181,19 @@ class Room {
   math::Rng token_rng_;
   std::uint64_t snapshots_encoded_ = 0;
   std::string scratch_;
-  codec::SnapshotEncoder plain_encoder_;  // for clients that asked for plain snapshots
+  codec::SnapshotEncoder plain_encoder_;     // for clients that asked for plain snapshots
   std::vector<std::int32_t> pending_tunes_;  // groups queued with World::set_group for the next step
   std::vector<std::pair<std::int32_t, TuneResult>> applied_tunes_;
   Recorder* recorder_ = nullptr;
   // The inspector: which agent each inspecting connection asked for, and what it was last sent.
   struct Inspecting {
     sim::AgentId agent;
-    bool traced = false;           // among the World's traced agents (else: over kMaxTraced)
-    bool told_unavailable = false; // the "available = false" answer went out
-    std::uint64_t sent_tick = 0;   // newest trace tick sent
+    bool traced = false;            // among the World's traced agents (else: over kMaxTraced)
+    bool told_unavailable = false;  // the "available = false" answer went out
+    std::uint64_t sent_tick = 0;    // newest trace tick sent
   };
   std::unordered_map<ConnectionId, Inspecting> inspecting_;
-  bool inspect_dirty_ = false;     // inspecting_ changed: rebuild the World's traced list
+  bool inspect_dirty_ = false;  // inspecting_ changed: rebuild the World's traced list
   // This room's last contribution to the summed gauges (several rooms share one registry):
   // players, spectators, bots, then agents by kind (player, flock, pursuer, patrol, wanderer).
   std::int64_t reported_[8] = {};

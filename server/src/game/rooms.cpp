@@ -197,7 +197,9 @@ void Rooms::reap() {
     for (auto& [name, g] : closing) {
       g->stop();
       g.reset();
-      if (log_) log_->info("room_closed", {{"room", name}, {"idle_ms", static_cast<std::uint64_t>(config_.idle_close.count())}});
+      if (log_)
+        log_->info("room_closed",
+                   {{"room", name}, {"idle_ms", static_cast<std::uint64_t>(config_.idle_close.count())}});
     }
     lock.lock();
   }

@@ -39,9 +39,9 @@ std::vector<ScenarioFile> load_scenario_files(const std::string& dir);
 
 /// Registry settings (from config::Config).
 struct RoomsConfig {
-  RoomConfig room;                          ///< every room's limits (room_name is set per room)
+  RoomConfig room;  ///< every room's limits (room_name is set per room)
   std::uint32_t max_catchup_ticks = 5;
-  std::uint32_t max_rooms = 8;              ///< running at once, default included. [>= 1]
+  std::uint32_t max_rooms = 8;  ///< running at once, default included. [>= 1]
   std::chrono::milliseconds idle_close{60000};
 };
 

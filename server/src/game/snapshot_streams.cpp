@@ -125,8 +125,17 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area) 
   }
   const codec::ViewFrame* base = baseline(c);
   std::int32_t job = -1;
-  const ShareKey key{static_cast<std::uint8_t>(area.kind), area.cx, area.cy, area.radius, area.rect.min_x,
-                     area.rect.min_y, area.rect.max_x, area.rect.max_y, area.always_id, area.players_always, base};
+  const ShareKey key{static_cast<std::uint8_t>(area.kind),
+                     area.cx,
+                     area.cy,
+                     area.radius,
+                     area.rect.min_x,
+                     area.rect.min_y,
+                     area.rect.max_x,
+                     area.rect.max_y,
+                     area.always_id,
+                     area.players_always,
+                     base};
   // Players' areas are their own; only spectators' bodies can be shared.
   if (!player_area) {
     if (auto hit = cache_.find(key); hit != cache_.end()) job = hit->second;
@@ -179,10 +188,13 @@ void SnapshotStreams::encode_queued(const sim::TaskRunner& runner) {
   // CPU 16-17 s serial against 19-21 s on the pool over 30 s, tick p99 the same).
   const sim::TaskRunner serial{};
   const sim::TaskRunner& use = sample_.agents.size() >= config_.parallel_encode_min_agents ? runner : serial;
-  use.run_batch(job_count_ - first, [](void* arg, std::int32_t t) {
-    auto* b = static_cast<Batch*>(arg);
-    encode_job(b->self, b->first + t);
-  }, &batch);
+  use.run_batch(
+      job_count_ - first,
+      [](void* arg, std::int32_t t) {
+        auto* b = static_cast<Batch*>(arg);
+        encode_job(b->self, b->first + t);
+      },
+      &batch);
   for (std::int32_t k = first; k < job_count_; ++k) {
     const Job& j = jobs_[static_cast<std::size_t>(k)];
     ++stats_.encodes;
@@ -218,7 +230,8 @@ std::shared_ptr<const std::string> SnapshotStreams::body(std::int32_t ticket) co
 }
 
 bool SnapshotStreams::fresh(std::int32_t ticket) const {
-  return ticket >= 0 && static_cast<std::size_t>(ticket) < tickets_.size() && !tickets_[static_cast<std::size_t>(ticket)].shared;
+  return ticket >= 0 && static_cast<std::size_t>(ticket) < tickets_.size() &&
+         !tickets_[static_cast<std::size_t>(ticket)].shared;
 }
 
 std::shared_ptr<const std::string> SnapshotStreams::encode_for(ConnectionId conn, const Area* player_area) {

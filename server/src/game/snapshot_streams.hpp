@@ -40,11 +40,11 @@ struct StreamConfig {
 
 /// Counters of the streams (tests, bench, logs).
 struct StreamStats {
-  std::uint64_t encodes = 0;        ///< bodies encoded
-  std::uint64_t shared = 0;         ///< sends that reused a body encoded for another client
-  std::uint64_t full = 0;           ///< full snapshots encoded (no baseline)
-  std::uint64_t body_bytes = 0;     ///< bytes of the encoded bodies
-  codec::EncodeStats last;          ///< agent statistics of the newest encode
+  std::uint64_t encodes = 0;     ///< bodies encoded
+  std::uint64_t shared = 0;      ///< sends that reused a body encoded for another client
+  std::uint64_t full = 0;        ///< full snapshots encoded (no baseline)
+  std::uint64_t body_bytes = 0;  ///< bytes of the encoded bodies
+  codec::EncodeStats last;       ///< agent statistics of the newest encode
 };
 
 /// See file comment. Single-threaded (the game thread).
@@ -109,8 +109,8 @@ class SnapshotStreams {
     std::shared_ptr<const codec::ViewFrame> frame;
   };
   /// Area (kind, circle, rectangle, always-visible id) and baseline frame: equal keys, equal bytes.
-  using ShareKey = std::tuple<std::uint8_t, double, double, double, double, double, double, double, std::uint32_t,
-                              bool, const codec::ViewFrame*>;
+  using ShareKey = std::tuple<std::uint8_t, double, double, double, double, double, double, double, std::uint32_t, bool,
+                              const codec::ViewFrame*>;
   /// One distinct body of this snapshot and the scratch to encode it (kept between snapshots).
   struct Job {
     Area area;

@@ -90,7 +90,8 @@ std::string technique_reference_markdown(const std::vector<ScenarioFile>& files)
 
   o << "## Models\n\n| model | what it integrates |\n|---|---|\n";
   for (int m = 0; m < static_cast<int>(sim::Model::kCount); ++m)
-    o << "| `" << sim::model_name(static_cast<sim::Model>(m)) << "` | " << sim::model_summary(static_cast<sim::Model>(m)) << " |\n";
+    o << "| `" << sim::model_name(static_cast<sim::Model>(m)) << "` | "
+      << sim::model_summary(static_cast<sim::Model>(m)) << " |\n";
 
   o << "\n## Combiners\n\n| combiner | rule |\n|---|---|\n";
   for (int c = 0; c < static_cast<int>(sim::Combiner::kCount); ++c)
@@ -107,9 +108,11 @@ std::string technique_reference_markdown(const std::vector<ScenarioFile>& files)
        "`dither`). Vehicle behaviours return forces (N), steering behaviours accelerations (m/s^2, rad/s^2).\n"
        "\n| field | unit | default | limit | meaning |\n|---|---|---|---|---|\n";
   for (const sim::BehaviorField& f : sim::behavior_fields())
-    o << "| `" << f.name << "` | " << f.unit << " | " << (f.is_bool ? (f.get(db) != 0 ? "true" : "false") : num(f.get(db)))
-      << " | " << f.limit << " | " << f.doc << " |\n";
-  o << "\n| behaviour | IDs | model | acts on | reads | group parameters | what it does |\n|---|---|---|---|---|---|---|\n";
+    o << "| `" << f.name << "` | " << f.unit << " | "
+      << (f.is_bool ? (f.get(db) != 0 ? "true" : "false") : num(f.get(db))) << " | " << f.limit << " | " << f.doc
+      << " |\n";
+  o << "\n| behaviour | IDs | model | acts on | reads | group parameters | what it does "
+       "|\n|---|---|---|---|---|---|---|\n";
   for (int b = 0; b < static_cast<int>(sim::BehaviorType::kCount); ++b) {
     const sim::BehaviorInfo& i = sim::behavior_info(static_cast<sim::BehaviorType>(b));
     o << "| `" << i.name << "` | " << i.ids << " | " << sim::model_name(i.model) << " | " << i.target << " | "
@@ -132,7 +135,8 @@ std::string technique_reference_markdown(const std::vector<ScenarioFile>& files)
     for (const TechniqueEntry& e : sim::technique_table()) {
       if (e.carrier == sim::Carrier::kInternal) continue;
       const std::string_view k = e.keys;
-      if (k.find(key) != std::string_view::npos && (k.size() == k.find(key) + key.size() || k[k.find(key) + key.size()] == ' '))
+      if (k.find(key) != std::string_view::npos &&
+          (k.size() == k.find(key) + key.size() || k[k.find(key) + key.size()] == ' '))
         ids += (ids.empty() ? "" : " ") + std::string(e.id);
     }
     std::string runs;
@@ -154,8 +158,9 @@ std::string technique_reference_markdown(const std::vector<ScenarioFile>& files)
   const sim::GroupSpec dg;
   o << "\n## Group parameters\n\n| parameter | unit | default | limit | meaning |\n|---|---|---|---|---|\n";
   for (const codec::GroupField& f : codec::group_fields())
-    o << "| `" << f.name << "` | " << f.unit << " | " << (f.is_bool ? (f.get(dg) != 0 ? "true" : "false") : num(f.get(dg)))
-      << " | " << f.limit << " | " << f.doc << " |\n";
+    o << "| `" << f.name << "` | " << f.unit << " | "
+      << (f.is_bool ? (f.get(dg) != 0 ? "true" : "false") : num(f.get(dg))) << " | " << f.limit << " | " << f.doc
+      << " |\n";
   return o.str();
 }
 

@@ -61,10 +61,10 @@ class ThreadPool {
   sim::TaskRunner::TaskFn task_ = nullptr;
   void* arg_ = nullptr;
   std::int32_t count_ = 0;
-  std::atomic<std::int32_t> next_{0};        // next task index to hand out
-  std::atomic<bool> open_{false};            // a batch is accepting workers
-  std::atomic<std::int32_t> in_flight_{0};   // workers inside the open batch
-  std::atomic<std::uint32_t> generation_{0}; // bumped per batch (and at stop): what idle workers wait on
+  std::atomic<std::int32_t> next_{0};         // next task index to hand out
+  std::atomic<bool> open_{false};             // a batch is accepting workers
+  std::atomic<std::int32_t> in_flight_{0};    // workers inside the open batch
+  std::atomic<std::uint32_t> generation_{0};  // bumped per batch (and at stop): what idle workers wait on
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
 };

@@ -46,7 +46,7 @@ inline AdminAuth check_admin(std::string_view authorization, std::string_view ad
     if (lower != want) return AdminAuth::kDenied;
   }
   return constant_time_equals(authorization.substr(kScheme.size()), admin_token) ? AdminAuth::kAllowed
-                                                                                   : AdminAuth::kDenied;
+                                                                                 : AdminAuth::kDenied;
 }
 
 /// May a WebSocket upgrade carrying this Origin header proceed? `allow_list` is the configured

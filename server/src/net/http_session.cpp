@@ -142,7 +142,9 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
     if (split_room_path(path.substr(17), name, rest) && rest.substr(0, 7) == "groups/") {
       if (req.method() != http::verb::post) return text_response(req, http::status::method_not_allowed, "use POST\n");
       const ApiResponse r = tune_group(ctx.rooms, name, rest.substr(7), req.body());
-      ctx.log.info("admin_tune", {{"room", name.substr(0, 64)}, {"group", rest.substr(7, 16)}, {"status", static_cast<std::uint64_t>(r.status)}});
+      ctx.log.info("admin_tune", {{"room", name.substr(0, 64)},
+                                  {"group", rest.substr(7, 16)},
+                                  {"status", static_cast<std::uint64_t>(r.status)}});
       return api_response(req, r);
     }
   }
@@ -167,7 +169,8 @@ http::message_generator handle_request(const http::request<http::string_body>& r
   if (path == "/healthz") return text_response(req, http::status::ok, "ok\n");
   if (path == "/readyz") {
     const bool ready = ctx.ready.load() && !ctx.shutting_down.load();
-    return text_response(req, ready ? http::status::ok : http::status::service_unavailable, ready ? "ready\n" : "not ready\n");
+    return text_response(req, ready ? http::status::ok : http::status::service_unavailable,
+                         ready ? "ready\n" : "not ready\n");
   }
   if (path == "/metrics")
     return text_response(req, http::status::ok, ctx.registry.render(), "text/plain; version=0.0.4; charset=utf-8");
@@ -223,8 +226,8 @@ http::message_generator handle_request(const http::request<http::string_body>& r
     res.set(http::field::cache_control, "no-cache");  // always revalidate: a rebuilt viewer shows at once
     if (varies) res.set(http::field::vary, "Accept-Encoding");
   };
-  if (not_modified(std::string_view(req[http::field::if_none_match]), std::string_view(req[http::field::if_modified_since]),
-                   validators)) {
+  if (not_modified(std::string_view(req[http::field::if_none_match]),
+                   std::string_view(req[http::field::if_modified_since]), validators)) {
     http::response<http::empty_body> res{http::status::not_modified, req.version()};
     res.set(http::field::server, "flockstep");
     cache_headers(res);

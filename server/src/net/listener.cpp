@@ -82,7 +82,9 @@ int Listener::shed_backlog() {
   return shed;
 }
 
-void Listener::run() { asio::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); }); }
+void Listener::run() {
+  asio::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); });
+}
 
 void Listener::stop() {
   asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
@@ -94,9 +96,9 @@ void Listener::stop() {
 
 // do_accept: wait for the next connection, each on its own strand.
 void Listener::do_accept() {
-  acceptor_.async_accept(asio::make_strand(ioc_), [self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
-    self->on_accept(ec, std::move(s));
-  });
+  acceptor_.async_accept(
+      asio::make_strand(ioc_),
+      [self = shared_from_this()](boost::system::error_code ec, tcp::socket s) { self->on_accept(ec, std::move(s)); });
 }
 
 // on_accept: hand the socket to an HTTP session, or refuse it when over max_connections.
@@ -132,8 +134,9 @@ void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   } else {
     boost::system::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);  // Nagle + delayed ACK would pair up snapshots
-    if (ctx_.config.socket_send_buffer_bytes > 0)  // bounded kernel memory per slow reader
-      socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(ctx_.config.socket_send_buffer_bytes)), ignored);
+    if (ctx_.config.socket_send_buffer_bytes > 0)     // bounded kernel memory per slow reader
+      socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(ctx_.config.socket_send_buffer_bytes)),
+                        ignored);
     start_http_session(std::move(socket), ctx_, ConnectionGuard(&ctx_));
   }
   do_accept();

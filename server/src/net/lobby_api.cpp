@@ -31,7 +31,9 @@ ApiResponse error(unsigned status, const std::string& message, std::string_view 
 
 /// A group as flat JSON: the keys a tuning request accepts (plus name, kind, technique).
 json group_json(const sim::GroupSpec& g) {
-  json j = {{"name", g.name}, {"kind", sim::kind_name(g.kind)}, {"technique", sim::technique_name(g.technique)},
+  json j = {{"name", g.name},
+            {"kind", sim::kind_name(g.kind)},
+            {"technique", sim::technique_name(g.technique)},
             {"count", g.count}};
   for (const codec::GroupField& f : codec::group_fields()) {
     const double v = f.get(g);
@@ -124,7 +126,8 @@ ApiResponse tune_group(game::Rooms& rooms, std::string_view name, std::string_vi
     // Composition and behaviour fields ("sharpness", "behaviors[1].weight") depend on the group's
     // composition, which only the room knows: it checks those names when it applies the patch.
     const bool composed_path = key.rfind("behaviors[", 0) == 0 || sim::find_composition_field(key) != nullptr;
-    if (!f && !composed_path) return error(400, key + ": unknown group field (see the group's params in WorldSpec)", key);
+    if (!f && !composed_path)
+      return error(400, key + ": unknown group field (see the group's params in WorldSpec)", key);
     if (!f && v.is_boolean()) {
       patches.push_back({key, v.get<bool>() ? 1.0 : 0.0});
       continue;

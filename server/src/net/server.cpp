@@ -73,7 +73,8 @@ struct Server::Impl {
     if (!c.record.empty()) {
       auto rec = std::make_unique<game::Recorder>(c.record, c.record_keyframe_s, &log);
       if (rec->ok()) {
-        log.info("recording", {{"file", c.record}, {"room", rooms.default_name()}, {"keyframe_s", c.record_keyframe_s}});
+        log.info("recording",
+                 {{"file", c.record}, {"room", rooms.default_name()}, {"keyframe_s", c.record_keyframe_s}});
         rooms.default_game().set_recorder(std::move(rec));
       }
     }
@@ -130,10 +131,14 @@ void Server::start() {
   m.rooms.start();
   for (std::uint32_t i = 0; i < m.config.threads; ++i) m.threads.emplace_back([&m] { m.ioc.run(); });
   m.ctx.ready = true;
-  m.log.info("listening", {{"host", m.config.host}, {"port", m.listener->port()}, {"threads", m.config.threads},
-                           {"tick_rate_hz", m.config.tick_rate_hz}, {"snapshot_rate_hz", m.config.snapshot_rate_hz},
+  m.log.info("listening", {{"host", m.config.host},
+                           {"port", m.listener->port()},
+                           {"threads", m.config.threads},
+                           {"tick_rate_hz", m.config.tick_rate_hz},
+                           {"snapshot_rate_hz", m.config.snapshot_rate_hz},
                            {"web_root", m.config.web_root},
-                           {"default_room", m.rooms.default_name()}, {"max_rooms", m.config.max_rooms}});
+                           {"default_room", m.rooms.default_name()},
+                           {"max_rooms", m.config.max_rooms}});
 }
 
 void Server::handle_signals() {

@@ -23,7 +23,7 @@ struct ServerMetrics;
 namespace flockstep::server::game {
 class Game;
 class Rooms;
-}
+}  // namespace flockstep::server::game
 
 namespace flockstep::server::net {
 

@@ -24,15 +24,15 @@ struct ServerMetrics;
 namespace flockstep::server::game {
 class Game;
 class Rooms;
-}
+}  // namespace flockstep::server::game
 
 namespace flockstep::server::net {
 
 /// What the admin API shows about one live WebSocket session.
 struct SessionInfo {
-  std::string remote;          ///< peer address:port
-  std::string role = "none";   ///< none (not joined yet) | player | spectator
-  std::string name;            ///< display name from Join (validated UTF-8)
+  std::string remote;         ///< peer address:port
+  std::string role = "none";  ///< none (not joined yet) | player | spectator
+  std::string name;           ///< display name from Join (validated UTF-8)
 };
 
 /// Live WebSocket sessions by connection id (weak: the registry never keeps one alive).
@@ -101,9 +101,9 @@ struct ServerContext {
   ops::Logger& log;
   ops::Registry& registry;
   ops::ServerMetrics& metrics;
-  game::Game& game;                        ///< the default room's game
-  game::Rooms& rooms;                      ///< every room
-  std::atomic<bool> ready{false};          ///< /readyz; false before start and from shutdown on
+  game::Game& game;                ///< the default room's game
+  game::Rooms& rooms;              ///< every room
+  std::atomic<bool> ready{false};  ///< /readyz; false before start and from shutdown on
   std::atomic<bool> shutting_down{false};
   std::atomic<std::uint64_t> next_connection{1};
   std::atomic<std::uint32_t> open_connections{0};

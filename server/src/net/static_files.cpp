@@ -120,9 +120,11 @@ std::string_view mime_type(std::string_view path) {
 bool file_validators(const std::string& path, FileValidators& out) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  const auto ns = static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
+  const auto ns =
+      static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
   char b[64];
-  std::snprintf(b, sizeof b, "\"%llx-%llx\"", static_cast<unsigned long long>(st.st_size), static_cast<unsigned long long>(ns));
+  std::snprintf(b, sizeof b, "\"%llx-%llx\"", static_cast<unsigned long long>(st.st_size),
+                static_cast<unsigned long long>(ns));
   out.etag = b;
   out.mtime_s = static_cast<std::int64_t>(st.st_mtim.tv_sec);
   out.last_modified = http_date(out.mtime_s);
@@ -200,7 +202,7 @@ std::string gzip_sibling(const std::string& path) {
 
 std::string http_date(std::int64_t unix_s) {
   const std::time_t t = static_cast<std::time_t>(unix_s);
-  std::tm tm {};
+  std::tm tm{};
   gmtime_r(&t, &tm);
   char b[40];
   std::strftime(b, sizeof b, "%a, %d %b %Y %H:%M:%S GMT", &tm);
@@ -208,7 +210,7 @@ std::string http_date(std::int64_t unix_s) {
 }
 
 bool parse_http_date(std::string_view text, std::int64_t& unix_s) {
-  std::tm tm {};
+  std::tm tm{};
   const std::string s(text);
   const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
   if (end == nullptr || *end != '\0') return false;

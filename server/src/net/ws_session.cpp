@@ -109,9 +109,10 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
 
   // ---- game::ClientSink (any thread) ----
   void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
-    asio::post(ws_.get_executor(), [self = shared_from_this(), body = std::move(body), suffix = std::move(suffix)]() mutable {
-      self->enqueue_snapshot(std::move(body), std::move(suffix));
-    });
+    asio::post(ws_.get_executor(),
+               [self = shared_from_this(), body = std::move(body), suffix = std::move(suffix)]() mutable {
+                 self->enqueue_snapshot(std::move(body), std::move(suffix));
+               });
   }
   void send_message(std::shared_ptr<const std::string> message) override {
     asio::post(ws_.get_executor(),
@@ -256,8 +257,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
           ctx_.metrics.rtt_seconds.observe(static_cast<double>(now - cmd.time_us) * 1e-6);
         return;
       }
-      case codec::ClientCommand::Type::kClose:
-        return start_close(CloseReason::kNormal, "client closed");
+      case codec::ClientCommand::Type::kClose: return start_close(CloseReason::kNormal, "client closed");
       case codec::ClientCommand::Type::kAck:
         // Snapshot acknowledgement (+ view rectangle): the room deltas against it.
         if (!join_sent_) return start_close(CloseReason::kProtocol, "Ack before Join");
@@ -360,7 +360,8 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     // Unsent snapshots are pointless now.
     for (std::size_t i = queue_.size(); i-- > (writing_ ? 1u : 0u);)
       if (queue_[i].snapshot) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    const auto level = reason == CloseReason::kNormal || reason == CloseReason::kShutdown ? ops::Level::kInfo : ops::Level::kWarn;
+    const auto level =
+        reason == CloseReason::kNormal || reason == CloseReason::kShutdown ? ops::Level::kInfo : ops::Level::kWarn;
     ctx_.log.log(level, "ws_close", {{"conn", id_}, {"reason", game::to_string(reason)}, {"detail", close_detail_}});
     std::string bytes;
     codec::encode_close(wire_code(reason), close_detail_, bytes);

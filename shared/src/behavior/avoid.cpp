@@ -114,8 +114,7 @@ Vec2 hide_force(const Body& b, const Mover& hunter, std::span<const Circle> obst
   // Refinements are action selection: decide first whether to hide at all.
   bool engaged = true;
   if (p.seen_within_s >= 0) {
-    const real since = memory != nullptr ? memory->time_since_seen_s
-                                         : (d.hunter_visible ? real(0) : math::kInfinity);
+    const real since = memory != nullptr ? memory->time_since_seen_s : (d.hunter_visible ? real(0) : math::kInfinity);
     engaged = d.hunter_visible || since <= p.seen_within_s;
   }
   const bool panic = p.panic_distance > 0 && math::distance(b.position, hunter.position) < p.panic_distance;

@@ -24,9 +24,9 @@ struct GatherExtras {
 
 bool accept(std::int32_t self, std::int32_t j, std::int32_t size) { return j > 0 && j != self && j < size; }
 
-void consider(std::int32_t self, std::int32_t j, Vec2 position, Vec2 heading, std::span<const Mover> units,
-              real radius, ViewModel model, const ViewParams& params, std::span<std::int32_t> visible,
-              NeighborSummary& out, GatherExtras* extras) {
+void consider(std::int32_t self, std::int32_t j, Vec2 position, Vec2 heading, std::span<const Mover> units, real radius,
+              ViewModel model, const ViewParams& params, std::span<std::int32_t> visible, NeighborSummary& out,
+              GatherExtras* extras) {
   if (!accept(self, j, static_cast<std::int32_t>(units.size()))) return;  // player (0) and self excluded
   const Mover& other = units[static_cast<std::size_t>(j)];
   const Vec2 d = other.position - position;
@@ -39,7 +39,8 @@ void consider(std::int32_t self, std::int32_t j, Vec2 position, Vec2 heading, st
   ++out.count;
   if (extras != nullptr) {
     if (extras->separation != nullptr) {
-      extras->separation_force += separation_force(position, heading, other.position, *extras->craft, *extras->separation);
+      extras->separation_force +=
+          separation_force(position, heading, other.position, *extras->craft, *extras->separation);
     }
     if (j == extras->leader) {
       extras->leader_visible = true;
@@ -84,10 +85,8 @@ bool in_view(Vec2 local, ViewModel model, const ViewParams& params) {
     case ViewModel::wide:
       // Blind wedge behind the unit bounded by |side| = k_back * |back|.
       return ahead || (forward < 0 && side > params.k_back * -forward);
-    case ViewModel::limited:
-      return ahead;
-    case ViewModel::narrow:
-      return ahead && side < params.k_front * forward;
+    case ViewModel::limited: return ahead;
+    case ViewModel::narrow: return ahead && side < params.k_front * forward;
   }
   return false;
 }
@@ -125,8 +124,8 @@ real cohesion_force(Vec2 position, Vec2 heading, Vec2 average_position, real max
 real alignment_force(Vec2 heading, Vec2 average_velocity, real max_steering_force, const FlockRuleParams& params) {
   if (math::is_zero(average_velocity)) return 0;
   const Vec2 mean = math::normalized(average_velocity);
-  const real phi = math::arccos_clamped(math::dot(heading, mean));  // catalog T29: clamp acos input
-  const real side = math::cross(heading, mean);                     // > 0: mean heading is to the left
+  const real phi = math::arccos_clamped(math::dot(heading, mean));    // catalog T29: clamp acos input
+  const real side = math::cross(heading, mean);                       // > 0: mean heading is to the left
   const real m = side > 0 ? 1 : (side < 0 ? -1 : (phi > 0 ? 1 : 0));  // exactly opposite: turn left
   return m * max_steering_force * params.alignment_weight * phi / math::kPi;
 }
@@ -243,7 +242,8 @@ Demo4World demo4_make(const Demo4Params& params, std::span<const Circle> obstacl
     u.velocity = math::as_vector(u.orientation) * params.spawn_speed;
     w.roles[static_cast<std::size_t>(i)] = FlockRole::follower;
   }
-  if (params.leader > 0 && params.leader < w.num_units) w.roles[static_cast<std::size_t>(params.leader)] = FlockRole::leader;
+  if (params.leader > 0 && params.leader < w.num_units)
+    w.roles[static_cast<std::size_t>(params.leader)] = FlockRole::leader;
   if (params.interceptor > 0 && params.interceptor < w.num_units) {
     w.roles[static_cast<std::size_t>(params.interceptor)] = FlockRole::interceptor;
   }

@@ -29,16 +29,16 @@ bool is_neighbour(const Body& self, Vec2 position, const NeighbourhoodParams& p)
   if (d2 > p.radius * p.radius) return false;
   if (p.field_of_view >= math::kTwoPi || d2 == 0) return true;
   // Inside the cone iff the angle to the heading is at most half the field of view:
-  // dot(h, to) >= cos_half |to| with cos_half the cosine of fov/2. The >= keeps the 180 deg view's abeam bodies (dot = 0)
-  // visible, unlike Bourg's strict test (catalog Part J item 5).
+  // dot(h, to) >= cos_half |to| with cos_half the cosine of fov/2. The >= keeps the 180 deg view's abeam bodies (dot =
+  // 0) visible, unlike Bourg's strict test (catalog Part J item 5).
   real cos_half = math::sin_cos(0.5 * p.field_of_view).cos;
   // The cosine of pi/2 evaluates to 6e-17, not 0: snap it so a 180 deg view includes abeam bodies exactly.
   if (std::abs(cos_half) < 1e-15) cos_half = 0;
   return math::dot(math::normalized(self.heading), to) >= cos_half * math::sqrt(d2);
 }
 
-std::int32_t select_neighbours(const Body& self, std::span<const Neighbour> candidates,
-                               const NeighbourhoodParams& p, std::span<Neighbour> out) {
+std::int32_t select_neighbours(const Body& self, std::span<const Neighbour> candidates, const NeighbourhoodParams& p,
+                               std::span<Neighbour> out) {
   const auto capacity = static_cast<std::int32_t>(out.size());
   std::int32_t written = 0;
   for (const Neighbour& c : candidates) {

@@ -86,8 +86,7 @@ bool pursue_dead_ahead(const Body& b, const Mover& evader, const PursueParams& p
 
 Vec2 pursue_point(const Body& b, const Mover& evader, const PursueParams& p) {
   if (pursue_dead_ahead(b, evader, p)) return evader.position;
-  const real dt = pursuit_look_ahead(distance(evader.position, b.position), b.max_speed,
-                                     length(evader.velocity));
+  const real dt = pursuit_look_ahead(distance(evader.position, b.position), b.max_speed, length(evader.velocity));
   return evader.position + evader.velocity * dt;
 }
 
@@ -96,14 +95,11 @@ Vec2 pursue_force(const Body& b, const Mover& evader, const PursueParams& p) {
 }
 
 Vec2 evade_point(const Body& b, const Mover& pursuer) {
-  const real dt = pursuit_look_ahead(distance(pursuer.position, b.position), b.max_speed,
-                                     length(pursuer.velocity));
+  const real dt = pursuit_look_ahead(distance(pursuer.position, b.position), b.max_speed, length(pursuer.velocity));
   return pursuer.position + pursuer.velocity * dt;
 }
 
-Vec2 evade_force(const Body& b, const Mover& pursuer) {
-  return flee_force(b, evade_point(b, pursuer));
-}
+Vec2 evade_force(const Body& b, const Mover& pursuer) { return flee_force(b, evade_point(b, pursuer)); }
 
 Vec2 offset_pursuit_slot(const Body& leader, Vec2 offset, OffsetFrame frame) {
   if (frame == OffsetFrame::kLeaderLocal) return math::to_world_point(offset, leader.position, leader.heading);
@@ -116,8 +112,7 @@ Vec2 offset_pursuit_point(const Body& b, const Body& leader, Vec2 offset, Offset
   return slot + leader.velocity * dt;
 }
 
-Vec2 offset_pursuit_force(const Body& b, const Body& leader, Vec2 offset, OffsetFrame frame,
-                          real deceleration) {
+Vec2 offset_pursuit_force(const Body& b, const Body& leader, Vec2 offset, OffsetFrame frame, real deceleration) {
   return arrive_force(b, offset_pursuit_point(b, leader, offset, frame), deceleration);
 }
 
@@ -188,13 +183,11 @@ Vec2 wander_force_seed_literal(const Body& b, const WanderParams& p, WanderState
   return world - b.position;
 }
 
-Vec2 follow_waypoints_force(const Body& b, std::span<const Vec2> waypoints, const WaypointParams& p,
-                            WaypointState& s) {
+Vec2 follow_waypoints_force(const Body& b, std::span<const Vec2> waypoints, const WaypointParams& p, WaypointState& s) {
   const auto n = static_cast<std::int32_t>(waypoints.size());
   if (n == 0) return {};
   std::int32_t cur = s.current < 0 ? 0 : (s.current >= n ? n - 1 : s.current);
-  const bool within = math::distance_sq(waypoints[cur], b.position) <
-                      p.seek_distance * p.seek_distance;
+  const bool within = math::distance_sq(waypoints[cur], b.position) < p.seek_distance * p.seek_distance;
   bool reached_final = false;
   if (within) {
     if (cur + 1 < n) {

@@ -6,7 +6,7 @@ namespace flockstep::behavior {
 
 InterceptAim predict_intercept(const Mover& predator, const Mover& prey, const InterceptParams& params) {
   InterceptAim aim;
-  const Vec2 closing = prey.velocity - predator.velocity;  // V_r (the seed's "closing velocity")
+  const Vec2 closing = prey.velocity - predator.velocity;              // V_r (the seed's "closing velocity")
   const real range = math::length(prey.position - predator.position);  // |S_r|
   const real closing_speed = math::length(closing);
   // range / closing_speed > cap  <=>  closing_speed * cap < range (no division, no inf/inf).

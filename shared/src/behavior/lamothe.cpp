@@ -54,8 +54,9 @@ void asteroid_update(Asteroid& a) { a.position += a.velocity; }
 
 void fly_update(Fly& f, const FlyParams& p, Rng& rng) {
   if (f.ticks_left <= 0) {
-    f.velocity = {clamp_int(rng.range(p.min_component, p.max_component) + p.breeze_x, p.min_component, p.max_component),
-                  clamp_int(rng.range(p.min_component, p.max_component) + p.breeze_y, p.min_component, p.max_component)};
+    f.velocity = {
+        clamp_int(rng.range(p.min_component, p.max_component) + p.breeze_x, p.min_component, p.max_component),
+        clamp_int(rng.range(p.min_component, p.max_component) + p.breeze_y, p.min_component, p.max_component)};
     const std::int32_t burst = rng.range(p.min_burst_ticks, p.max_burst_ticks);
     // The seed's `while(++count < 10)` from 0 makes 9 moves; corrected bursts make `burst` moves.
     f.ticks_left = p.seed_literal_burst ? (burst > 1 ? burst - 1 : 1) : burst;

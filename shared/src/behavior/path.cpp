@@ -136,7 +136,8 @@ real get_param(const LinePath& path, Vec2 position, real last_param, real window
     const real last = math::clamp(last_param, 0, len);
     if (!(window < len)) return brute_force(path, position);  // the window covers the whole path
     Best best;
-    for (std::int32_t i = 0; i < nseg; ++i) consider(segment(path, i), 0, last - window, last + window, position, last, best);
+    for (std::int32_t i = 0; i < nseg; ++i)
+      consider(segment(path, i), 0, last - window, last + window, position, last, best);
     return best.param;
   }
   if (!(2 * window < len)) {
@@ -166,8 +167,8 @@ PathFollowOutput follow_core(const Kinematic& c, const LinePath& path, PathFollo
   if (!path.valid()) return out;  // nothing to follow: no steering
   const real window = p.coherence_window;
   // First call: brute force, canonical parameter; afterwards coherent around the last one.
-  const real current = state.started != 0 ? get_param(path, query, state.current_param, window)
-                                          : get_param(path, query);
+  const real current =
+      state.started != 0 ? get_param(path, query, state.current_param, window) : get_param(path, query);
   real target = current + p.path_offset;
   if (monotonic && state.started != 0) {
     // Never let the rabbit move backwards relative to the direction of travel.

@@ -13,8 +13,7 @@ real wrap_degrees(real deg) {
 
 }  // namespace
 
-bool pattern_step(PatternState& state, std::span<const PatternInstruction> pattern,
-                  const PatternParams& params) {
+bool pattern_step(PatternState& state, std::span<const PatternInstruction> pattern, const PatternParams& params) {
   const auto size = static_cast<std::int32_t>(pattern.size());
   if (size == 0 || state.finished) return false;
   if (state.index < 0 || state.index >= size) state.index = 0;  // defensive: caller-edited state

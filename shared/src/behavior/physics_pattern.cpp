@@ -24,7 +24,8 @@ void measure(PatternTracking& t, const CraftState& craft, const DoPatternParams&
   const Vec2 h = pattern_heading(craft);
   if (params.signed_heading) {
     // Sum of small per-tick signed turns, so any total (>= 180 deg, several laps) is measurable.
-    t.signed_heading_deg += math::arctan2(math::cross(t.last_heading, h), math::dot(t.last_heading, h)) * math::kRadToDeg;
+    t.signed_heading_deg +=
+        math::arctan2(math::cross(t.last_heading, h), math::dot(t.last_heading, h)) * math::kRadToDeg;
     t.d_heading_deg = t.signed_heading_deg < 0 ? -t.signed_heading_deg : t.signed_heading_deg;
   } else {
     // Seed: the arc cosine of h0 . h, in degrees. Rounding can push the dot of two unit vectors
@@ -47,8 +48,8 @@ void initialize_pattern_tracking(PatternTracking& tracking, const CraftState& cr
   snapshot(tracking, craft);
 }
 
-bool do_pattern(PatternTracking& tracking, std::span<const PhysicsInstruction> pattern,
-                const CraftState& craft, const DoPatternParams& params, Thrusters& out) {
+bool do_pattern(PatternTracking& tracking, std::span<const PhysicsInstruction> pattern, const CraftState& craft,
+                const DoPatternParams& params, Thrusters& out) {
   const auto size = static_cast<std::int32_t>(pattern.size());
   out = Thrusters{false, false, 1, 1};
   if (tracking.current_index < 0) tracking.current_index = 0;

@@ -62,7 +62,7 @@ Delegated<Vec2> dynamic_arrive_delegated(const Kinematic& c, Vec2 target, const 
   Delegated<Vec2> out;
   if (d < p.target_radius) {
     if (!p.brake_inside_target) return out;  // seed: no steering, the character coasts
-    out.surrogate = Vec2{};                   // brake: match velocity zero
+    out.surrogate = Vec2{};                  // brake: match velocity zero
   } else {
     // d > 0 here unless target_radius == 0 and we sit on the target; normalized(0) = 0 then
     // asks for velocity zero, which is the right thing.

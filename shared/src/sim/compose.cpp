@@ -43,8 +43,8 @@ constexpr BehaviorInfo kBehaviors[] = {
      "arrive at the midpoint of where the two will be"},
     {B::kWander, "wander", "T71 T13", kV, "none", "", "wander.radius wander.distance wander.jitter_per_second",
      "seek a point jittered on a circle ahead"},
-    {B::kFollowWaypoints, "follow_waypoints", "T72", kV, "path", "path deceleration",
-     "waypoint_seek_distance", "seek each waypoint in turn, arrive at the last of an open path"},
+    {B::kFollowWaypoints, "follow_waypoints", "T72", kV, "path", "path deceleration", "waypoint_seek_distance",
+     "seek each waypoint in turn, arrive at the last of an open path"},
     {B::kHide, "hide", "T74", kV, "target", "target_group", "hide.gap hide.deceleration hide.panic_distance",
      "arrive at the hiding spot behind the nearest obstacle, evade when there is none"},
     {B::kDynamicSeek, "dynamic_seek", "T42", kS, "goal or target", "target_group goal", "max_force mass",
@@ -83,31 +83,35 @@ constexpr BehaviorInfo kBehaviors[] = {
 };
 static_assert(std::size(kBehaviors) == static_cast<std::size_t>(BehaviorType::kCount));
 
-#define FLOCKSTEP_BFIELD(NAME, UNIT, LIMIT, DOC, PATH)                                          \
-  BehaviorField {                                                                               \
+#define FLOCKSTEP_BFIELD(NAME, UNIT, LIMIT, DOC, PATH)                                                   \
+  BehaviorField {                                                                                        \
     NAME, UNIT, LIMIT, DOC, [](const BehaviorSpec& b) -> double { return static_cast<double>(b.PATH); }, \
-        [](BehaviorSpec& b, double v) { b.PATH = v; }, false, false                              \
+        [](BehaviorSpec& b, double v) { b.PATH = v; }, false, false                                      \
   }
-#define FLOCKSTEP_BINT(NAME, UNIT, LIMIT, DOC, PATH)                                            \
-  BehaviorField {                                                                               \
+#define FLOCKSTEP_BINT(NAME, UNIT, LIMIT, DOC, PATH)                                                     \
+  BehaviorField {                                                                                        \
     NAME, UNIT, LIMIT, DOC, [](const BehaviorSpec& b) -> double { return static_cast<double>(b.PATH); }, \
-        [](BehaviorSpec& b, double v) {                                                          \
-          b.PATH = v >= -2147483648.0 && v <= 2147483647.0 ? static_cast<std::int32_t>(v) : -2;   \
-        }, false, true                                                                           \
+        [](BehaviorSpec& b, double v) {                                                                  \
+          b.PATH = v >= -2147483648.0 && v <= 2147483647.0 ? static_cast<std::int32_t>(v) : -2;          \
+        },                                                                                               \
+        false, true                                                                                      \
   }
 
 const BehaviorField kFields[] = {
     FLOCKSTEP_BFIELD("weight", "", "0..1000", "multiplier in the combiner; 0 switches the behaviour off (T09)", weight),
     FLOCKSTEP_BINT("priority", "", "0..3", "T80 priority group, evaluated in increasing order", priority),
     FLOCKSTEP_BFIELD("probability", "", "0..1", "T81 chance per tick of being considered", probability),
-    FLOCKSTEP_BINT("target_group", "group", "-1 or another group", "acts on the nearest agent of this group (-1: nearest player)", target_group),
+    FLOCKSTEP_BINT("target_group", "group", "-1 or another group",
+                   "acts on the nearest agent of this group (-1: nearest player)", target_group),
     FLOCKSTEP_BINT("leader_group", "group", "another group", "the group whose lowest-id agent leads", leader_group),
     FLOCKSTEP_BINT("path", "path", "an existing path", "index into the scenario's paths", path),
     FLOCKSTEP_BFIELD("goal.x", "m", "finite", "fixed target point, x ((0, 0) = none)", goal.x),
     FLOCKSTEP_BFIELD("goal.y", "m", "finite", "fixed target point, y", goal.y),
-    FLOCKSTEP_BFIELD("range", "m", ">= 0; <= grid_cell for neighbour queries", "panic range or neighbourhood radius (0 = default)", range),
+    FLOCKSTEP_BFIELD("range", "m", ">= 0; <= grid_cell for neighbour queries",
+                     "panic range or neighbourhood radius (0 = default)", range),
     FLOCKSTEP_BFIELD("deceleration", "", ">= 1", "T66 DECELERATION tweak", deceleration),
-    FLOCKSTEP_BFIELD("slow_radius", "m or rad", "> 0", "start braking inside this distance (angle for align/face)", slow_radius),
+    FLOCKSTEP_BFIELD("slow_radius", "m or rad", "> 0", "start braking inside this distance (angle for align/face)",
+                     slow_radius),
     FLOCKSTEP_BFIELD("target_radius", "m or rad", ">= 0", "arrival tolerance", target_radius),
     FLOCKSTEP_BFIELD("time_to_target", "s", "> 0", "time constant of the velocity or rotation match", time_to_target),
     FLOCKSTEP_BFIELD("max_prediction", "s", "> 0", "look-ahead cap (T47/T48), time horizon (T58)", max_prediction),
@@ -124,23 +128,28 @@ const BehaviorField kFields[] = {
 #undef FLOCKSTEP_BFIELD
 #undef FLOCKSTEP_BINT
 
-#define FLOCKSTEP_CFIELD(NAME, UNIT, LIMIT, DOC, PATH, IS_INT)                                       \
-  CompositionField {                                                                                \
-    NAME, UNIT, LIMIT, DOC, [](const Composition& c) -> double { return static_cast<double>(c.PATH); },   \
-        [](Composition& c, double v) {                                                               \
-          if constexpr (IS_INT) c.PATH = v >= -1e9 && v <= 1e9 ? static_cast<std::int32_t>(v) : -1;    \
-          else c.PATH = static_cast<real>(v);                                                        \
-        }, IS_INT                                                                                    \
+#define FLOCKSTEP_CFIELD(NAME, UNIT, LIMIT, DOC, PATH, IS_INT)                                          \
+  CompositionField {                                                                                    \
+    NAME, UNIT, LIMIT, DOC, [](const Composition& c) -> double { return static_cast<double>(c.PATH); }, \
+        [](Composition& c, double v) {                                                                  \
+          if constexpr (IS_INT) c.PATH = v >= -1e9 && v <= 1e9 ? static_cast<std::int32_t>(v) : -1;     \
+          else c.PATH = static_cast<real>(v);                                                           \
+        },                                                                                              \
+        IS_INT                                                                                          \
   }
 const CompositionField kCompositionFields[] = {
     FLOCKSTEP_CFIELD("sharpness", "", "0..8", "T62 urgency exponent (combiner urgency)", sharpness, true),
     FLOCKSTEP_CFIELD("epsilon", "N or m/s^2", ">= 0", "T78/T80 threshold for a non-zero output", epsilon, false),
-    FLOCKSTEP_CFIELD("max_angular", "rad/s^2", "> 0", "clip on the combined angular acceleration (steering model)", max_angular, false),
+    FLOCKSTEP_CFIELD("max_angular", "rad/s^2", "> 0", "clip on the combined angular acceleration (steering model)",
+                     max_angular, false),
     FLOCKSTEP_CFIELD("max_rotation", "rad/s", "> 0", "clip on the rotation (steering model)", max_rotation, false),
-    FLOCKSTEP_CFIELD("filters.heading_samples", "samples", "0..16", "T82 heading smoothing window (vehicle; 0 = off)", filters.heading_samples, true),
-    FLOCKSTEP_CFIELD("integration", "", "0..1", "steering model: 0 Newton-Euler-1 (T05), 1 exact constant acceleration (T04)", integration, true),
+    FLOCKSTEP_CFIELD("filters.heading_samples", "samples", "0..16", "T82 heading smoothing window (vehicle; 0 = off)",
+                     filters.heading_samples, true),
+    FLOCKSTEP_CFIELD("integration", "", "0..1",
+                     "steering model: 0 Newton-Euler-1 (T05), 1 exact constant acceleration (T04)", integration, true),
     FLOCKSTEP_CFIELD("actuation", "", "0..1", "steering model: 0 ideal, 1 car actuator (T07)", actuation, true),
-    FLOCKSTEP_CFIELD("filters.facing_fraction", "", "0..1", "T02 facing smoothing per tick (steering; 0 = off)", filters.facing_fraction, false),
+    FLOCKSTEP_CFIELD("filters.facing_fraction", "", "0..1", "T02 facing smoothing per tick (steering; 0 = off)",
+                     filters.facing_fraction, false),
 };
 #undef FLOCKSTEP_CFIELD
 
@@ -164,8 +173,11 @@ const char* model_name(Model m) {
 bool parse_model(std::string_view name, Model& out) { return parse_name(name, kModelNames, out); }
 const char* model_summary(Model m) {
   switch (m) {
-    case Model::kVehicle: return "point mass steered by forces: a = F/m, speed truncated to max_speed, heading along the velocity (T08)";
-    case Model::kSteering: return "position, orientation, velocity and rotation driven by linear and angular accelerations, Newton-Euler-1 with speed clip (T01, T05; T04 and T07 as options)";
+    case Model::kVehicle:
+      return "point mass steered by forces: a = F/m, speed truncated to max_speed, heading along the velocity (T08)";
+    case Model::kSteering:
+      return "position, orientation, velocity and rotation driven by linear and angular accelerations, Newton-Euler-1 "
+             "with speed clip (T01, T05; T04 and T07 as options)";
     case Model::kCraft: return "rigid body with constant thrust and bow thrusters, drag and a keel (T10)";
     case Model::kKinematic: return "the technique sets the velocity directly (T03)";
     case Model::kTile: return "moves between tile centres of the scenario's tile map, never into a blocked tile";
@@ -174,12 +186,20 @@ const char* model_summary(Model m) {
 }
 const char* combiner_summary(Combiner c) {
   switch (c) {
-    case Combiner::kRunningSum: return "add weight * output in list order until the budget (max_force) is used up; later behaviours are not evaluated (T79, T09 layers)";
-    case Combiner::kBlend: return "sum of weight * output, truncated to the budget once at the end (T77 forces, T61 accelerations)";
-    case Combiner::kPriority: return "the first behaviour whose weighted output is longer than epsilon wins alone (T78)";
-    case Combiner::kGrouped: return "blend within each priority group; the first group whose blend is longer than epsilon wins (T80)";
-    case Combiner::kDither: return "walk the list; each behaviour is considered with its probability, then added as in running_sum (T81)";
-    case Combiner::kUrgency: return "weights scaled by (|output| / largest |output|)^sharpness, then blended: from blending (0) toward arbitration (T62)";
+    case Combiner::kRunningSum:
+      return "add weight * output in list order until the budget (max_force) is used up; later behaviours are not "
+             "evaluated (T79, T09 layers)";
+    case Combiner::kBlend:
+      return "sum of weight * output, truncated to the budget once at the end (T77 forces, T61 accelerations)";
+    case Combiner::kPriority:
+      return "the first behaviour whose weighted output is longer than epsilon wins alone (T78)";
+    case Combiner::kGrouped:
+      return "blend within each priority group; the first group whose blend is longer than epsilon wins (T80)";
+    case Combiner::kDither:
+      return "walk the list; each behaviour is considered with its probability, then added as in running_sum (T81)";
+    case Combiner::kUrgency:
+      return "weights scaled by (|output| / largest |output|)^sharpness, then blended: from blending (0) toward "
+             "arbitration (T62)";
     default: return "";
   }
 }
@@ -230,8 +250,10 @@ std::string validate_composition(const Composition& c, Model model, std::int32_t
   if (!(c.max_rotation > 0) || !math::is_finite(c.max_rotation)) return bad("max_rotation", "must be > 0");
   if (c.integration < 0 || c.integration > 1) return bad("integration", "must be 0 (Newton-Euler-1) or 1 (exact)");
   if (c.actuation < 0 || c.actuation > 1) return bad("actuation", "must be 0 (ideal) or 1 (car)");
-  if (c.filters.heading_samples < 0 || c.filters.heading_samples > 16) return bad("filters.heading_samples", "must be in 0..16");
-  if (!(c.filters.facing_fraction >= 0 && c.filters.facing_fraction <= 1)) return bad("filters.facing_fraction", "must be in 0..1");
+  if (c.filters.heading_samples < 0 || c.filters.heading_samples > 16)
+    return bad("filters.heading_samples", "must be in 0..16");
+  if (!(c.filters.facing_fraction >= 0 && c.filters.facing_fraction <= 1))
+    return bad("filters.facing_fraction", "must be in 0..1");
   std::int32_t last_priority = 0;
   for (std::size_t k = 0; k < c.behaviors.size(); ++k) {
     const BehaviorSpec& b = c.behaviors[k];
@@ -248,10 +270,12 @@ std::string validate_composition(const Composition& c, Model model, std::int32_t
     if (!(b.probability >= 0 && b.probability <= 1)) return bad(p + ".probability", "must be in 0..1");
     if (b.target_group < -1 || b.target_group >= groups) return bad(p + ".target_group", "must be -1 or name a group");
     const bool needs_leader = b.type == BehaviorType::kOffsetPursuit || b.type == BehaviorType::kInterpose;
-    if (needs_leader && (b.leader_group < 0 || b.leader_group >= groups)) return bad(p + ".leader_group", "must name a group");
+    if (needs_leader && (b.leader_group < 0 || b.leader_group >= groups))
+      return bad(p + ".leader_group", "must name a group");
     const bool needs_path = b.type == BehaviorType::kFollowWaypoints || b.type == BehaviorType::kFollowPath;
     if (needs_path && (b.path < 0 || b.path >= paths)) return bad(p + ".path", "must name an existing path");
-    if (!math::is_finite(b.goal) || !math::is_finite(b.offset)) return bad(p + ".goal", "goal and offset must be finite");
+    if (!math::is_finite(b.goal) || !math::is_finite(b.offset))
+      return bad(p + ".goal", "goal and offset must be finite");
     if (!(b.range >= 0) || !math::is_finite(b.range)) return bad(p + ".range", "must be >= 0");
     const bool queries = b.type == BehaviorType::kSeparation || b.type == BehaviorType::kAttraction ||
                          b.type == BehaviorType::kConeAvoid || b.type == BehaviorType::kCollisionAvoid ||
@@ -323,7 +347,10 @@ Composition composition_of(const GroupSpec& g) {
   primary.range = g.panic_range;
   switch (g.technique) {
     case Technique::kFlock: primary.type = BehaviorType::kFlock; break;
-    case Technique::kChase: primary.type = BehaviorType::kSeek; primary.goal = {}; break;
+    case Technique::kChase:
+      primary.type = BehaviorType::kSeek;
+      primary.goal = {};
+      break;
     case Technique::kPursue: primary.type = BehaviorType::kPursue; break;
     case Technique::kOffsetPursuit: primary.type = BehaviorType::kOffsetPursuit; break;
     case Technique::kWander: primary.type = BehaviorType::kWander; break;

@@ -7,7 +7,9 @@ namespace flockstep::sim {
 
 PlayerInput sanitize_input(PlayerInput input) {
   // NaN fails both comparisons and becomes 0.
-  auto sanitize = [](real v, real lo, real hi) { return v >= lo && v <= hi ? v : (v > hi ? hi : (v < lo ? lo : real(0))); };
+  auto sanitize = [](real v, real lo, real hi) {
+    return v >= lo && v <= hi ? v : (v > hi ? hi : (v < lo ? lo : real(0)));
+  };
   input.turn = sanitize(input.turn, -1, 1);
   input.throttle = sanitize(input.throttle, 0, 1);
   return input;

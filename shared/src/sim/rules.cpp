@@ -15,11 +15,13 @@ Vec2 centre_near(const behavior::Circle& c, Vec2 origin, real w, real h) {
   Vec2 k = c.center;
   if (w > 0) {
     const real dx = k.x - origin.x;
-    if (dx > w * 0.5) k.x -= w; else if (dx < -w * 0.5) k.x += w;
+    if (dx > w * 0.5) k.x -= w;
+    else if (dx < -w * 0.5) k.x += w;
   }
   if (h > 0) {
     const real dy = k.y - origin.y;
-    if (dy > h * 0.5) k.y -= h; else if (dy < -h * 0.5) k.y += h;
+    if (dy > h * 0.5) k.y -= h;
+    else if (dy < -h * 0.5) k.y += h;
   }
   return k;
 }
@@ -107,10 +109,22 @@ void apply_border(Vec2& p, Vec2& v, real radius, const Scenario& s) {
     p = math::wrap_torus(p, w, h);  // T14
     return;
   }
-  if (p.x < radius) { p.x = radius; if (v.x < 0) v.x = 0; }
-  if (p.x > w - radius) { p.x = w - radius; if (v.x > 0) v.x = 0; }
-  if (p.y < radius) { p.y = radius; if (v.y < 0) v.y = 0; }
-  if (p.y > h - radius) { p.y = h - radius; if (v.y > 0) v.y = 0; }
+  if (p.x < radius) {
+    p.x = radius;
+    if (v.x < 0) v.x = 0;
+  }
+  if (p.x > w - radius) {
+    p.x = w - radius;
+    if (v.x > 0) v.x = 0;
+  }
+  if (p.y < radius) {
+    p.y = radius;
+    if (v.y < 0) v.y = 0;
+  }
+  if (p.y > h - radius) {
+    p.y = h - radius;
+    if (v.y > 0) v.y = 0;
+  }
 }
 
 }  // namespace flockstep::sim

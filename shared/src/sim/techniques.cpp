@@ -16,7 +16,8 @@ constexpr TechniqueEntry kTable[] = {
     {"T03", "Kinematic update: velocity set directly", C::kModel, "model:kinematic", "behavior::kinematic_integrate"},
     {"T04", "Exact constant-acceleration update", C::kOption, "option:exact_integration",
      "\"integration\": 1 (steering model)"},
-    {"T05", "Newton-Euler-1 update with speed clip and drag", C::kModel, "model:steering", "behavior::integrate_steering"},
+    {"T05", "Newton-Euler-1 update with speed clip and drag", C::kModel, "model:steering",
+     "behavior::integrate_steering"},
     {"T06", "Fixed steps from a variable frame clock", C::kInternal, "*",
      "sim::TickClock in the server's room loop (every room)"},
     {"T07", "Forces and actuation (car actuator)", C::kOption, "option:car_actuation",
@@ -121,7 +122,8 @@ constexpr TechniqueEntry kTable[] = {
 };
 static_assert(std::size(kTable) == 82);
 
-constexpr const char* kCarrierNames[] = {"behavior", "combiner", "model", "option", "filter", "technique", "world", "internal"};
+constexpr const char* kCarrierNames[] = {"behavior", "combiner",  "model", "option",
+                                         "filter",   "technique", "world", "internal"};
 
 /// The keys of a space-separated list, one at a time.
 template <class F>
@@ -152,7 +154,8 @@ std::vector<std::string> scenario_uses(const Scenario& s) {
     const Composition c = composition_of(g);
     if (c.behaviors.empty()) continue;
     u.push_back(std::string("combiner:") + combiner_name(c.combiner));
-    if (c.combiner == Combiner::kBlend) u.emplace_back(m == Model::kVehicle ? "option:vehicle_blend" : "option:steering_blend");
+    if (c.combiner == Combiner::kBlend)
+      u.emplace_back(m == Model::kVehicle ? "option:vehicle_blend" : "option:steering_blend");
     if (c.filters.heading_samples > 0 && m == Model::kVehicle) u.emplace_back("filter:heading_samples");
     if (c.filters.facing_fraction > 0 && m == Model::kSteering) u.emplace_back("filter:facing_fraction");
     if (m == Model::kSteering && c.integration == 1) u.emplace_back("option:exact_integration");

@@ -250,7 +250,8 @@ void World::step() {
   std::fill(leader_index_.begin(), leader_index_.end(), -1);
   for (std::int32_t i = 0; i < count_; ++i) {
     if (kind_[i] == AgentKind::kPlayer) players_.push_back(i);
-    if (group_[i] >= 0 && targeted_[static_cast<std::size_t>(group_[i])]) members_[static_cast<std::size_t>(group_[i])].push_back(i);
+    if (group_[i] >= 0 && targeted_[static_cast<std::size_t>(group_[i])])
+      members_[static_cast<std::size_t>(group_[i])].push_back(i);
     const std::int32_t g = group_[i];
     // Leader = the group member with the lowest id value: stable under swap-remove reordering.
     if (g >= 0 && (leader_index_[g] < 0 || id_[i].value < id_[leader_index_[g]].value)) leader_index_[g] = i;
@@ -354,7 +355,8 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
   } else {
     std::uint64_t keys[kAgentsPerTask];
     for (std::int32_t q = 0; q < m; ++q)
-      keys[q] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(batch_group[q])) << 32 | static_cast<std::uint32_t>(q);
+      keys[q] =
+          static_cast<std::uint64_t>(static_cast<std::uint32_t>(batch_group[q])) << 32 | static_cast<std::uint32_t>(q);
     std::sort(keys, keys + m);
     for (std::int32_t q = 0; q < m; ++q) order[q] = static_cast<std::int32_t>(keys[q] & 0xFFFFFFFFu);
   }
@@ -377,12 +379,8 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
       case Model::kTile:
         integrate_tile(i);  // moves between tile centres inside the map: no confine needed
         continue;
-      case Model::kKinematic:
-        integrate_kinematic(i);
-        break;
-      case Model::kSteering:
-        integrate_steering_model(i);
-        break;
+      case Model::kKinematic: integrate_kinematic(i); break;
+      case Model::kSteering: integrate_steering_model(i); break;
       case Model::kCraft:
         if (kind_[i] == AgentKind::kPlayer) {
           // The one player step shared with every client's predictor (player.hpp).
@@ -469,8 +467,8 @@ void World::apply_captures() {
 
 AgentView World::view(std::int32_t i) const {
   FLOCKSTEP_ASSERT(i >= 0 && i < count_);
-  return {id_[i], kind_[i], group_[i], position_[i], velocity_[i], orientation_at(i), angular_velocity_[i],
-          target_[i], aim_[i], state_[i], spawn_tick_[i]};
+  return {id_[i],     kind_[i], group_[i], position_[i],  velocity_[i], orientation_at(i), angular_velocity_[i],
+          target_[i], aim_[i],  state_[i], spawn_tick_[i]};
 }
 
 std::int32_t World::count_kind(AgentKind k) const {
@@ -495,7 +493,10 @@ std::int32_t World::nearest_in_group(std::int32_t group, std::int32_t self, Vec2
   for (const std::int32_t j : members_[static_cast<std::size_t>(group)]) {
     if (j == self) continue;
     const real d2 = math::length_sq(delta(p, position_[j]));
-    if (d2 < best_d2) { best_d2 = d2; best = j; }  // members_ is in dense order: ties keep the lower index
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      best = j;
+    }  // members_ is in dense order: ties keep the lower index
   }
   if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
   return best;
@@ -573,7 +574,8 @@ void World::rebuild_groups() {
     const GroupSpec& spec = scenario_.groups[g];
     compose_[g] = composition_of(spec);
     group_model_[g] = model_of(spec);
-    fov_cos_half_[g] = spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
+    fov_cos_half_[g] =
+        spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
     if (spec.target_group >= 0) targeted_[static_cast<std::size_t>(spec.target_group)] = 1;
     for (const BehaviorSpec& b : compose_[g].behaviors)
       if (b.target_group >= 0) targeted_[static_cast<std::size_t>(b.target_group)] = 1;

@@ -29,27 +29,30 @@ real length_of(const behavior::SteeringOutput& s) {
 struct RawOutput {
   real lx, ly, a;
   behavior::SteeringOutput get() const { return {{lx, ly}, a}; }
-  void set(const behavior::SteeringOutput& o) { lx = o.linear.x; ly = o.linear.y; a = o.angular; }
+  void set(const behavior::SteeringOutput& o) {
+    lx = o.linear.x;
+    ly = o.linear.y;
+    a = o.angular;
+  }
 };
 
 }  // namespace
 
 /// Per-agent scratch of one batch: the combiner's state and the annotation.
 struct World::Lane {
-  std::int32_t i = 0;     // dense index
-  std::int32_t k = 0;     // slot index (cell order)
+  std::int32_t i = 0;  // dense index
+  std::int32_t k = 0;  // slot index (cell order)
   Vec2 pos, vel, head;
   behavior::TruncatedRunningSum sum{0};
   RawOutput out[kMaxBehaviors];  // raw outputs of the evaluated behaviours (valid where `has` says)
-  std::uint32_t has = 0;  // bit q: behaviour q produced an output
-  real angular = 0;       // running-sum / dither angular part (steering model)
-  bool decided = false;   // T78/T80: a winner was found
-  SteeringOutput result;  // T78/T80: the winner's output
+  std::uint32_t has = 0;         // bit q: behaviour q produced an output
+  real angular = 0;              // running-sum / dither angular part (steering model)
+  bool decided = false;          // T78/T80: a winner was found
+  SteeringOutput result;         // T78/T80: the winner's output
   BehaviorState st = BehaviorState::kNone;
   AgentId target;
   Vec2 aim;
 };
-
 
 /// What steer_composed hands each kernel: whether a lane evaluates the behaviour, and the
 /// combiner's step for its output.
@@ -75,7 +78,10 @@ struct World::ComposeSink {
       L.angular += raw.angular * bs->weight;
     } else if (c->combiner == Combiner::kPriority) {
       const behavior::SteeringOutput w = raw * bs->weight;
-      if (length_of(w) > c->epsilon) { L.decided = true; L.result = w; }
+      if (length_of(w) > c->epsilon) {
+        L.decided = true;
+        L.result = w;
+      }
     }
     if (keep_outputs) {
       L.out[bk].set(raw);
@@ -127,7 +133,10 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
     traced_lane[t] = -1;
     if (traced_index_[t] < 0 || group_[traced_index_[t]] != gi) continue;
     for (std::int32_t j = 0; j < n; ++j)
-      if (slots[static_cast<std::size_t>(slot_list[j])] == traced_index_[t]) { traced_lane[t] = j; traced_here = true; }
+      if (slots[static_cast<std::size_t>(slot_list[j])] == traced_index_[t]) {
+        traced_lane[t] = j;
+        traced_here = true;
+      }
   }
   for (std::int32_t j = 0; j < n; ++j) {
     Lane& L = *new (&lanes[j]) Lane;  // default member initialisers; the output slots stay raw
@@ -152,13 +161,20 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
         for (std::size_t q = 0; q < bk; ++q)
           if ((L.has >> q & 1u) && c.behaviors[q].priority == c.behaviors[bk - 1].priority)
             s += L.out[q].get() * c.behaviors[q].weight;
-        if (length_of(s) > c.epsilon) { L.decided = true; L.result = s; }
+        if (length_of(s) > c.epsilon) {
+          L.decided = true;
+          L.result = s;
+        }
       }
     }
     // The combiner's step for this behaviour, fused into the kernel's loop: which lanes evaluate
     // it (the lazy combiners skip the rest) and what happens to each output (measured: separate
     // loops cost the mixed arena's many small batches ~5 % of its tick).
-    ComposeSink sink{this, &c, &bs, bk, lazy_sum,
+    ComposeSink sink{this,
+                     &c,
+                     &bs,
+                     bk,
+                     lazy_sum,
                      traced_here || c.combiner == Combiner::kBlend || c.combiner == Combiner::kGrouped ||
                          c.combiner == Combiner::kUrgency};
     run_behavior(g, gi, bs, lanes, n, sink);
@@ -169,19 +185,18 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
     SteeringOutput r{};
     switch (c.combiner) {
       case Combiner::kRunningSum:
-      case Combiner::kDither:
-        r = {L.sum.result(), math::clamp(L.angular, -c.max_angular, c.max_angular)};
-        break;
-      case Combiner::kPriority:
-        r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{};
-        break;
+      case Combiner::kDither: r = {L.sum.result(), math::clamp(L.angular, -c.max_angular, c.max_angular)}; break;
+      case Combiner::kPriority: r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{}; break;
       case Combiner::kGrouped: {
         if (!L.decided) {  // the last group decides, or nothing does
           SteeringOutput s{};
           const std::int32_t last = c.behaviors.back().priority;
           for (std::size_t q = 0; q < nb; ++q)
             if ((L.has >> q & 1u) && c.behaviors[q].priority == last) s += L.out[q].get() * c.behaviors[q].weight;
-          if (length_of(s) > c.epsilon) { L.decided = true; L.result = s; }
+          if (length_of(s) > c.epsilon) {
+            L.decided = true;
+            L.result = s;
+          }
         }
         r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{};
         break;
@@ -204,8 +219,7 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
         }
         break;
       }
-      default:
-        break;
+      default: break;
     }
     if (!vehicle && c.actuation == 1) {
       // T07: what a car can do of it: force only along the heading, bounded, and a bounded torque.
@@ -371,7 +385,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         if (seek_like && has_goal) {
           L.aim = L.pos + delta(L.pos, bs.goal);
           e.o.linear = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, L.aim)
-                                                         : behavior::arrive_force(b, L.aim, bs.deceleration);
+                                                      : behavior::arrive_force(b, L.aim, bs.deceleration);
           L.st = BehaviorState::kSeeking;
           continue;
         }
@@ -379,15 +393,33 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
           // No target (no player yet, or the target group is empty): idle at the world centre;
           // flee has nothing to flee from.
           if (bs.type != BehaviorType::kFlee) e.o.linear = behavior::arrive_force(b, centre, g.arrive_deceleration);
-          if (seek_like) { L.aim = centre; L.st = BehaviorState::kSeeking; }
+          if (seek_like) {
+            L.aim = centre;
+            L.st = BehaviorState::kSeeking;
+          }
           continue;
         }
         L.target = id_[tj];
         switch (bs.type) {
-          case BehaviorType::kSeek: e.o.linear = behavior::seek_force(b, tpos); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kArrive: e.o.linear = behavior::arrive_force(b, tpos, bs.deceleration); L.aim = tpos; L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kPursue: e.o.linear = behavior::pursue_force(b, tm); L.aim = behavior::pursue_point(b, tm); L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kEvade: e.o.linear = behavior::evade_force(b, tm); L.st = BehaviorState::kFleeing; break;
+          case BehaviorType::kSeek:
+            e.o.linear = behavior::seek_force(b, tpos);
+            L.aim = tpos;
+            L.st = BehaviorState::kSeeking;
+            break;
+          case BehaviorType::kArrive:
+            e.o.linear = behavior::arrive_force(b, tpos, bs.deceleration);
+            L.aim = tpos;
+            L.st = BehaviorState::kSeeking;
+            break;
+          case BehaviorType::kPursue:
+            e.o.linear = behavior::pursue_force(b, tm);
+            L.aim = behavior::pursue_point(b, tm);
+            L.st = BehaviorState::kSeeking;
+            break;
+          case BehaviorType::kEvade:
+            e.o.linear = behavior::evade_force(b, tm);
+            L.st = BehaviorState::kFleeing;
+            break;
           case BehaviorType::kFlee:
             e.o.linear = behavior::flee_force(b, tpos, bs.range > 0 ? bs.range : math::kInfinity);
             L.aim = tpos;
@@ -415,10 +447,15 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         const behavior::Body b = body_of(L);
         if (bs.type == BehaviorType::kOffsetPursuit) {
           const GroupSpec& lg = scenario_.groups[static_cast<std::size_t>(group_[li])];
-          const behavior::Body leader{L.pos + delta(L.pos, position_[li]), velocity_[li], heading_[li],
-                                      lg.mass, lg.max_force, lg.max_speed, lg.radius};
+          const behavior::Body leader{L.pos + delta(L.pos, position_[li]),
+                                      velocity_[li],
+                                      heading_[li],
+                                      lg.mass,
+                                      lg.max_force,
+                                      lg.max_speed,
+                                      lg.radius};
           e.o.linear = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
-                                                         bs.deceleration);
+                                                      bs.deceleration);
           L.target = id_[li];
           L.aim = math::to_world_point(bs.offset, leader.position, leader.heading);
           L.st = BehaviorState::kSeeking;
@@ -487,8 +524,14 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         e.produced = true;
         L.aim = point;
         switch (bs.type) {
-          case BehaviorType::kDynamicSeek: e.o = behavior::dynamic_seek(k, point, {accel}); L.st = BehaviorState::kSeeking; break;
-          case BehaviorType::kDynamicFlee: e.o = behavior::dynamic_flee(k, point, {accel}); L.st = BehaviorState::kFleeing; break;
+          case BehaviorType::kDynamicSeek:
+            e.o = behavior::dynamic_seek(k, point, {accel});
+            L.st = BehaviorState::kSeeking;
+            break;
+          case BehaviorType::kDynamicFlee:
+            e.o = behavior::dynamic_flee(k, point, {accel});
+            L.st = BehaviorState::kFleeing;
+            break;
           case BehaviorType::kDynamicArrive: {
             behavior::ArriveParams ap;
             ap.max_acceleration = accel;
@@ -519,14 +562,17 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         if (tj < 0) continue;
         // Evade's panic range: beyond it no output, so a lower priority (arrive home) can win.
         if (bs.type == BehaviorType::kDynamicEvade && bs.range > 0 &&
-            math::length_sq(tpos - L.pos) > bs.range * bs.range) continue;
+            math::length_sq(tpos - L.pos) > bs.range * bs.range)
+          continue;
         const behavior::Kinematic k = kin_of(L);
         e.produced = true;
         L.target = id_[tj];
         L.aim = tpos;
         switch (bs.type) {
           case BehaviorType::kAlign: e.o = behavior::align(k, orientation_at(tj), align_params(bs)); break;
-          case BehaviorType::kVelocityMatch: e.o = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target}); break;
+          case BehaviorType::kVelocityMatch:
+            e.o = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target});
+            break;
           case BehaviorType::kDynamicPursue: {
             behavior::DynamicPursueParams pp;
             pp.prediction.max_prediction = bs.max_prediction;
@@ -615,8 +661,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         sink.emit(L, neighbour_behavior(g, gi, bs, L.i, L.k, &L.st));
       }
       return;
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -646,7 +691,11 @@ behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int3
   std::int32_t count = 0;
   std::int32_t self_index = -1;
   const behavior::Kinematic self{pos, orientation_at(i), slot_velocity_[slot], angular_velocity_[i]};
-  if (millington_flock) { others[0] = self; self_index = 0; count = 1; }
+  if (millington_flock) {
+    others[0] = self;
+    self_index = 0;
+    count = 1;
+  }
   grid_.query_slots(pos, radius, slot, slot_position_.data(), [&](std::int32_t k, Vec2 d, real) {
     if (count >= kMaxCandidates) return;
     if (same_group_only && slot_group_[k] != gi) return;
@@ -762,20 +811,19 @@ behavior::FlockSums World::flock_sums_per_neighbour(const GroupSpec& g, std::int
   const bool check_fov = cos_half > -1;
   const Vec2 h = head;
   const std::int32_t* groups = slot_group_.data();
-  grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(),
-                    [&](std::int32_t k, Vec2 d, real d2) {
-                      // Field of view (T32): keep k if the angle between heading and d is within
-                      // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without branches
-                      // (ahead or behind is a coin flip for the branch predictor): the candidate
-                      // is always written and n advances only if it is kept.
-                      const bool outside = check_fov & (d2 > 0) & (math::dot(h, d) < cos_half * math::sqrt(d2));
-                      const bool keep = (groups[k] == own_group) & (n < kMaxCandidates) & !outside;
-                      cdx[n] = d.x;
-                      cdy[n] = d.y;
-                      cd2[n] = d2;
-                      cslot[n] = k;
-                      n += static_cast<std::int32_t>(keep);
-                    });
+  grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(), [&](std::int32_t k, Vec2 d, real d2) {
+    // Field of view (T32): keep k if the angle between heading and d is within
+    // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without branches
+    // (ahead or behind is a coin flip for the branch predictor): the candidate
+    // is always written and n advances only if it is kept.
+    const bool outside = check_fov & (d2 > 0) & (math::dot(h, d) < cos_half * math::sqrt(d2));
+    const bool keep = (groups[k] == own_group) & (n < kMaxCandidates) & !outside;
+    cdx[n] = d.x;
+    cdy[n] = d.y;
+    cd2[n] = d2;
+    cslot[n] = k;
+    n += static_cast<std::int32_t>(keep);
+  });
   // Which candidates to keep, in the order their forces are summed: all of them in visiting
   // order, or beyond kMaxNeighbours the nearest, ordered by (distance, id) for determinism.
   std::int32_t order[kMaxCandidates];

@@ -32,7 +32,10 @@ void World::steer_craft(std::int32_t i) {
         const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
         t = behavior::los_chase_thrusters(cs, goal, los);
         aim = goal;
-        if (pj >= 0) { target = id_[pj]; st = BehaviorState::kSeeking; }
+        if (pj >= 0) {
+          target = id_[pj];
+          st = BehaviorState::kSeeking;
+        }
         break;
       }
       case Technique::kIntercept: {
@@ -43,7 +46,8 @@ void World::steer_craft(std::int32_t i) {
           t = out.thrusters;
           aim = out.aim.point;
           target = id_[pj];
-          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
+          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting
+                                                              : BehaviorState::kLosFallback;
         } else {
           t = behavior::los_chase_thrusters(cs, centre, los);
           aim = centre;
@@ -56,10 +60,8 @@ void World::steer_craft(std::int32_t i) {
         st = BehaviorState::kPatrolling;
         break;
       }
-      case Technique::kBourgFlock:
-        return;  // stepped whole by step_bourg_groups, after the players moved
-      default:
-        break;
+      case Technique::kBourgFlock: return;  // stepped whole by step_bourg_groups, after the players moved
+      default: break;
     }
   }
   thrusters_[i] = t;
@@ -88,8 +90,15 @@ behavior::Demo4World World::bourg_world(std::int32_t group, behavior::Demo4Param
     w.modes[static_cast<std::size_t>(n)] = chase_mode_[i];
     w.roles[static_cast<std::size_t>(n)] = behavior::FlockRole::follower;
     const std::uint32_t v = id_[i].value;
-    if (leader < 0 || v < lowest) { interceptor = leader; second = lowest; leader = n; lowest = v; }
-    else if (interceptor < 0 || v < second) { interceptor = n; second = v; }
+    if (leader < 0 || v < lowest) {
+      interceptor = leader;
+      second = lowest;
+      leader = n;
+      lowest = v;
+    } else if (interceptor < 0 || v < second) {
+      interceptor = n;
+      second = v;
+    }
   }
   params.leader = g.leader_unit ? leader : -1;
   params.interceptor = g.interceptor_unit && interceptor > 0 ? interceptor : -1;
@@ -106,7 +115,10 @@ behavior::Demo4World World::bourg_world(std::int32_t group, behavior::Demo4Param
     for (std::int32_t i = 0; i < count_; ++i) {
       if (kind_[i] != AgentKind::kPlayer) continue;
       const real d2 = math::length_sq(delta(ref, position_[i]));
-      if (d2 < best) { best = d2; player = i; }
+      if (d2 < best) {
+        best = d2;
+        player = i;
+      }
     }
     if (player >= 0) {
       if (members) (*members)[0] = player;
@@ -164,8 +176,8 @@ void World::step_bourg_groups() {
         case behavior::FlockRole::interceptor:
           aim_[i] = w.aims[u];
           target_[i] = target;
-          state_[i] = w.modes[u] == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting
-                                                                   : BehaviorState::kLosFallback;
+          state_[i] =
+              w.modes[u] == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
           break;
         case behavior::FlockRole::follower:
           // A follower steers by its neighbours, not at a point: it aims where it is.

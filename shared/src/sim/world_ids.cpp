@@ -1,7 +1,6 @@
 // Agent storage: generational ids over dense structure-of-arrays indices (Box2D-style handles).
 #include "flockstep/sim/world.hpp"
 
-
 namespace flockstep::sim {
 
 AgentId World::allocate(std::int32_t group, AgentKind kind, Model motion) {

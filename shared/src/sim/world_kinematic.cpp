@@ -48,7 +48,7 @@ void World::steer_kinematic(std::int32_t i) {
   const bool has_aim = has_goal || tj >= 0;
   const Vec2 goal = has_goal ? pos + delta(pos, g.goal) : tpos;
   const real accel = g.max_force / g.mass;  // m/s^2 for the rate-based techniques
-  Vec2 out;       // the new velocity, m/s (kRayAvoid: Millington's linear acceleration, m/s^2)
+  Vec2 out;  // the new velocity, m/s (kRayAvoid: Millington's linear acceleration, m/s^2)
   real rotation = 0;
   AgentId target = tj >= 0 ? id_[tj] : AgentId{};
   Vec2 aim = pos;
@@ -133,8 +133,10 @@ void World::steer_kinematic(std::int32_t i) {
       const Vec2 prey = tj >= 0 ? tpos : pos + Vec2{2 * g.mine.tracking_distance + 1, 0};
       const behavior::MineTick mt = behavior::mine_update(t, prey, mp, rng_[i]);
       out = t.velocity / dt_;
-      if (mt.tracking) { aim = tpos; st = BehaviorState::kSeeking; }
-      else target = {};
+      if (mt.tracking) {
+        aim = tpos;
+        st = BehaviorState::kSeeking;
+      } else target = {};
       break;
     }
     case Technique::kKinematicSeek:
@@ -170,8 +172,9 @@ void World::steer_kinematic(std::int32_t i) {
       // a closed square ("square": 40 steps, a right angle, four times). Steps of 2 units are
       // scaled so that one step covers max_speed * dt, whatever the tick rate.
       const std::span<const behavior::PatternInstruction> base =
-          g.pattern == PatternKind::kZigZag ? std::span<const behavior::PatternInstruction>(behavior::kSeedZigZagPattern)
-                                            : std::span<const behavior::PatternInstruction>(kSquareWalk);
+          g.pattern == PatternKind::kZigZag
+              ? std::span<const behavior::PatternInstruction>(behavior::kSeedZigZagPattern)
+              : std::span<const behavior::PatternInstruction>(kSquareWalk);
       const real scale = g.max_speed * dt_ / 2;
       behavior::PatternState ps = kpattern_[i];
       ps.position = pos;
@@ -238,8 +241,7 @@ void World::steer_kinematic(std::int32_t i) {
       rotation = so.angular;
       break;
     }
-    default:
-      break;
+    default: break;
   }
   force_[i] = out;
   kin_rotation_[i] = rotation;

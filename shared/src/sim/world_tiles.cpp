@@ -36,7 +36,8 @@ std::string tile_text(Tile t) { return "(" + std::to_string(t.row) + ", " + std:
 bool on_map(const TileMapSpec& m, Tile t) { return t.row >= 0 && t.col >= 0 && t.row < m.rows && t.col < m.cols; }
 
 bool free_on(const TileMapSpec& m, Tile t) {
-  return on_map(m, t) && m.blocked[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] == 0;
+  return on_map(m, t) && m.blocked[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) +
+                                   static_cast<std::size_t>(t.col)] == 0;
 }
 
 /// Every tile of the T22 line a -> b (inclusive).
@@ -88,7 +89,8 @@ std::string validate_tiles(const Scenario& s) {
         return f + ".vertices: more than " + std::to_string(behavior::kMaxPathLength) + " pattern entries";
       for (const Tile t : line_tiles(a, b)) {
         const Tile world{p.row_offset + t.row - first.row, p.col_offset + t.col - first.col};
-        if (std::string why = check_tile(m, world, f); !why.empty()) return why + " (vertex " + std::to_string(k) + " + offset)";
+        if (std::string why = check_tile(m, world, f); !why.empty())
+          return why + " (vertex " + std::to_string(k) + " + offset)";
       }
     }
   }
@@ -112,12 +114,15 @@ std::string validate_tiles(const Scenario& s) {
     if (!(g.chase_range >= 0) || !math::is_finite(g.chase_range)) return p + ".chase_range: must be >= 0";
     if (g.tile_pattern < -1 || g.tile_pattern >= static_cast<std::int32_t>(s.tile_patterns.size()))
       return p + ".tile_pattern: must name an existing tile pattern";
-    if (g.track < -1 || g.track >= static_cast<std::int32_t>(s.tracks.size())) return p + ".track: must name an existing track";
+    if (g.track < -1 || g.track >= static_cast<std::int32_t>(s.tracks.size()))
+      return p + ".track: must name an existing track";
     if (!is_tile_technique(g.technique)) continue;
     if (!has_map) return p + ".technique: tile techniques need a tile map (tiles)";
-    if (g.technique == Technique::kTilePatrol && g.tile_pattern < 0) return p + ".tile_pattern: must name an existing tile pattern";
+    if (g.technique == Technique::kTilePatrol && g.tile_pattern < 0)
+      return p + ".tile_pattern: must name an existing tile pattern";
     if (g.technique == Technique::kTileTrack && g.track < 0) return p + ".track: must name an existing track";
-    if (g.technique == Technique::kTileChase && !any_free) return "tiles.blocked: tile_chase needs at least one free tile";
+    if (g.technique == Technique::kTileChase && !any_free)
+      return "tiles.blocked: tile_chase needs at least one free tile";
   }
   return {};
 }
@@ -140,7 +145,9 @@ void World::build_tiles() {
     cells.assign(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols), 0);
     for (const auto& sg : scenario_.tracks[i].segments)  // T28: mark each T22 line with 1s
       for (const Tile t : line_tiles({sg[0], sg[1]}, {sg[2], sg[3]}))
-        if (on_map(m, t)) cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] = 1;
+        if (on_map(m, t))
+          cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] =
+              1;
   }
 }
 
@@ -187,7 +194,8 @@ void World::init_tile_agent(std::int32_t i, std::int32_t k) {
       for (std::size_t c = 0; c < cells.size(); ++c) {
         if (cells[c] == 0) continue;
         if (want-- == 0) {
-          start = {static_cast<std::int32_t>(c / static_cast<std::size_t>(m.cols)), static_cast<std::int32_t>(c % static_cast<std::size_t>(m.cols))};
+          start = {static_cast<std::int32_t>(c / static_cast<std::size_t>(m.cols)),
+                   static_cast<std::int32_t>(c % static_cast<std::size_t>(m.cols))};
           break;
         }
       }
@@ -204,7 +212,10 @@ void World::init_tile_agent(std::int32_t i, std::int32_t k) {
           for (std::int32_t dc = -ring; dc <= ring && !found; ++dc) {
             if (std::max(dr < 0 ? -dr : dr, dc < 0 ? -dc : dc) != ring) continue;
             const Tile t{want.row + dr, want.col + dc};
-            if (tile_free(t)) { start = t; found = true; }
+            if (tile_free(t)) {
+              start = t;
+              found = true;
+            }
           }
       break;
     }
@@ -277,8 +288,14 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
   while (head < tail) {
     const std::int32_t c = queue[head++];
     const Tile t = tile_of_cell(c);
-    if (t == goal) { best = c; break; }
-    if (const std::int64_t ht = h(t); ht < best_h) { best_h = ht; best = c; }
+    if (t == goal) {
+      best = c;
+      break;
+    }
+    if (const std::int64_t ht = h(t); ht < best_h) {
+      best_h = ht;
+      best = c;
+    }
     for (std::size_t k = 0; k < 8; ++k) {
       const Tile u{t.row + behavior::kNeighborRowOffsets[k], t.col + behavior::kNeighborColOffsets[k]};
       if (u.row < from.row - kR || u.row > from.row + kR || u.col < from.col - kR || u.col > from.col + kR) continue;
@@ -330,7 +347,8 @@ void World::next_tile(std::int32_t i, TileState& ts) {
       // T28 FollowPattern on this track's matrix (any map size; same rules as behavior::follow_track).
       const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
       auto on_track = [&](Tile t) {
-        return on_map(m, t) && cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] != 0;
+        return on_map(m, t) && cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) +
+                                     static_cast<std::size_t>(t.col)] != 0;
       };
       Tile cand[8];
       std::int32_t n = 0;
@@ -340,7 +358,7 @@ void World::next_tile(std::int32_t i, TileState& ts) {
       }
       if (n == 1) ts.to = cand[0];
       else if (n > 1) ts.to = cand[rng_[i].range(0, n - 1)];  // own stream: only this agent draws from it
-      else if (on_track(ts.previous)) ts.to = ts.previous;   // dead end: turn back
+      else if (on_track(ts.previous)) ts.to = ts.previous;    // dead end: turn back
       else ts.to = ts.from;
       return;
     }
@@ -373,7 +391,8 @@ void World::steer_tile(std::int32_t i) {
   tile_[i] = ts;
   target_[i] = ts.target;
   aim_[i] = tile_centre(ts.to);
-  if (g.technique == Technique::kTileChase) state_[i] = ts.target.valid() ? BehaviorState::kSeeking : BehaviorState::kNone;
+  if (g.technique == Technique::kTileChase)
+    state_[i] = ts.target.valid() ? BehaviorState::kSeeking : BehaviorState::kNone;
   else state_[i] = ts.mode == 1 ? BehaviorState::kSeeking : BehaviorState::kPatrolling;
 }
 

@@ -20,7 +20,7 @@ TEST(ClockSync, FirstSampleSetsTheOffset) {
 
 TEST(ClockSync, LessDelayedSnapshotWinsAtOnceMoreDelayedOnlyNudges) {
   ClockSync c;
-  c.observe(600, 5040, kDt);         // arrived 40 ms late
+  c.observe(600, 5040, kDt);  // arrived 40 ms late
   const double late = c.offset_ms();
   c.observe(603, 5000 + 3 * kDt, kDt);  // no delay: a larger sample
   EXPECT_NEAR(c.offset_ms(), late + 40, 1e-9);

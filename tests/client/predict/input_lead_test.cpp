@@ -21,14 +21,15 @@ TEST(InputLead, PlayerStartsWithTheInitialLeadSpectatorWithNone) {
 TEST(InputLead, StarvedTickShiftAddsOneInput) {
   InputLead l;
   l.start(true, 0);
-  while (l.take_owed(0)) {}
-  l.observe(100, 90, 95, 2, 10);   // tick - seq = 10
-  l.observe(103, 93, 98, 2, 60);   // still 10: no starvation
+  while (l.take_owed(0)) {
+  }
+  l.observe(100, 90, 95, 2, 10);  // tick - seq = 10
+  l.observe(103, 93, 98, 2, 60);  // still 10: no starvation
   EXPECT_EQ(l.owed(), 0);
-  l.observe(106, 95, 100, 2, 110); // 11: the server held one input
+  l.observe(106, 95, 100, 2, 110);  // 11: the server held one input
   EXPECT_EQ(l.owed(), 1);
   EXPECT_EQ(l.adjustments(), 1);
-  l.observe(120, 95, 100, 2, 160); // a shift of 14 is capped
+  l.observe(120, 95, 100, 2, 160);  // a shift of 14 is capped
   EXPECT_EQ(l.owed(), 1 + InputLead::kMaxOwedPerShift);
 }
 
@@ -45,7 +46,8 @@ TEST(InputLead, QueueAboveTheLimitForAWholeWindowTrimsOneTick) {
   InputLead l;
   l.start(false, 0);
   // 12 unacked, 2 in flight: 10 queued > 7, for longer than the window.
-  for (int k = 0; k <= 5; ++k) l.observe(100 + k, static_cast<std::uint32_t>(90 + k), static_cast<std::uint32_t>(102 + k), 2, k * 500.0);
+  for (int k = 0; k <= 5; ++k)
+    l.observe(100 + k, static_cast<std::uint32_t>(90 + k), static_cast<std::uint32_t>(102 + k), 2, k * 500.0);
   EXPECT_EQ(l.skips(), 1);
   EXPECT_TRUE(l.take_skip());
   EXPECT_FALSE(l.take_skip());

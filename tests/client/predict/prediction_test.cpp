@@ -79,7 +79,7 @@ struct LoopbackRoom {
   std::uint32_t last_applied = 0;
   std::uint64_t applied_tick = 0;  // world tick right after the step that applied last_applied
   std::int32_t starved_ticks = 0;
-  std::uint32_t slips = 0;         // Snapshot.input_slips: held ticks + dropped frames
+  std::uint32_t slips = 0;  // Snapshot.input_slips: held ticks + dropped frames
 
   explicit LoopbackRoom(const Scenario& s) : world(s) { me = world.add_player(); }
   void receive(const std::vector<Frame>& frames) {
@@ -117,14 +117,14 @@ struct Snap {
 };
 
 struct LinkParams {
-  std::int32_t up_ticks = 4;      // client -> server latency
-  std::int32_t down_ticks = 4;    // server -> client latency
-  double loss = 0;                // per message, both directions
-  std::int32_t lead_ticks = 2;    // inputs the client produces ahead at the start
-  std::int32_t stall_at = -1;     // client tick at which the client stops producing inputs...
-  std::int32_t stall_len = 0;     // ...for this many ticks, then catches up at once
+  std::int32_t up_ticks = 4;    // client -> server latency
+  std::int32_t down_ticks = 4;  // server -> client latency
+  double loss = 0;              // per message, both directions
+  std::int32_t lead_ticks = 2;  // inputs the client produces ahead at the start
+  std::int32_t stall_at = -1;   // client tick at which the client stops producing inputs...
+  std::int32_t stall_len = 0;   // ...for this many ticks, then catches up at once
   std::int32_t snapshot_every = 3;
-  bool report_slips = true;       // send input_held_ticks / input_slips, as the server does
+  bool report_slips = true;  // send input_held_ticks / input_slips, as the server does
 };
 
 struct RunStats {
@@ -133,7 +133,7 @@ struct RunStats {
   std::int32_t corrections_late = 0;  // in the second half of the run
   std::int32_t held = 0;              // states after ticks in which the server held a late input
   real max_error_m = 0;
-  real max_jump_m = 0;                // largest move of the present prediction by a replay
+  real max_jump_m = 0;  // largest move of the present prediction by a replay
   behavior::CraftState final_predicted;
   behavior::CraftState start;
 };
@@ -153,7 +153,8 @@ RunStats run_link(const Scenario& sc, const LinkParams& link, std::int32_t ticks
     // Client tick: produce this tick's input (plus any owed after a stall or for the lead).
     const bool stalled = t >= link.stall_at && t < link.stall_at + link.stall_len;
     std::int32_t produce = stalled ? 0 : 1 + owed;
-    if (stalled) ++owed; else owed = 0;
+    if (stalled) ++owed;
+    else owed = 0;
     bool produced = false;
     for (std::int32_t k = 0; k < produce; ++k) {
       pred.advance(scripted_input(seq_input++));
@@ -174,8 +175,8 @@ RunStats run_link(const Scenario& sc, const LinkParams& link, std::int32_t ticks
     room.tick();
     if (room.world.tick() % static_cast<std::uint64_t>(link.snapshot_every) == 0) {
       const ServerProgress progress = link.report_slips
-                                           ? ServerProgress{room.last_applied, room.held_ticks(), room.slips, true}
-                                           : ServerProgress{room.last_applied, 0, 0, true};
+                                          ? ServerProgress{room.last_applied, room.held_ticks(), room.slips, true}
+                                          : ServerProgress{room.last_applied, 0, 0, true};
       const Snap s{craft_of(room.world, room.me), progress};
       if (!(link.loss > 0 && rng.chance(link.loss))) down.push_back({t + link.down_ticks, s});
     }
@@ -183,7 +184,10 @@ RunStats run_link(const Scenario& sc, const LinkParams& link, std::int32_t ticks
     while (!down.empty() && down.front().first <= t) {
       const Snap s = down.front().second;
       down.pop_front();
-      if (!have_start) { st.start = s.state; have_start = true; }
+      if (!have_start) {
+        st.start = s.state;
+        have_start = true;
+      }
       const ReconcileResult r = pred.reconcile(s.state, s.progress);
       if (r.compared) ++st.compared;
       if (r.held) ++st.held;

@@ -36,11 +36,11 @@ std::vector<std::uint8_t> header() { return {'F', 'S', 'R', 'E', 'C', '0', '0', 
 TEST(Recording, IndexesRecordsFromTheFirstKeyframe) {
   std::vector<std::uint8_t> f = header();
   append(f, welcome());
-  append(f, snapshot(10, 7));   // a delta before any keyframe cannot be decoded: not the start
-  append(f, snapshot(20, 0));   // keyframe
+  append(f, snapshot(10, 7));  // a delta before any keyframe cannot be decoded: not the start
+  append(f, snapshot(20, 0));  // keyframe
   append(f, snapshot(23, 20));
   append(f, snapshot(26, 23));
-  f.insert(f.end(), {3, 0});    // torn length of a record being written
+  f.insert(f.end(), {3, 0});  // torn length of a record being written
   const RecordingIndex idx = index_recording(f);
   ASSERT_TRUE(idx.error.empty()) << idx.error;
   ASSERT_EQ(idx.records.size(), 5u);

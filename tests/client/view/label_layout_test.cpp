@@ -22,19 +22,22 @@ TEST(LabelLayout, SeparateLabelsAreAllKeptCentredAboveTheirAnchor) {
 
 TEST(LabelLayout, CrowdedLabelsNeverOverlapAndHigherPriorityWins) {
   std::vector<LabelCandidate> c;
-  for (int i = 0; i < 200; ++i) c.push_back({"boid " + std::to_string(i), 200.0 + (i % 20) * 3, 150.0 + (i / 20) * 3, 0, {}});
+  for (int i = 0; i < 200; ++i)
+    c.push_back({"boid " + std::to_string(i), 200.0 + (i % 20) * 3, 150.0 + (i / 20) * 3, 0, {}});
   c.push_back({"leader", 230, 165, 5, {}});
   auto out = layout_labels(c, 640, 400);
   ASSERT_FALSE(out.empty());
   EXPECT_LT(out.size(), 10u);  // 200 anchors within 60 x 30 px leave room for a few
   EXPECT_EQ(out[0].text, "leader");
   for (std::size_t i = 0; i < out.size(); ++i)
-    for (std::size_t j = i + 1; j < out.size(); ++j) EXPECT_FALSE(overlap(out[i], out[j])) << out[i].text << " / " << out[j].text;
+    for (std::size_t j = i + 1; j < out.size(); ++j)
+      EXPECT_FALSE(overlap(out[i], out[j])) << out[i].text << " / " << out[j].text;
 }
 
 TEST(LabelLayout, ATakenSpotFallsBackBelowThenBeside) {
   const LabelStyle st;
-  auto out = layout_labels({{"first", 300, 200, 1, {}}, {"second", 300, 200, 0, {}}, {"third", 300, 200, 0, {}}}, 640, 400, st);
+  auto out = layout_labels({{"first", 300, 200, 1, {}}, {"second", 300, 200, 0, {}}, {"third", 300, 200, 0, {}}}, 640,
+                           400, st);
   ASSERT_EQ(out.size(), 3u);
   EXPECT_LT(out[0].y + out[0].h, 200);  // above
   EXPECT_GT(out[1].y, 200);             // below
@@ -60,7 +63,8 @@ TEST(LabelLayout, OnlyTheFirstCandidatesByPriorityAreTried) {
   LabelStyle st;
   st.max_candidates = 2;
   // Three separate places; the lowest-priority candidate is never tried.
-  auto out = layout_labels({{"low", 500, 300, 0, {}}, {"high", 100, 100, 2, {}}, {"mid", 300, 200, 1, {}}}, 640, 400, st);
+  auto out =
+      layout_labels({{"low", 500, 300, 0, {}}, {"high", 100, 100, 2, {}}, {"mid", 300, 200, 1, {}}}, 640, 400, st);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].text, "high");
   EXPECT_EQ(out[1].text, "mid");

@@ -197,20 +197,21 @@ TEST(ClientCodec, DisplayNamesMustBeValidShortUtf8WithoutControls) {
   };
   ClientCommand c;
   const std::string bad[] = {
-      "",                         // empty
-      "   ",                      // empty after trimming
-      std::string(33, 'a'),       // too long (limit 32 bytes)
-      "a\x01" "b",                // C0 control
-      "tab\there",                // tab is a control character too
-      "del\x7f",                  // DEL
-      "c1\xC2\x85",               // C1 control U+0085 (NEL)
-      "\xC0\x80",                 // overlong NUL
-      "\xE0\x80\xAF",             // overlong '/'
-      "\xED\xA0\x80",             // UTF-16 surrogate
-      "\xF4\x90\x80\x80",         // > U+10FFFF
-      "\xE2\x82",                 // truncated sequence
-      "\x80",                     // lone continuation byte
-      "\xFF",                     // never valid
+      "",                    // empty
+      "   ",                 // empty after trimming
+      std::string(33, 'a'),  // too long (limit 32 bytes)
+      "a\x01"
+      "b",                 // C0 control
+      "tab\there",         // tab is a control character too
+      "del\x7f",           // DEL
+      "c1\xC2\x85",        // C1 control U+0085 (NEL)
+      "\xC0\x80",          // overlong NUL
+      "\xE0\x80\xAF",      // overlong '/'
+      "\xED\xA0\x80",      // UTF-16 surrogate
+      "\xF4\x90\x80\x80",  // > U+10FFFF
+      "\xE2\x82",          // truncated sequence
+      "\x80",              // lone continuation byte
+      "\xFF",              // never valid
   };
   for (const std::string& name : bad) EXPECT_EQ(decode(join_with(name), c).status, Status::kBadName) << name;
   ASSERT_TRUE(decode(join_with("  Ada  "), c).ok());
@@ -239,7 +240,12 @@ TEST(ClientCodec, GarbageEmptyAndOversizedFramesAreRejected) {
   limits.max_message_bytes = 64;
   EXPECT_EQ(decode(std::string(65, '\0'), c, limits).status, Status::kTooBig);
   // A wrong wire type for a known field (string where a message is expected) is malformed.
-  EXPECT_EQ(decode(std::string("\x0a\x03" "abc", 5), c).status, Status::kMalformed);
+  EXPECT_EQ(decode(std::string("\x0a\x03"
+                               "abc",
+                               5),
+                   c)
+                .status,
+            Status::kMalformed);
 }
 
 TEST(ClientCodec, MutatedMessagesNeverCrashAndNeverYieldInvalidCommands) {
@@ -260,7 +266,8 @@ TEST(ClientCodec, MutatedMessagesNeverCrashAndNeverYieldInvalidCommands) {
     std::string s = seeds[static_cast<std::size_t>(iter % 3)];
     const int flips = rng.range(1, 4);
     for (int k = 0; k < flips; ++k)
-      s[static_cast<std::size_t>(rng.range(0, static_cast<std::int32_t>(s.size()) - 1))] = static_cast<char>(rng.range(0, 255));
+      s[static_cast<std::size_t>(rng.range(0, static_cast<std::int32_t>(s.size()) - 1))] =
+          static_cast<char>(rng.range(0, 255));
     ClientCommand c;
     const Result r = decode(s, c);
     if (!r.usable()) {

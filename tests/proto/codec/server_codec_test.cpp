@@ -36,11 +36,13 @@ static_assert(field_count<sim::AgentView>() == 11, "AgentView changed: map it in
 static_assert(field_count<sim::Scenario>() == 20, "Scenario changed: map it in encode/decode_world_spec");
 static_assert(field_count<sim::GroupSpec>() == 47, "GroupSpec changed: map it (group_fields.cpp for numbers)");
 static_assert(field_count<sim::PathSpec>() == 3, "PathSpec changed");
-static_assert(field_count<behavior::CraftParams>() == 8, "CraftParams changed: map it (world.proto CraftParams, group_fields)");
+static_assert(field_count<behavior::CraftParams>() == 8,
+              "CraftParams changed: map it (world.proto CraftParams, group_fields)");
 static_assert(field_count<sim::LayerWeights>() == 4, "LayerWeights changed: add it to group_fields.cpp");
 static_assert(field_count<sim::FlockSpec>() == 8, "FlockSpec changed: add it to group_fields.cpp");
 static_assert(field_count<behavior::WanderParams>() == 3, "WanderParams changed: add it to group_fields.cpp");
-static_assert(field_count<behavior::DetectionBoxParams>() == 4, "DetectionBoxParams changed: add it to group_fields.cpp");
+static_assert(field_count<behavior::DetectionBoxParams>() == 4,
+              "DetectionBoxParams changed: add it to group_fields.cpp");
 static_assert(field_count<behavior::FeelerParams>() == 3, "FeelerParams changed: add it to group_fields.cpp");
 static_assert(field_count<behavior::HideParams>() == 4, "HideParams changed: add it to group_fields.cpp");
 

@@ -122,7 +122,8 @@ TEST(SnapshotCodec, EverySimFieldIsCarriedWithinItsResolution) {
     EXPECT_NEAR(b.position.x, a.position.x, 0.5 / kPositionUnitsPerM + 1e-9);
     EXPECT_NEAR(b.position.y, a.position.y, 0.5 / kPositionUnitsPerM + 1e-9);
     const double speed_step = 1 / kSpeedUnitsPerMps, angle_step = 2 * math::kPi / kAngleUnits;
-    EXPECT_LE(math::length(b.velocity - a.velocity), 0.5 * speed_step + math::length(a.velocity) * 0.5 * angle_step + 1e-9);
+    EXPECT_LE(math::length(b.velocity - a.velocity),
+              0.5 * speed_step + math::length(a.velocity) * 0.5 * angle_step + 1e-9);
     EXPECT_LE(std::fabs(math::wrap_angle(b.orientation - a.orientation)), 0.5 * angle_step + 1e-9);
     EXPECT_NEAR(b.angular_velocity, a.angular_velocity, 0.5 / kAngularVelocityUnitsPerRadS + 1e-9);
     EXPECT_LE(math::length(b.aim - a.aim), 0.5 / kPositionUnitsPerM + 0.71 / kAimUnitsPerM);
@@ -276,7 +277,7 @@ TEST(SnapshotCodec, BudgetSendsNearerAgentsFirstAndEveryAgentEventually) {
   in.visible = v;
   ViewFrame base = round_trip(in, g);
   std::vector<std::uint64_t> last_sent(v.size(), base.tick);
-  const std::uint32_t budget = 400;  // bytes: room for roughly a quarter of the changed agents
+  const std::uint32_t budget = 400;              // bytes: room for roughly a quarter of the changed agents
   std::size_t fresh_heavy = 0, fresh_light = 0;  // refreshes over the run
   for (int s = 0; s < 12; ++s) {
     for (int k = 0; k < 3; ++k) w.step();

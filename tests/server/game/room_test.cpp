@@ -24,9 +24,7 @@ class FakeSink : public ClientSink {
     v1::ServerMessage m;
     const std::string all = *body + suffix;
     // The codec's decoder copies the player part (ServerMessage.player) into the DeltaSnapshot.
-    EXPECT_TRUE(codec::decode_server_message(
-                    {reinterpret_cast<const std::byte*>(all.data()), all.size()}, m)
-                    .ok());
+    EXPECT_TRUE(codec::decode_server_message({reinterpret_cast<const std::byte*>(all.data()), all.size()}, m).ok());
     EXPECT_TRUE(m.has_delta_snapshot());
     const v1::DeltaSnapshot& d = m.delta_snapshot();
     if (!configured) {
@@ -185,7 +183,7 @@ TEST(Room, SnapshotsFollowTheConfiguredRateAndIdenticalSpectatorsShareOneBuffer)
   EXPECT_EQ(metrics.snapshots_encoded.value(), 40u);
   EXPECT_EQ(room.streams().stats().shared, 20u);
   for (std::size_t i = 0; i < 20; ++i) {
-    EXPECT_EQ(s1->bodies[i].get(), s2->bodies[i].get());  // the very same buffer
+    EXPECT_EQ(s1->bodies[i].get(), s2->bodies[i].get());    // the very same buffer
     EXPECT_EQ(a->snapshots[i].server_tick(), 3 * (i + 1));  // every 60/20 = 3 ticks
   }
   // Full on join, then deltas against the acknowledged previous snapshot.
@@ -551,7 +549,7 @@ TEST(Room, ResumeWithinTheWindowKeepsTheCraftAfterItIsRemoved) {
   auto second = std::make_shared<FakeSink>();
   room.join(2, second, player("r", token));
   ASSERT_NE(second->welcome(), nullptr);
-  EXPECT_EQ(second->welcome()->entity_id(), entity);  // same craft
+  EXPECT_EQ(second->welcome()->entity_id(), entity);               // same craft
   EXPECT_EQ(room.world().count_kind(sim::AgentKind::kPlayer), 1);  // never a duplicate
   // A second resume with a token in use, and a forged token, are refused.
   auto third = std::make_shared<FakeSink>();
@@ -594,7 +592,8 @@ TEST(Room, BotsPlayWithoutConnections) {
   for (int t = 0; t < 180; ++t) room.tick();
   std::size_t k = 0, moved = 0;
   for (std::int32_t i = 0; i < room.world().size(); ++i)
-    if (room.world().view(i).kind == sim::AgentKind::kPlayer) moved += math::distance(room.world().view(i).position, start[k++]) > 1.0;
+    if (room.world().view(i).kind == sim::AgentKind::kPlayer)
+      moved += math::distance(room.world().view(i).position, start[k++]) > 1.0;
   EXPECT_EQ(moved, 3u);
 }
 
@@ -634,7 +633,9 @@ TEST(Room, InspectorGetsTheWorldsOwnSteeringTraceWithEachSnapshot) {
     ASSERT_EQ(g.behaviours_size(), w.count);
     ASSERT_GT(w.count, 0);
     for (std::int32_t q = 0; q < w.count; ++q) {
-      EXPECT_EQ(g.behaviours(q).type(), sim::behavior_name(sim::composition_of(room.scenario().groups[0]).behaviors[static_cast<std::size_t>(q)].type));
+      EXPECT_EQ(g.behaviours(q).type(),
+                sim::behavior_name(
+                    sim::composition_of(room.scenario().groups[0]).behaviors[static_cast<std::size_t>(q)].type));
       EXPECT_EQ(g.behaviours(q).evaluated(), w.behaviors[q].evaluated);
       EXPECT_EQ(g.behaviours(q).linear().x(), w.behaviors[q].raw.linear.x);
       EXPECT_EQ(g.behaviours(q).linear().y(), w.behaviors[q].raw.linear.y);

@@ -69,15 +69,22 @@ TEST(ScenarioJson, NestedParametersAndNamedReferencesAreRead) {
 TEST(ScenarioJson, ErrorsNameTheKeyPath) {
   EXPECT_NE(error_of(R"({"widht": 5})").find("widht: unknown key"), std::string::npos);
   EXPECT_NE(error_of(R"({"width": "wide"})").find("width: expected a number"), std::string::npos);
-  EXPECT_NE(error_of(R"({"groups": [{"technique": "teleport"}]})").find("groups[0].technique: unknown technique"), std::string::npos);
-  EXPECT_NE(error_of(R"({"groups": [{}, {"max_sped": 3}]})").find("groups[1].max_sped: unknown key"), std::string::npos);
-  EXPECT_NE(error_of(R"({"groups": [{"flock": {"radius": 3}}]})").find("groups[0].flock.radius: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"technique": "teleport"}]})").find("groups[0].technique: unknown technique"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{}, {"max_sped": 3}]})").find("groups[1].max_sped: unknown key"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"flock": {"radius": 3}}]})").find("groups[0].flock.radius: unknown key"),
+            std::string::npos);
   EXPECT_NE(error_of(R"({"groups": [{"kind": "dragon"}]})").find("groups[0].kind: unknown kind"), std::string::npos);
-  EXPECT_NE(error_of(R"({"groups": [{"path": "nowhere"}]})").find("groups[0].path: no entry named 'nowhere'"), std::string::npos);
-  EXPECT_NE(error_of(R"({"obstacles": [{"center": [1, 2]}]})").find("obstacles[0]: needs center and radius"), std::string::npos);
-  EXPECT_NE(error_of(R"({"obstacles": [{"center": [1], "radius": 2}]})").find("obstacles[0].center: expected [x, y]"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"path": "nowhere"}]})").find("groups[0].path: no entry named 'nowhere'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"obstacles": [{"center": [1, 2]}]})").find("obstacles[0]: needs center and radius"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"obstacles": [{"center": [1], "radius": 2}]})").find("obstacles[0].center: expected [x, y]"),
+            std::string::npos);
   // sim::validate's messages name the field too.
-  EXPECT_NE(error_of(R"({"grid_cell": 4, "groups": [{"flock": {"neighbour_radius": 6}}]})").find("groups[0].flock.neighbour_radius"),
+  EXPECT_NE(error_of(R"({"grid_cell": 4, "groups": [{"flock": {"neighbour_radius": 6}}]})")
+                .find("groups[0].flock.neighbour_radius"),
             std::string::npos);
   EXPECT_NE(error_of("[1, 2]").find("scenario: expected an object"), std::string::npos);
   EXPECT_NE(error_of("{").find("not valid JSON"), std::string::npos);
@@ -245,14 +252,17 @@ TEST(ScenarioJson, TileErrorsNameTheKey) {
   auto with_tiles = [](const std::string& tiles, const std::string& rest = "") {
     return error_of(R"({"width": 48, "height": 24, "tiles": )" + tiles + rest + "}");
   };
-  EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "rows_text": ["...", "..x"]})").find("tiles.rows_text[1]: character 2 must be '#'"),
+  EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "rows_text": ["...", "..x"]})")
+                .find("tiles.rows_text[1]: character 2 must be '#'"),
             std::string::npos);
-  EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "rows_text": ["...", "...."]})").find("tiles.rows_text[1]: expected 3 characters"),
+  EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "rows_text": ["...", "...."]})")
+                .find("tiles.rows_text[1]: expected 3 characters"),
             std::string::npos);
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "rows_text": ["..."]})").find("tiles.rows_text: expected 2 strings"),
             std::string::npos);
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "size": 4})").find("tiles.size: unknown key"), std::string::npos);
-  EXPECT_NE(with_tiles(R"({"cols": 13, "rows": 2})").find("tiles.cols: cols * cell must be <= width"), std::string::npos);
+  EXPECT_NE(with_tiles(R"({"cols": 13, "rows": 2})").find("tiles.cols: cols * cell must be <= width"),
+            std::string::npos);
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 0})").find("tiles.rows"), std::string::npos);
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2, "rows_text": ["...", "#.."]})",
                        R"(, "tile_patterns": [{"vertices": [[0, 0], [0, 2], [0, 0]]}])")
@@ -270,16 +280,18 @@ TEST(ScenarioJson, TileErrorsNameTheKey) {
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2})", R"(, "tracks": [{"segments": [[0, 0, 1]]}])")
                 .find("tracks[0].segments[0]: expected [row0, col0, row1, col1]"),
             std::string::npos);
-  EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2})", R"(, "groups": [{"technique": "tile_patrol", "tile_pattern": "nope"}])")
-                .find("groups[0].tile_pattern: no entry named 'nope'"),
-            std::string::npos);
+  EXPECT_NE(
+      with_tiles(R"({"cols": 3, "rows": 2})", R"(, "groups": [{"technique": "tile_patrol", "tile_pattern": "nope"}])")
+          .find("groups[0].tile_pattern: no entry named 'nope'"),
+      std::string::npos);
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2})", R"(, "groups": [{"technique": "tile_track"}])")
                 .find("groups[0].track: must name an existing track"),
             std::string::npos);
   EXPECT_NE(with_tiles(R"({"cols": 3, "rows": 2})", R"(, "groups": [{"technique": "tile_chase", "tile_speed": 0}])")
                 .find("groups[0].tile_speed: must be in (0, tick_rate_hz]"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"groups": [{"technique": "tile_chase"}]})").find("groups[0].technique: tile techniques need a tile map"),
+  EXPECT_NE(error_of(R"({"groups": [{"technique": "tile_chase"}]})")
+                .find("groups[0].technique: tile techniques need a tile map"),
             std::string::npos);
 }
 

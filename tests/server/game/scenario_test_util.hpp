@@ -21,7 +21,9 @@ using sim::World;
 
 inline std::filesystem::path scenario_dir() { return std::filesystem::path(FLOCKSTEP_SOURCE_DIR) / "scenarios"; }
 
-inline Scenario load(const std::string& name) { return load_scenario_file((scenario_dir() / (name + ".json")).string()); }
+inline Scenario load(const std::string& name) {
+  return load_scenario_file((scenario_dir() / (name + ".json")).string());
+}
 
 inline std::int32_t group_named(const Scenario& s, const std::string& name) {
   for (std::size_t g = 0; g < s.groups.size(); ++g)

@@ -36,15 +36,15 @@ real distance_to_loop(Vec2 p, const std::vector<Vec2>& pts) {
 
 /// What the millington room's figures did in 40 s (see each group's name for what to look for).
 struct MillingtonRun {
-  real rabbit_off = 0;                                   // Fig 3.15: farthest off its loop after 2 s
-  std::int64_t first_near[2] = {-1, -1};                 // Figs 3.11/3.12 seek, pursue: first tick within 3 m
-  real corner_gap[2] = {0, 0};                           // Fig 3.16/3.17 plain, predictive: mean closest pass at the corners
-  real crowd_min = math::kInfinity;                      // closest pair in the mob after 5 s
-  real crowd_travel = 0;                                 // how far the mob's centroid moved
-  real evade_far = 0, evade_home_share = 0;              // evade: farthest from home, share of time within 1 m of it
-  std::int64_t avoiding[2] = {0, 0};                     // Fig 3.21 cone, collision avoidance: ticks reacting to the walker
+  real rabbit_off = 0;                       // Fig 3.15: farthest off its loop after 2 s
+  std::int64_t first_near[2] = {-1, -1};     // Figs 3.11/3.12 seek, pursue: first tick within 3 m
+  real corner_gap[2] = {0, 0};               // Fig 3.16/3.17 plain, predictive: mean closest pass at the corners
+  real crowd_min = math::kInfinity;          // closest pair in the mob after 5 s
+  real crowd_travel = 0;                     // how far the mob's centroid moved
+  real evade_far = 0, evade_home_share = 0;  // evade: farthest from home, share of time within 1 m of it
+  std::int64_t avoiding[2] = {0, 0};         // Fig 3.21 cone, collision avoidance: ticks reacting to the walker
   real crossing[2] = {math::kInfinity, math::kInfinity};  // Fig 3.22/3.23 cone pair, collision pair: closest approach
-  real align_drift = 0, face_drift = 0;                  // farthest from their posts
+  real align_drift = 0, face_drift = 0;                   // farthest from their posts
   // At the end: arrive's distance to its post and speed, align's and face's angle errors,
   // velocity match's error, the car's sideways slip; the pattern walker's closest return to its start.
   real arrive_gap = 0, arrive_speed = 0, align_err = 0, face_err = 0, match_err = 0, car_slip = 0;
@@ -87,9 +87,11 @@ MillingtonRun millington_run(const Scenario& s) {
     const Vec2 r = first(w, rabbit).position;
     if (w.tick() > 120) out.rabbit_off = std::max(out.rabbit_off, distance_to_loop(r, s.paths[0].points));
     for (int k = 0; k < 2; ++k) {
-      if (out.first_near[k] < 0 && dist(s, first(w, chase[k]).position, r) < 3) out.first_near[k] = static_cast<std::int64_t>(w.tick());
+      if (out.first_near[k] < 0 && dist(s, first(w, chase[k]).position, r) < 3)
+        out.first_near[k] = static_cast<std::int64_t>(w.tick());
       const Vec2 f = first(w, follow[k]).position;
-      for (std::size_t c = 0; c < track.size(); ++c) corner_best[k][c] = std::min(corner_best[k][c], math::distance(f, track[c]));
+      for (std::size_t c = 0; c < track.size(); ++c)
+        corner_best[k][c] = std::min(corner_best[k][c], math::distance(f, track[c]));
       if (first(w, k == 0 ? walker_cone : walker_tca).state == sim::BehaviorState::kAvoiding) ++out.avoiding[k];
     }
     out.crossing[0] = std::min(out.crossing[0], dist(s, first(w, cone[0]).position, first(w, cone[1]).position));
@@ -97,14 +99,16 @@ MillingtonRun millington_run(const Scenario& s) {
     if (w.tick() > 300) {
       const std::vector<AgentView> c = members(w, crowd);
       for (std::size_t a = 0; a < c.size(); ++a)
-        for (std::size_t b = a + 1; b < c.size(); ++b) out.crowd_min = std::min(out.crowd_min, dist(s, c[a].position, c[b].position));
+        for (std::size_t b = a + 1; b < c.size(); ++b)
+          out.crowd_min = std::min(out.crowd_min, dist(s, c[a].position, c[b].position));
     }
     const real e = math::distance(first(w, evade).position, home);
     out.evade_far = std::max(out.evade_far, e);
     home_ticks += e < 1 ? 1 : 0;
     out.align_drift = std::max(out.align_drift, math::distance(first(w, align).position, align_post));
     out.face_drift = std::max(out.face_drift, math::distance(first(w, face).position, face_post));
-    if (w.tick() % 164 == 0) out.pattern_return = std::min(out.pattern_return, dist(s, first(w, pattern).position, pattern_start));
+    if (w.tick() % 164 == 0)
+      out.pattern_return = std::min(out.pattern_return, dist(s, first(w, pattern).position, pattern_start));
   });
   const AgentView r = first(w, rabbit);
   const AgentView arrive = first(w, g("Fig 3.9")), post = first(w, g("the post"));
@@ -147,24 +151,26 @@ TEST(Scenarios, T42_T58_MillingtonFiguresDoWhatTheirLabelsSay) {
   for (sim::GroupSpec& g : packed.groups)
     if (g.name.rfind("3.3.13 separation", 0) == 0) g.compose.behaviors[0].weight = 0;
   const MillingtonRun p = millington_run(packed);
-  std::printf("[figures] millington, 40 s: rabbit off its loop %.2f m; first within 3 m of the rabbit: seek tick %lld, "
-              "pursue tick %lld; closest pass at the track's corners: plain %.2f m, predictive %.2f m; mob spacing %.2f m "
-              "(no separation %.2f m), mob moved %.1f m; evade farthest %.2f m from home, home %.0f %% of the time; "
-              "ticks reacting to a walker ahead: cone %lld, collision avoidance %lld; crossing pairs' closest: cone %.2f m, "
-              "collision avoidance %.2f m; align drift %.3f m, face drift %.3f m; arrive %.2f m from its post at %.3f m/s, "
-              "align %.3f rad, face %.3f rad, velocity match %.3f m/s, car slip %.3f, pattern back to start %.3f m\n",
-              m.rabbit_off, static_cast<long long>(m.first_near[0]), static_cast<long long>(m.first_near[1]), m.corner_gap[0],
-              m.corner_gap[1], m.crowd_min, p.crowd_min, m.crowd_travel, m.evade_far, 100 * m.evade_home_share,
-              static_cast<long long>(m.avoiding[0]), static_cast<long long>(m.avoiding[1]), m.crossing[0], m.crossing[1],
-              m.align_drift, m.face_drift, m.arrive_gap, m.arrive_speed, m.align_err, m.face_err, m.match_err, m.car_slip,
-              m.pattern_return);
+  std::printf(
+      "[figures] millington, 40 s: rabbit off its loop %.2f m; first within 3 m of the rabbit: seek tick %lld, "
+      "pursue tick %lld; closest pass at the track's corners: plain %.2f m, predictive %.2f m; mob spacing %.2f m "
+      "(no separation %.2f m), mob moved %.1f m; evade farthest %.2f m from home, home %.0f %% of the time; "
+      "ticks reacting to a walker ahead: cone %lld, collision avoidance %lld; crossing pairs' closest: cone %.2f m, "
+      "collision avoidance %.2f m; align drift %.3f m, face drift %.3f m; arrive %.2f m from its post at %.3f m/s, "
+      "align %.3f rad, face %.3f rad, velocity match %.3f m/s, car slip %.3f, pattern back to start %.3f m\n",
+      m.rabbit_off, static_cast<long long>(m.first_near[0]), static_cast<long long>(m.first_near[1]), m.corner_gap[0],
+      m.corner_gap[1], m.crowd_min, p.crowd_min, m.crowd_travel, m.evade_far, 100 * m.evade_home_share,
+      static_cast<long long>(m.avoiding[0]), static_cast<long long>(m.avoiding[1]), m.crossing[0], m.crossing[1],
+      m.align_drift, m.face_drift, m.arrive_gap, m.arrive_speed, m.align_err, m.face_err, m.match_err, m.car_slip,
+      m.pattern_return);
   EXPECT_LT(m.rabbit_off, 3.0) << "T52: the rabbit keeps to its path";
   ASSERT_GE(m.first_near[1], 0) << "T47: pursue catches up with the rabbit";
   // Measured: pursue 158 ticks ahead of seek; with its prediction switched off (max_prediction
   // 0.001 s, no arrive) only 12, the 6 m between their start points.
   EXPECT_TRUE(m.first_near[0] < 0 || m.first_near[1] + 90 < m.first_near[0])
       << "T47 vs T42: pursue gets there over 1.5 s before seek";
-  EXPECT_GT(m.corner_gap[1], m.corner_gap[0] + 0.5) << "T53: the predictive follower cuts the corners the plain one rounds";
+  EXPECT_GT(m.corner_gap[1], m.corner_gap[0] + 0.5)
+      << "T53: the predictive follower cuts the corners the plain one rounds";
   EXPECT_GT(m.crowd_min, 0.8) << "T55: the mob keeps its spacing";
   EXPECT_LT(p.crowd_min, m.crowd_min) << "control: without separation the mob packs closer";
   EXPECT_GT(m.crowd_travel, 20.0) << "the mob chases the rabbit, it does not gather at a point";
@@ -257,11 +263,12 @@ TEST(Scenarios, T33_T36_AIDemo4UnitsChaseThePlayerAndViewModelsAreLive) {
     run(v, 10);
     hashes[m] = v.state_hash();
   }
-  std::printf("[figures] aidemo4, a circling player for 30 s: followers close on it at %.2f m/s while it is in view "
-              "(flocking off %.2f m/s); captures %lld, by followers %lld (flocking off %lld, %lld)\n",
-              static_cast<double>(on.closing), static_cast<double>(off.closing),
-              static_cast<long long>(on.captures), static_cast<long long>(on.follower_captures),
-              static_cast<long long>(off.captures), static_cast<long long>(off.follower_captures));
+  std::printf(
+      "[figures] aidemo4, a circling player for 30 s: followers close on it at %.2f m/s while it is in view "
+      "(flocking off %.2f m/s); captures %lld, by followers %lld (flocking off %lld, %lld)\n",
+      static_cast<double>(on.closing), static_cast<double>(off.closing), static_cast<long long>(on.captures),
+      static_cast<long long>(on.follower_captures), static_cast<long long>(off.captures),
+      static_cast<long long>(off.follower_captures));
   EXPECT_GT(on.closing, 1.0) << "T34/T35: the followers themselves close on the player they see";
   EXPECT_GT(on.closing, off.closing + 1.0) << "control: not flocking, they only pass it by";
   EXPECT_NE(hashes[0], hashes[1]);
@@ -314,12 +321,14 @@ TEST(Scenarios, T78_T80_ShoalPartsRoundThePlayerAndSharksFeed) {
   std::int64_t eaten = 0;
   run(w, 20, [&] {
     for (const Event& e : w.events())
-      if (e.type == Event::Type::kCapture && w.index_of(e.other) >= 0 && w.view(w.index_of(e.other)).group == 2) ++eaten;
+      if (e.type == Event::Type::kCapture && w.index_of(e.other) >= 0 && w.view(w.index_of(e.other)).group == 2)
+        ++eaten;
   });
-  std::printf("[figures] shoal: fish-ticks within 6 m of a player %lld (without the flee group %lld); %lld fish eaten "
-              "in 20 s; rock push-outs %lld\n",
-              static_cast<long long>(near), static_cast<long long>(near_without), static_cast<long long>(eaten),
-              static_cast<long long>(w.pushout_stats().corrections));
+  std::printf(
+      "[figures] shoal: fish-ticks within 6 m of a player %lld (without the flee group %lld); %lld fish eaten "
+      "in 20 s; rock push-outs %lld\n",
+      static_cast<long long>(near), static_cast<long long>(near_without), static_cast<long long>(eaten),
+      static_cast<long long>(w.pushout_stats().corrections));
   EXPECT_LT(near * 2, near_without);
   EXPECT_GT(eaten, 0);
 }

@@ -34,12 +34,13 @@ using namespace scenario_test;
 /// Scenario files that have a property test below (file stem = scenario name).
 const std::set<std::string>& tested() {
   static const std::set<std::string> names = {
-      "arena", "patterns", "flocking", "slides_hide", "slides_offset_pursuit", "slides_walls", "slides_interpose",
-      "slides_obstacles", "intercept", "corner_trap", "lamothe", "gallery", "tile_patrols", "millington", "aidemo4", "shoal",
+      "arena",        "patterns",         "flocking",         "slides_hide", "slides_offset_pursuit",
+      "slides_walls", "slides_interpose", "slides_obstacles", "intercept",   "corner_trap",
+      "lamothe",      "gallery",          "tile_patrols",     "millington",  "aidemo4",
+      "shoal",
   };
   return names;
 }
-
 
 /// Does segment ab pass through circle c (closest point of the segment inside the circle)?
 bool segment_hits_circle(Vec2 a, Vec2 b, const sim::Circle& c) {
@@ -98,7 +99,8 @@ TEST(Scenarios, EveryScenarioHasAPropertyTest) {
   for (const auto& e : std::filesystem::directory_iterator(scenario_dir()))
     if (e.path().extension() == ".json") files.insert(e.path().stem().string());
   ASSERT_FALSE(files.empty());
-  for (const std::string& f : files) EXPECT_TRUE(tested().count(f)) << "scenarios/" << f << ".json has no property test";
+  for (const std::string& f : files)
+    EXPECT_TRUE(tested().count(f)) << "scenarios/" << f << ".json has no property test";
   for (const std::string& t : tested()) EXPECT_TRUE(files.count(t)) << "tested scenario " << t << " has no file";
 }
 
@@ -200,7 +202,8 @@ TEST(Scenarios, T30_ZigZagAndArbitraryPatternsKeepTurningWithRoundedCorners) {
     for (std::int32_t i = 0; i < w.size(); ++i) {
       const AgentView v = w.view(i);
       max_rate = std::max(max_rate, std::abs(v.angular_velocity));
-      turned[static_cast<std::size_t>(i)] += std::abs(math::wrap_angle(v.orientation - last[static_cast<std::size_t>(i)]));
+      turned[static_cast<std::size_t>(i)] +=
+          std::abs(math::wrap_angle(v.orientation - last[static_cast<std::size_t>(i)]));
       last[static_cast<std::size_t>(i)] = v.orientation;
     }
   });
@@ -245,15 +248,17 @@ TEST(Scenarios, T33_T35_T36_FlockingDemoViewModelsDifferAndNobodyEntersAnObstacl
           if (b.id == a.id) continue;
           const Vec2 d = delta(s, a.position, b.position);
           const real l = math::length(d);
-          if (l <= g.flock.neighbour_radius && (g.flock.fov_deg >= 360 || math::dot(h, d) >= cos_half * l)) seen[m] += 1;
+          if (l <= g.flock.neighbour_radius && (g.flock.fov_deg >= 360 || math::dot(h, d) >= cos_half * l))
+            seen[m] += 1;
         }
         samples[m] += 1;
       }
     }
   });
   for (int m = 0; m < 3; ++m) seen[m] /= std::max(samples[m], 1.0);
-  std::printf("[figures] flocking: visible neighbours wide %.2f limited %.2f narrow %.2f; min obstacle clearance %.3f m\n",
-              seen[0], seen[1], seen[2], static_cast<double>(worst));
+  std::printf(
+      "[figures] flocking: visible neighbours wide %.2f limited %.2f narrow %.2f; min obstacle clearance %.3f m\n",
+      seen[0], seen[1], seen[2], static_cast<double>(worst));
   // Measured 8.1 / 1.4 / 1.2: the wide view gathers its flock into one tight group, the limited
   // and narrow views string theirs out into follow-the-leader lines (T36 "point man").
   EXPECT_GT(seen[0], 2 * seen[1]);
@@ -310,9 +315,10 @@ TEST(Scenarios, T74_SlidesHideEndsWithAnObstacleBetweenHiderAndPlayer) {
   });
   hunter_hidden /= n;
   const real after = fraction_hidden(w, from_you, w.view(w.index_of(p)).position);
-  std::printf("[figures] slides_hide: hidden from a still player %.2f at start, %.2f after 30 s; "
-              "hidden from the wandering hunter %.2f of the time over the last 10 s\n",
-              static_cast<double>(before), static_cast<double>(after), hunter_hidden);
+  std::printf(
+      "[figures] slides_hide: hidden from a still player %.2f at start, %.2f after 30 s; "
+      "hidden from the wandering hunter %.2f of the time over the last 10 s\n",
+      static_cast<double>(before), static_cast<double>(after), hunter_hidden);
   EXPECT_GE(after, 0.8);
   EXPECT_GE(hunter_hidden, 0.5);
   EXPECT_GE(min_obstacle_clearance(w), -1e-9);
@@ -337,9 +343,10 @@ TEST(Scenarios, T70_SlidesInterposeKeepsTheBodyguardBetweenTheTwo) {
     vip_gap += math::distance(pv, pp);
     n += 1;
   });
-  std::printf("[figures] slides_interpose: bodyguard %.2f m from the midpoint of A and B (%.1f m apart); "
-              "VIP's bodyguard %.2f m from the midpoint of VIP and player (%.1f m apart)\n",
-              off_mid / n, gap / n, vip_off / n, vip_gap / n);
+  std::printf(
+      "[figures] slides_interpose: bodyguard %.2f m from the midpoint of A and B (%.1f m apart); "
+      "VIP's bodyguard %.2f m from the midpoint of VIP and player (%.1f m apart)\n",
+      off_mid / n, gap / n, vip_off / n, vip_gap / n);
   EXPECT_LT(off_mid / n, 0.2 * gap / n);
   EXPECT_LT(vip_off / n, 0.25 * vip_gap / n);
 }
@@ -406,7 +413,6 @@ TEST(Scenarios, T73_SlidesDetectionBoxSteersAroundRocksBeforeTouchingThem) {
   EXPECT_LT(share, 0.01);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // intercept: AIDemo2-2 scenarios 1 and 2 against the LOS chase of Fig. 2-9
 
@@ -433,9 +439,11 @@ TEST(Scenarios, T23_T21_T15_InterceptDemoCapturesSoonerThanLosChase) {
   const std::int64_t los = first[static_cast<std::size_t>(group_named(s, "line of sight"))];
   const std::int64_t icpt_sw = first[static_cast<std::size_t>(group_named(s, "intercept vs swerve"))];
   const std::int64_t los_sw = first[static_cast<std::size_t>(group_named(s, "line of sight vs swerve"))];
-  std::printf("[figures] intercept: first capture tick, steady prey: intercept %lld, LOS %lld; swerving prey: intercept %lld, LOS %lld\n",
-              static_cast<long long>(icpt), static_cast<long long>(los), static_cast<long long>(icpt_sw),
-              static_cast<long long>(los_sw));
+  std::printf(
+      "[figures] intercept: first capture tick, steady prey: intercept %lld, LOS %lld; swerving prey: intercept %lld, "
+      "LOS %lld\n",
+      static_cast<long long>(icpt), static_cast<long long>(los), static_cast<long long>(icpt_sw),
+      static_cast<long long>(los_sw));
   ASSERT_GE(icpt, 0) << "the interceptor catches the constant-velocity prey";
   ASSERT_GE(icpt_sw, 0) << "the interceptor still catches the swerving prey (scenario 2)";
   EXPECT_TRUE(los < 0 || icpt < los);
@@ -475,9 +483,11 @@ TEST(Scenarios, T23_InterceptDemoPredictedPointStaysPutOnASteadyPrey) {
   capped.groups[static_cast<std::size_t>(group_named(s, "intercept"))].intercept_max_prediction = 3;
   const auto [seed, span] = intercept_aim_travel(s);
   const auto [cap, cap_span] = intercept_aim_travel(capped);
-  std::printf("[figures] intercept: the predicted point travels %.2f m over %lld ticks of the approach (its second "
-              "half, to 1 s before capture); with a 3 s cap %.2f m over %lld ticks\n",
-              static_cast<double>(seed), static_cast<long long>(span), static_cast<double>(cap), static_cast<long long>(cap_span));
+  std::printf(
+      "[figures] intercept: the predicted point travels %.2f m over %lld ticks of the approach (its second "
+      "half, to 1 s before capture); with a 3 s cap %.2f m over %lld ticks\n",
+      static_cast<double>(seed), static_cast<long long>(span), static_cast<double>(cap),
+      static_cast<long long>(cap_span));
   ASSERT_GT(span, 240) << "a long approach to look at";
   EXPECT_LT(seed, 3.0) << "T23: the predicted point stays put";
   EXPECT_GT(cap, 4 * seed + 5) << "control: capped at 3 s it slides along with the prey";
@@ -501,12 +511,15 @@ TEST(Scenarios, T60_CornerTrapHoldsTheParallelRaysAndTheRemedyEscapes) {
       const AgentView a = members(w, groups[k]).at(0);
       const real d = math::distance(a.position, vertex[k]);
       closest[k] = std::min(closest[k], d);
-      if (escaped_tick[k] < 0 && w.tick() > 60 && d > 16 && a.velocity.x < 0) escaped_tick[k] = static_cast<std::int64_t>(w.tick());
+      if (escaped_tick[k] < 0 && w.tick() > 60 && d > 16 && a.velocity.x < 0)
+        escaped_tick[k] = static_cast<std::int64_t>(w.tick());
     }
   });
-  std::printf("[figures] corner_trap: closest to the vertex: trapped %.2f m, remedied %.2f m; remedied escaped at tick %lld, trapped %lld\n",
-              static_cast<double>(closest[0]), static_cast<double>(closest[1]), static_cast<long long>(escaped_tick[1]),
-              static_cast<long long>(escaped_tick[0]));
+  std::printf(
+      "[figures] corner_trap: closest to the vertex: trapped %.2f m, remedied %.2f m; remedied escaped at tick %lld, "
+      "trapped %lld\n",
+      static_cast<double>(closest[0]), static_cast<double>(closest[1]), static_cast<long long>(escaped_tick[1]),
+      static_cast<long long>(escaped_tick[0]));
   EXPECT_LT(closest[0], 1.0) << "the seeker without the remedy homes into the corner";
   EXPECT_EQ(escaped_tick[0], -1) << "and never turns back out of it";
   EXPECT_GE(escaped_tick[1], 0) << "the remedied seeker escapes";
@@ -555,10 +568,11 @@ TEST(Scenarios, T16_T17_T18_T19_T20_LaMotheTrackersCloseInAntiTrackersKeepAwayFl
   bat_d /= n;
   anti_d /= n;
   vec_d /= n;
-  std::printf("[figures] lamothe: mean distance to the ghost: bats %.1f m, vector trackers %.1f m, anti-trackers %.1f m; "
-              "captures: bats %d, vector trackers %d, mines %d; fly velocity changes %d\n",
-              bat_d, vec_d, anti_d, captures[static_cast<std::size_t>(bats)], captures[static_cast<std::size_t>(vec)],
-              captures[static_cast<std::size_t>(mines)], direction_changes);
+  std::printf(
+      "[figures] lamothe: mean distance to the ghost: bats %.1f m, vector trackers %.1f m, anti-trackers %.1f m; "
+      "captures: bats %d, vector trackers %d, mines %d; fly velocity changes %d\n",
+      bat_d, vec_d, anti_d, captures[static_cast<std::size_t>(bats)], captures[static_cast<std::size_t>(vec)],
+      captures[static_cast<std::size_t>(mines)], direction_changes);
   EXPECT_LT(bat_d, anti_d);
   EXPECT_LT(vec_d, anti_d);
   EXPECT_GE(captures[static_cast<std::size_t>(bats)] + captures[static_cast<std::size_t>(vec)], 1);
@@ -608,15 +622,16 @@ TEST(Scenarios, T64_T65_T66_GalleryAgentsAllMoveSeekClosesOnTheRabbitFleeKeepsAw
     flee_d += dist(s, members(w, flee).at(0).position, r);
     n += 1;
   });
-  std::printf("[figures] gallery: mean distance to the rabbit: seek %.1f m, flee %.1f m; arrive ends %.2f m from its goal\n",
-              seek_d / n, flee_d / n,
-              static_cast<double>(math::distance(members(w, arrive).at(0).position, s.groups[static_cast<std::size_t>(arrive)].goal)));
+  std::printf(
+      "[figures] gallery: mean distance to the rabbit: seek %.1f m, flee %.1f m; arrive ends %.2f m from its goal\n",
+      seek_d / n, flee_d / n,
+      static_cast<double>(
+          math::distance(members(w, arrive).at(0).position, s.groups[static_cast<std::size_t>(arrive)].goal)));
   for (std::int32_t i = 0; i < w.size(); ++i)
     EXPECT_GT(travelled[static_cast<std::size_t>(i)], 3.0) << s.groups[static_cast<std::size_t>(w.view(i).group)].name;
   EXPECT_LT(seek_d, flee_d);
   EXPECT_LT(math::distance(members(w, arrive).at(0).position, s.groups[static_cast<std::size_t>(arrive)].goal), 1.0);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // tile_patrols: troll patrols and the track matrix
@@ -626,7 +641,8 @@ struct TileRC {
 };
 
 TileRC tile_of(const Scenario& s, Vec2 p) {
-  return {static_cast<std::int32_t>(std::floor(p.y / s.tiles.cell)), static_cast<std::int32_t>(std::floor(p.x / s.tiles.cell))};
+  return {static_cast<std::int32_t>(std::floor(p.y / s.tiles.cell)),
+          static_cast<std::int32_t>(std::floor(p.x / s.tiles.cell))};
 }
 
 bool tile_blocked(const Scenario& s, TileRC t) {
@@ -663,8 +679,9 @@ TEST(Scenarios, T26_T27_T28_TilePatrolsNeverStandOnABlockedTileAndCrossTheRiverB
       if (v.group == walkers) walker_tiles.insert({t.row, t.col});
     }
   });
-  std::printf("[figures] tile_patrols: %lld tile-centre samples, %lld on blocked tiles; track walkers visited %zu tiles\n",
-              static_cast<long long>(samples), static_cast<long long>(on_blocked), walker_tiles.size());
+  std::printf(
+      "[figures] tile_patrols: %lld tile-centre samples, %lld on blocked tiles; track walkers visited %zu tiles\n",
+      static_cast<long long>(samples), static_cast<long long>(on_blocked), walker_tiles.size());
   EXPECT_GT(samples, 1000);
   EXPECT_EQ(on_blocked, 0);
   EXPECT_TRUE(west && east) << "the river troll crosses the river (by the bridges: the river tiles are blocked)";
@@ -699,8 +716,10 @@ TEST(Scenarios, T27_T22_TileTrollBreaksOffToChaseAPlayerInRangeAndReturnsToItsPa
     const real side = math::cross(h, d);  // > 0: goal on the left
     w.set_input(p, {side > 0 ? real(-1) : real(1), math::dot(h, d) > 0 ? real(1) : real(0.3)});
   });
-  std::printf("[figures] tile_patrols: the campsite troll locked on the player at tick %lld, back on patrol at tick %lld, %d captures\n",
-              static_cast<long long>(chase_tick), static_cast<long long>(resume_tick), captures);
+  std::printf(
+      "[figures] tile_patrols: the campsite troll locked on the player at tick %lld, back on patrol at tick %lld, %d "
+      "captures\n",
+      static_cast<long long>(chase_tick), static_cast<long long>(resume_tick), captures);
   EXPECT_GE(chase_tick, 0) << "the troll breaks off its pattern to chase a player within chase_range";
   EXPECT_GT(resume_tick, chase_tick) << "and goes back to patrolling when the player is gone";
   // At the end it walks its rectangle again (rows 3-11, cols 14-23 with the offset), unless it

@@ -213,14 +213,15 @@ TEST(StreamsBatch, BodiesAreTheSameWhicheverOrderTheEncodeTasksRun) {
   struct Run {
     sim::World world{sim::canonical::flock(600)};
     SnapshotStreams streams{world.scenario(), [] {
-      StreamConfig c;
-      c.parallel_encode_min_agents = 0;  // always through the runner, however small the world
-      return c;
-    }()};
+                              StreamConfig c;
+                              c.parallel_encode_min_agents = 0;  // always through the runner, however small the world
+                              return c;
+                            }()};
   };
   const sim::TaskRunner reversed{[](void*, std::int32_t n, sim::TaskRunner::TaskFn task, void* arg) {
                                    for (std::int32_t t = n - 1; t >= 0; --t) task(arg, t);
-                                 }, nullptr};
+                                 },
+                                 nullptr};
   Run a, b;
   const ConnectionId conns[] = {1, 2, 3, 4, 5, 6};
   for (Run* r : {&a, &b})
@@ -357,8 +358,7 @@ TEST_F(Streams, PlayerBudgetSendsNearAgentsFirst) {
   }
   // After a few snapshots the receiver knows the agents near the centre, not yet the far ones.
   double near = 0, far = 0;
-  for (const sim::AgentView& a : rx.agents())
-    (math::distance(a.position, {area.cx, area.cy}) < 10 ? near : far) += 1;
+  for (const sim::AgentView& a : rx.agents()) (math::distance(a.position, {area.cx, area.cy}) < 10 ? near : far) += 1;
   EXPECT_GT(near, 0);
   EXPECT_LT(static_cast<double>(rx.agents().size()), 300.0);
 }

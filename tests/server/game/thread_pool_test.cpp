@@ -26,9 +26,12 @@ TEST(ThreadPool, EveryTaskOfEveryBatchRunsExactlyOnce) {
     for (std::int32_t batch = 0; batch < 2000; ++batch) {
       const std::int32_t count = batch % (kMaxCount + 1);
       std::vector<std::atomic<std::int32_t>> runs(kMaxCount);
-      pool.run(count, [](void* arg, std::int32_t t) {
-        static_cast<std::atomic<std::int32_t>*>(arg)[t].fetch_add(1, std::memory_order_relaxed);
-      }, runs.data());
+      pool.run(
+          count,
+          [](void* arg, std::int32_t t) {
+            static_cast<std::atomic<std::int32_t>*>(arg)[t].fetch_add(1, std::memory_order_relaxed);
+          },
+          runs.data());
       // run() returned, so every task has finished and its write is visible here.
       for (std::int32_t t = 0; t < kMaxCount; ++t)
         ASSERT_EQ(runs[static_cast<std::size_t>(t)].load(), t < count ? 1 : 0)
@@ -44,14 +47,17 @@ TEST(ThreadPool, TwoThreadsRunTwoTasksAtTheSameTime) {
     std::atomic<std::int32_t> started{0};
     std::atomic<bool> met[2]{false, false};
   } r;
-  pool.run(2, [](void* arg, std::int32_t t) {
-    auto& rv = *static_cast<Rendezvous*>(arg);
-    rv.started.fetch_add(1);
-    // Generous bound so a broken pool fails instead of hanging; a working one meets at once.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (rv.started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-    rv.met[t].store(rv.started.load() == 2);
-  }, &r);
+  pool.run(
+      2,
+      [](void* arg, std::int32_t t) {
+        auto& rv = *static_cast<Rendezvous*>(arg);
+        rv.started.fetch_add(1);
+        // Generous bound so a broken pool fails instead of hanging; a working one meets at once.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (rv.started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        rv.met[t].store(rv.started.load() == 2);
+      },
+      &r);
   EXPECT_TRUE(r.met[0].load());
   EXPECT_TRUE(r.met[1].load());
 }

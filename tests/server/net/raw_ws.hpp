@@ -165,9 +165,10 @@ inline int read_close_code(int fd, std::string& buf, std::chrono::milliseconds t
   bool open = true;
   while (Clock::now() < deadline) {
     while (auto f = pop_frame(buf)) {
-      if (f->opcode == 0x8) return f->payload.size() >= 2 ? (static_cast<std::uint8_t>(f->payload[0]) << 8) |
-                                                                static_cast<std::uint8_t>(f->payload[1])
-                                                          : 1005;
+      if (f->opcode == 0x8)
+        return f->payload.size() >= 2
+                   ? (static_cast<std::uint8_t>(f->payload[0]) << 8) | static_cast<std::uint8_t>(f->payload[1])
+                   : 1005;
       if (f->opcode == 0x2 && binary_seen) ++*binary_seen;
     }
     if (!open) return 0;

@@ -32,9 +32,9 @@ namespace {
 using namespace std::chrono_literals;
 using bot::Receive;
 using bot::WsClient;
-using nlohmann::json;
 using harness::bytes_of;
 using harness::next_of;
+using nlohmann::json;
 
 sim::Scenario world_named(const std::string& name, std::int32_t boids, std::uint64_t seed = 21) {
   sim::Scenario s;
@@ -114,13 +114,12 @@ std::pair<int, std::string> http(std::uint16_t port, const std::string& method, 
                                  const std::string& token = {}, const std::string& body = {}) {
   raw::Fd fd(raw::connect_tcp(port));
   std::string rest;
-  const int code = raw::http_exchange(
-      fd.get(),
-      method + " " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" +
-          (token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") +
-          (body.empty() ? "" : "Content-Type: application/json\r\n") + "Content-Length: " + std::to_string(body.size()) +
-          "\r\n\r\n" + body,
-      &rest);
+  const int code = raw::http_exchange(fd.get(),
+                                      method + " " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" +
+                                          (token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") +
+                                          (body.empty() ? "" : "Content-Type: application/json\r\n") +
+                                          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body,
+                                      &rest);
   raw::wait_eof(fd.get(), 3s, &rest);
   return {code, rest};
 }
@@ -138,7 +137,8 @@ const json* room_entry(const json& j, const std::string& name) {
 }
 
 /// Wait (polling /api/rooms) until `pred` holds; false on timeout.
-bool wait_rooms(std::uint16_t port, const std::function<bool(const json&)>& pred, std::chrono::milliseconds timeout = 3s) {
+bool wait_rooms(std::uint16_t port, const std::function<bool(const json&)>& pred,
+                std::chrono::milliseconds timeout = 3s) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (pred(rooms_json(port))) return true;
@@ -336,8 +336,9 @@ TEST(Tuning, CompositionWeightsPrioritiesAndBehaviourParametersAreTunable) {
   WsClient s;
   ASSERT_TRUE(join_room(s, rs.port(), "").has_welcome());
   const std::string t = "tune-token";
-  auto [code, body] = http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t,
-                           R"({"behaviors[0].weight":0.25,"behaviors[1].priority":2,"behaviors[0].goal.x":30,"sharpness":3})");
+  auto [code, body] =
+      http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", t,
+           R"({"behaviors[0].weight":0.25,"behaviors[1].priority":2,"behaviors[0].goal.x":30,"sharpness":3})");
   ASSERT_EQ(code, 200) << body;
   const json r = json::parse(body);
   EXPECT_EQ(r["spec"]["behaviors[0].weight"], 0.25);
@@ -381,7 +382,8 @@ TEST(Tuning, CountChangeSpawnsAndDespawnsAgents) {
 
 TEST(Export, ScenarioOfARoomIncludesTheTuningAndParsesBack) {
   RoomServer rs;
-  ASSERT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token", R"({"max_speed":4.25,"count":33})").first,
+  ASSERT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/groups/0", "tune-token", R"({"max_speed":4.25,"count":33})")
+                .first,
             200);
   auto [code, body] = http(rs.port(), "GET", "/api/rooms/lobby/scenario");
   ASSERT_EQ(code, 200) << body;
@@ -478,7 +480,8 @@ TEST(Recording, WelcomeThenDeltaSnapshotsWithKeyframesThatDecodeToTheWorld) {
   EXPECT_EQ(updates, 1);
   EXPECT_GE(snapshots, 40);
   ASSERT_GE(keyframes.size(), 2u);
-  for (std::size_t i = 1; i < keyframes.size(); ++i) EXPECT_EQ(keyframes[i] - keyframes[i - 1], 60u) << "one per record_keyframe_s";
+  for (std::size_t i = 1; i < keyframes.size(); ++i)
+    EXPECT_EQ(keyframes[i] - keyframes[i - 1], 60u) << "one per record_keyframe_s";
 }
 
 TEST(Recording, AnUnwritableFileLogsOnceAndTheGameRunsOn) {

@@ -91,7 +91,9 @@ std::string join_bytes(codec::Role role, const std::string& name = "tester") {
   return b;
 }
 
-std::span<const std::byte> bytes_of(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
+std::span<const std::byte> bytes_of(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
 
 /// Snapshots are quantised deltas since the delta stream. These clients never acknowledge one, so the
 /// server sends them full snapshots; decode one into the plain v1::Snapshot form the assertions
@@ -117,7 +119,8 @@ bool next_of(WsClient& c, v1::ServerMessage::PayloadCase want, v1::ServerMessage
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string bytes;
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (c.receive(bytes, std::max(left, 1ms)) != Receive::kMessage) return false;
     if (!codec::decode_server_message(bytes_of(bytes), out).ok() || !to_plain(out)) return false;
     if (out.payload_case() == want) return true;
@@ -169,7 +172,8 @@ TEST(Server, PlayerAndSpectatorGetWelcomeThenSnapshotsAtTheConfiguredRate) {
     std::vector<std::uint64_t> ticks;
     v1::ServerMessage m;
     const auto start = std::chrono::steady_clock::now();
-    while (ticks.size() < 12 && next_of(*c, v1::ServerMessage::kSnapshot, m)) ticks.push_back(m.snapshot().server_tick());
+    while (ticks.size() < 12 && next_of(*c, v1::ServerMessage::kSnapshot, m))
+      ticks.push_back(m.snapshot().server_tick());
     const auto took = std::chrono::steady_clock::now() - start;
     ASSERT_EQ(ticks.size(), 12u);
     int exact = 0;
@@ -223,7 +227,8 @@ TEST(Server, PlayerInputsMoveItsCraftAndAreAcknowledged) {
   }
   const v1::Agent* now = own(m.snapshot());
   ASSERT_NE(now, nullptr);
-  double dx = std::abs(now->position().x() - start.position().x()), dy = std::abs(now->position().y() - start.position().y());
+  double dx = std::abs(now->position().x() - start.position().x()),
+         dy = std::abs(now->position().y() - start.position().y());
   dx = std::min(dx, 120 - dx);
   dy = std::min(dy, 120 - dy);
   EXPECT_GT(std::hypot(dx, dy), 2.0);
@@ -321,9 +326,10 @@ TEST(Server, HttpEndpointsAndStaticFiles) {
   r = bot::http_get("127.0.0.1", port, "/metrics");
   EXPECT_EQ(r.status, 200);
   EXPECT_NE(r.content_type.find("text/plain; version=0.0.4"), std::string::npos);
-  for (const char* name : {"flockstep_tick_duration_seconds_bucket", "flockstep_tick_overruns_total", "flockstep_clients{role=\"player\"}",
-                           "flockstep_agents{kind=\"flock\"} 40", "flockstep_ws_bytes_sent_total", "flockstep_snapshot_size_bytes",
-                           "flockstep_snapshots_dropped_total", "flockstep_malformed_messages_total", "flockstep_rtt_seconds"})
+  for (const char* name :
+       {"flockstep_tick_duration_seconds_bucket", "flockstep_tick_overruns_total", "flockstep_clients{role=\"player\"}",
+        "flockstep_agents{kind=\"flock\"} 40", "flockstep_ws_bytes_sent_total", "flockstep_snapshot_size_bytes",
+        "flockstep_snapshots_dropped_total", "flockstep_malformed_messages_total", "flockstep_rtt_seconds"})
     EXPECT_NE(r.body.find(name), std::string::npos) << name;
 
   r = bot::http_get("127.0.0.1", port, "/");
@@ -431,11 +437,13 @@ TEST(Server, AClientThatStopsReadingLosesOldSnapshotsThenIsDroppedOthersUnaffect
   // Big snapshots (2000 agents, ~160 KB each at 20 Hz) fill the loopback socket buffers of a
   // client that never reads within a second or two; then its write stalls.
   // The delta stream shrank them (~22 KB full, no budget, never acknowledged): 60 Hz keeps the pace.
-  TestServer ts([](config::Config& c) {
-    c.max_send_lag_ms = 300;
-    c.snapshot_budget_kbps = 0;
-    c.snapshot_rate_hz = 60;
-  }, 2000);
+  TestServer ts(
+      [](config::Config& c) {
+        c.max_send_lag_ms = 300;
+        c.snapshot_budget_kbps = 0;
+        c.snapshot_rate_hz = 60;
+      },
+      2000);
   WsClient healthy, stalled;
   join(healthy, ts.port(), codec::Role::kSpectator, "healthy");
   join(stalled, ts.port(), codec::Role::kSpectator, "stalled");  // from now on never reads

@@ -86,7 +86,8 @@ TEST(ServerProcess, SigtermUnderLoadFlipsReadinessAtOnceClosesEveryClientWith100
   // no answer at all once the drain has already finished (it takes tens of ms).
   // Server.ReadinessFlipsAtOnceWhenShutdownStarts checks the exact 503 in process.
   int ready = 200;
-  while (ready == 200 && Clock::now() - sent < 1s) ready = net::raw::http_exchange(probe.get(), "GET /readyz HTTP/1.1\r\nHost: t\r\n\r\n");
+  while (ready == 200 && Clock::now() - sent < 1s)
+    ready = net::raw::http_exchange(probe.get(), "GET /readyz HTTP/1.1\r\nHost: t\r\n\r\n");
   EXPECT_NE(ready, 200);
   EXPECT_LT(Clock::now() - sent, 1s);
   const auto code = server.wait_exit(5s);
@@ -144,7 +145,9 @@ TEST(ServerProcess, RunningOutOfFileDescriptorsIsSurvivedAndLogged) {
   EXPECT_EQ(c.receive(msg, 3s), bot::Receive::kMessage);
   // The accept loop backed off instead of spinning: rate-limited lines, not thousands.
   std::size_t lines = 0;
-  for (auto p = server.output().find("accept_failed"); p != std::string::npos; p = server.output().find("accept_failed", p + 1)) ++lines;
+  for (auto p = server.output().find("accept_failed"); p != std::string::npos;
+       p = server.output().find("accept_failed", p + 1))
+    ++lines;
   EXPECT_LT(lines, 200u);
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait_exit(5s), 0) << server.output();

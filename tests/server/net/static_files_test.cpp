@@ -135,7 +135,8 @@ class StaticFilesServer : public ::testing::Test {
     server_->wait();
   }
   /// One GET on a fresh connection with the given extra headers.
-  http::response<http::string_body> get(const std::string& target, std::initializer_list<std::pair<http::field, std::string>> headers = {}) {
+  http::response<http::string_body> get(const std::string& target,
+                                        std::initializer_list<std::pair<http::field, std::string>> headers = {}) {
     boost::asio::io_context io;
     boost::asio::ip::tcp::socket sock(io);
     sock.connect({boost::asio::ip::make_address("127.0.0.1"), server_->port()});

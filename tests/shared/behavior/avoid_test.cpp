@@ -11,8 +11,8 @@
 
 namespace fb = flockstep::behavior;
 namespace fm = flockstep::math;
-using fm::Vec2;
 using fb::real;
+using fm::Vec2;
 
 namespace {
 
@@ -160,7 +160,7 @@ TEST(ObstacleAvoidance, T73_SeedLiteralLateralForceIsSignAsymmetric) {
 
 namespace {
 
-const std::array<fb::Circle, 6> kField{fb::Circle{{8, 0.3}, 1},   fb::Circle{{14, -1.2}, 1.2},
+const std::array<fb::Circle, 6> kField{fb::Circle{{8, 0.3}, 1},    fb::Circle{{14, -1.2}, 1.2},
                                        fb::Circle{{19, 1.0}, 0.8}, fb::Circle{{25, -0.2}, 1.5},
                                        fb::Circle{{31, 1.2}, 1},   fb::Circle{{35, -1.5}, 0.7}};
 
@@ -192,8 +192,8 @@ TEST(ObstacleAvoidance, T73_AgentPassesFieldOfCirclesWithoutEnteringAny) {
   p.box_width = 2.0;       // body diameter 1 m plus a 0.5 m margin each side
   p.min_box_length = 2.0;
   const FieldRun r = run_field(p, 20);
-  EXPECT_GT(r.final_x, 40);        // got through
-  EXPECT_GE(r.min_clearance, 0.1); // the body never touched an obstacle
+  EXPECT_GT(r.final_x, 40);         // got through
+  EXPECT_GE(r.min_clearance, 0.1);  // the body never touched an obstacle
   // Without the margin the lateral push fades to zero exactly at the body's edge and it clips.
   fb::DetectionBoxParams tight = p;
   tight.box_width = 0;
@@ -218,7 +218,7 @@ TEST(Hide, T74_SpotIsOnFarSideCollinearAtRadiusPlusGap) {
   const Vec2 spot = fb::hiding_spot(c, hunter, 0.5);
   EXPECT_NEAR(len(spot - c.center), 2.5, 1e-12);
   EXPECT_NEAR(fm::cross(c.center - hunter, spot - hunter), 0, 1e-9);  // collinear
-  EXPECT_GT(fm::dot(spot - c.center, c.center - hunter), 0);           // far side
+  EXPECT_GT(fm::dot(spot - c.center, c.center - hunter), 0);          // far side
   EXPECT_NEAR(spot.x, 5 + 0.8 * 2.5, 1e-12);
   EXPECT_NEAR(spot.y, 3 + 0.6 * 2.5, 1e-12);
   const Vec2 degenerate = fb::hiding_spot(c, c.center, 0.5);  // hunter on the centre
@@ -347,8 +347,8 @@ TEST(WallAvoidance, T75_ForceAlongNormalPointingAway) {
   fb::FeelerDebug dbg;
   const Vec2 f = fb::wall_avoidance_force(b, walls, fb::FeelerParams{}, &dbg);
   ASSERT_NE(f, (Vec2{}));
-  EXPECT_NEAR(fm::cross(f, w.normal()), 0, 1e-12);         // parallel to the wall normal
-  EXPECT_GT(fm::dot(f, b.position - w.a), 0);              // toward the agent's side
+  EXPECT_NEAR(fm::cross(f, w.normal()), 0, 1e-12);  // parallel to the wall normal
+  EXPECT_GT(fm::dot(f, b.position - w.a), 0);       // toward the agent's side
   EXPECT_NEAR(len(f), len(dbg.tips[dbg.feeler_index] - dbg.hit_point), 1e-12);
   // Mirror agent on the other side: the force flips.
   const fb::Body above = body_at({7, 6}, {-0.2, -1}, 2);

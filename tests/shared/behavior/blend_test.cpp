@@ -8,8 +8,8 @@
 
 namespace fb = flockstep::behavior;
 namespace fm = flockstep::math;
-using fm::Vec2;
 using fb::real;
+using fm::Vec2;
 
 namespace {
 
@@ -185,14 +185,14 @@ TEST(Blend, T62_MixWeightsSlidesFromBlendToArbitration) {
 }
 
 TEST(Blend, T63_NeighbourhoodIsRadiusMinusRearBlindZone) {
-  const real cos_half_blind = std::cos(fm::kPi / 4);  // 90 deg blind zone
+  const real cos_half_blind = std::cos(fm::kPi / 4);                          // 90 deg blind zone
   EXPECT_TRUE(fb::in_neighbourhood({0, 0}, 0, {3, 0}, 5, cos_half_blind));    // ahead
   EXPECT_TRUE(fb::in_neighbourhood({0, 0}, 0, {0, 3}, 5, cos_half_blind));    // abeam
   EXPECT_FALSE(fb::in_neighbourhood({0, 0}, 0, {-3, 0}, 5, cos_half_blind));  // dead behind
   EXPECT_FALSE(fb::in_neighbourhood({0, 0}, 0, {-3, 0.5}, 5, cos_half_blind));
-  EXPECT_TRUE(fb::in_neighbourhood({0, 0}, 0, {-3, 3.5}, 5, cos_half_blind));  // just outside the zone
-  EXPECT_FALSE(fb::in_neighbourhood({0, 0}, 0, {5, 0}, 5, cos_half_blind));    // at the radius: out
-  EXPECT_TRUE(fb::in_neighbourhood({0, 0}, 0, {0, 0}, 5, cos_half_blind));     // coincident counts
+  EXPECT_TRUE(fb::in_neighbourhood({0, 0}, 0, {-3, 3.5}, 5, cos_half_blind));      // just outside the zone
+  EXPECT_FALSE(fb::in_neighbourhood({0, 0}, 0, {5, 0}, 5, cos_half_blind));        // at the radius: out
+  EXPECT_TRUE(fb::in_neighbourhood({0, 0}, 0, {0, 0}, 5, cos_half_blind));         // coincident counts
   EXPECT_TRUE(fb::in_neighbourhood({0, 0}, fm::kPi, {-3, 0}, 5, cos_half_blind));  // facing -x
 }
 
@@ -200,10 +200,10 @@ TEST(Blend, T63_BoidsOutsideRadiusOrInBlindAngleHaveNoInfluence) {
   const fb::Kinematic self = boid({0, 0}, {2, 0}, 0);
   std::vector<fb::Kinematic> flock{
       self,
-      boid({2, 1}, {1, 1}, 0.5),     // neighbour
-      boid({0.8, -0.5}, {2, -1}, 0), // close neighbour (separation)
-      boid({7, 0}, {-3, 0}, 0),      // outside the 5 m radius
-      boid({-2, 0.3}, {0, 4}, 0),    // in the rear blind zone
+      boid({2, 1}, {1, 1}, 0.5),      // neighbour
+      boid({0.8, -0.5}, {2, -1}, 0),  // close neighbour (separation)
+      boid({7, 0}, {-3, 0}, 0),       // outside the 5 m radius
+      boid({-2, 0.3}, {0, 4}, 0),     // in the rear blind zone
   };
   fb::FlockingParams p;
   fb::FlockingDebug dbg;

@@ -166,8 +166,8 @@ TEST(Body, T09_DisabledBehaviourContributesExactlyZero) {
   const real nan = std::numeric_limits<real>::quiet_NaN();
   const std::array<fb::BehaviorForce, 4> forces{{
       {fb::Behavior::seek, {1.25, -0.5}},
-      {fb::Behavior::flee, {1e9, 1e9}},           // huge, but off
-      {fb::Behavior::wander, {nan, nan}},         // even NaN must not leak when off
+      {fb::Behavior::flee, {1e9, 1e9}},    // huge, but off
+      {fb::Behavior::wander, {nan, nan}},  // even NaN must not leak when off
       {fb::Behavior::separation, {0.25, 0.125}},
   }};
   fb::BehaviorSwitches sw;
@@ -235,7 +235,7 @@ TEST(Body, T09_LayersActionSelectionSteeringLocomotion) {
     fb::body_update(b, f, kDt);
     closest = fm::min(closest, fm::distance(b.position, target));
   }
-  EXPECT_LT(closest, 4.0);                                   // approached while seeking
-  EXPECT_LT(b.velocity.x, 0.0);                              // and now runs away
+  EXPECT_LT(closest, 4.0);       // approached while seeking
+  EXPECT_LT(b.velocity.x, 0.0);  // and now runs away
   EXPECT_GT(fm::distance(b.position, target), closest);
 }

@@ -80,7 +80,8 @@ struct OpenFlock {
     real best = fm::kInfinity;
     for (int i = 1; i <= n(); ++i)
       for (int j = i + 1; j <= n(); ++j)
-        best = std::min(best, fm::distance(units[static_cast<std::size_t>(i)].position, units[static_cast<std::size_t>(j)].position));
+        best = std::min(best, fm::distance(units[static_cast<std::size_t>(i)].position,
+                                           units[static_cast<std::size_t>(j)].position));
     return best;
   }
   int components(real r) const {  // connected components of the "within r" graph
@@ -95,7 +96,8 @@ struct OpenFlock {
         stack.pop_back();
         for (int b = 1; b <= n(); ++b) {
           if (label[static_cast<std::size_t>(b)] < 0 &&
-              fm::distance(units[static_cast<std::size_t>(a)].position, units[static_cast<std::size_t>(b)].position) <= r) {
+              fm::distance(units[static_cast<std::size_t>(a)].position, units[static_cast<std::size_t>(b)].position) <=
+                  r) {
             label[static_cast<std::size_t>(b)] = count;
             stack.push_back(b);
           }
@@ -115,7 +117,10 @@ struct OpenFlock {
       for (int j = 1; j <= n(); ++j) {
         if (j == i) continue;
         const Vec2 d = units[static_cast<std::size_t>(j)].position - units[static_cast<std::size_t>(i)].position;
-        if (fm::length(d) < best) { best = fm::length(d); off = d; }
+        if (fm::length(d) < best) {
+          best = fm::length(d);
+          off = d;
+        }
       }
       sum += std::abs(fm::dot(fm::normalized(off), fb::craft_heading(units[static_cast<std::size_t>(i)])));
     }
@@ -133,7 +138,10 @@ TEST(BourgFlocking, T33_VisibilityTruthTable) {
   // The default narrow view is the seed's, about 45 deg: k_front = tan(22.5 deg).
   EXPECT_NEAR(2 * std::atan(fb::ViewParams{}.k_front), fm::kPi / 4, 1e-12);
   const real d = 2;
-  struct Row { real bx, by; bool wide, limited, narrow; };
+  struct Row {
+    real bx, by;
+    bool wide, limited, narrow;
+  };
   const Row rows[] = {
       {0, -d, false, false, false},        // straight behind
       {d, -0.5 * d, true, false, false},   // behind but outside the blind wedge
@@ -254,13 +262,14 @@ TEST(BourgFlocking, T34_SeparationInverseDistanceAndSide) {
   // Coincident: finite (distance floored), deterministic side.
   const real c = fb::separation_force({2, 2}, {1, 0}, {2, 2}, cp, rp);
   EXPECT_TRUE(std::isfinite(c));
-  EXPECT_NEAR(std::abs(c), cp.max_steering_force * rp.separation_weight * threshold / (length * rp.min_distance_factor), 1e-9);
+  EXPECT_NEAR(std::abs(c), cp.max_steering_force * rp.separation_weight * threshold / (length * rp.min_distance_factor),
+              1e-9);
 }
 
 TEST(BourgFlocking, T34_AlignmentLinearInAngle) {
   const fb::FlockRuleParams rp;
-  EXPECT_EQ(fb::alignment_force({1, 0}, {5, 0}, kS, rp), 0);   // headings match
-  EXPECT_EQ(fb::alignment_force({1, 0}, {0, 0}, kS, rp), 0);   // no mean velocity
+  EXPECT_EQ(fb::alignment_force({1, 0}, {5, 0}, kS, rp), 0);  // headings match
+  EXPECT_EQ(fb::alignment_force({1, 0}, {0, 0}, kS, rp), 0);  // no mean velocity
   const real unit = kS * rp.alignment_weight / fm::kPi;
   for (const real phi : {0.1, 0.5, 1.0, 2.0, 3.0}) {
     EXPECT_NEAR(fb::alignment_force({1, 0}, fm::as_vector(phi) * 3, kS, rp), unit * phi, 1e-9) << phi;    // left
@@ -383,9 +392,9 @@ TEST(BourgFlocking, T32_LargerRadiusFewerSplinterGroups) {
 namespace {
 
 struct DemoStats {
-  real nearest = 0;   // mean nearest-neighbour distance (torus), AI units only
-  int close_pairs = 0;  // pairs closer than one unit length
-  real player_gap = 0;  // mean distance from the units to the player (torus)
+  real nearest = 0;                   // mean nearest-neighbour distance (torus), AI units only
+  int close_pairs = 0;                // pairs closer than one unit length
+  real player_gap = 0;                // mean distance from the units to the player (torus)
   real obstacle_gap = fm::kInfinity;  // min (centre distance - radius) over units and obstacles
 };
 
@@ -565,7 +574,7 @@ TEST(BourgFlocking, T36_LeaderChasesPlayerInterceptorInterceptsIt) {
   const fb::FlockSteering l = fb::flock_unit_ai(1, leader, fb::CraftParams{}, fb::FlockRole::leader, ctx, up, mode);
   EXPECT_EQ(l.aim, units[0].position);
   EXPECT_EQ(l.lateral_force, fb::CraftParams{}.max_steering_force);  // starboard thruster: left
-  EXPECT_EQ(l.neighbors.count, 0);  // skips flocking
+  EXPECT_EQ(l.neighbors.count, 0);                                   // skips flocking
   fb::CraftState ic;
   ic.position = {10, 0};
   ic.orientation = fm::kHalfPi;
@@ -600,7 +609,8 @@ TEST(BourgFlocking, T36_FollowersStayCloseToVisibleLeader) {
       fb::demo4_step(w, p, {t % 300 < 30, t % 300 >= 150 && t % 300 < 180});
       real sum = 0;
       for (int i = 2; i < w.num_units; ++i) {
-        sum += fm::length(fm::torus_delta(w.units[1].position, w.units[static_cast<std::size_t>(i)].position, p.width, p.height));
+        sum += fm::length(
+            fm::torus_delta(w.units[1].position, w.units[static_cast<std::size_t>(i)].position, p.width, p.height));
       }
       const real m = sum / (w.num_units - 2);
       mean[run] += m / 1200;
@@ -635,7 +645,9 @@ TEST(BourgFlocking, T36_NarrowViewFollowsPointManAroundObstacle) {
       ctx.view = ViewModel::narrow;
       ctx.obstacles = obstacle;
       real lat[3] = {0, 0, 0};
-      for (int i = 1; i <= 2; ++i) lat[i] = fb::flock_unit_ai(i, u[static_cast<std::size_t>(i)], cp, fb::FlockRole::follower, ctx, up, mode).lateral_force;
+      for (int i = 1; i <= 2; ++i)
+        lat[i] = fb::flock_unit_ai(i, u[static_cast<std::size_t>(i)], cp, fb::FlockRole::follower, ctx, up, mode)
+                     .lateral_force;
       for (int i = 1; i <= 2; ++i) {
         const Vec2 before = u[static_cast<std::size_t>(i)].position;
         fb::craft_step_lateral(u[static_cast<std::size_t>(i)], cp, lat[i], 1, kDt);
@@ -676,7 +688,8 @@ TEST(BourgFlocking, T32_NarrowViewGivesSingleFileLines) {
           Vec2 off;
           for (int j = 1; j < w.num_units; ++j) {
             if (j == i) continue;
-            const Vec2 d = fm::torus_delta(u.position, w.units[static_cast<std::size_t>(j)].position, p.width, p.height);
+            const Vec2 d =
+                fm::torus_delta(u.position, w.units[static_cast<std::size_t>(j)].position, p.width, p.height);
             if (fm::length(d) < best) {
               best = fm::length(d);
               off = d;

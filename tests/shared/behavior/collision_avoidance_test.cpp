@@ -9,8 +9,8 @@
 #include "flockstep/behavior/steering.hpp"
 
 namespace fb = flockstep::behavior;
-using flockstep::math::Vec2;
 using fb::real;
+using flockstep::math::Vec2;
 
 namespace {
 
@@ -221,8 +221,8 @@ TEST(CollisionAvoidance, T58_ExactHeadOnPairSidestepsToOppositeSides) {
   EXPECT_TRUE(da.sidestep);
   EXPECT_TRUE(db.sidestep);
   ASSERT_TRUE(std::isfinite(sa.linear.x) && std::isfinite(sa.linear.y));
-  EXPECT_LT(sa.linear.y, 0);  // a (moving +x) steps to its right, -y
-  EXPECT_GT(sb.linear.y, 0);  // b (moving -x) steps to its right, +y
+  EXPECT_LT(sa.linear.y, 0);         // a (moving +x) steps to its right, -y
+  EXPECT_GT(sb.linear.y, 0);         // b (moving -x) steps to its right, +y
   EXPECT_EQ(sa.linear, -sb.linear);  // exactly antisymmetric
   fb::Kinematic a_end, b_end;
   const real min_d = run_pair(a, b, true, 4.0, &a_end, &b_end);

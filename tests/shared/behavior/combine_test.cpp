@@ -74,7 +74,11 @@ real closest_approach(bool prioritised) {
   for (int t = 0; t < 60 * 20; ++t) {
     Vec2 f;
     if (prioritised) {
-      f = prioritized(b.max_force, kPriorityEpsilon, [&] { return avoid(b); }, [&] { return seek_force(b, {8, 0}); });
+      f = prioritized(
+          b.max_force, kPriorityEpsilon, [&] { return avoid(b); },
+          [&] {
+            return seek_force(b, {8, 0});
+          });
     } else {
       const std::array<WeightedForce, 2> w{{{avoid(b), 1}, {seek_force(b, {8, 0}), 1}}};
       f = blend_truncated(w, b.max_force);
@@ -89,8 +93,8 @@ real closest_approach(bool prioritised) {
 TEST(Combine, T77_SeekPlusAvoidPartlyPenetratesWithBlendingButNotWithPriorities) {
   const real blended = closest_approach(false);
   const real prioritised = closest_approach(true);
-  EXPECT_LT(blended, 1.8);       // measured 1.44: 0.56 m inside the obstacle
-  EXPECT_GE(prioritised, 2.0);   // measured 2.015: grazes the rim, never inside
+  EXPECT_LT(blended, 1.8);      // measured 1.44: 0.56 m inside the obstacle
+  EXPECT_GE(prioritised, 2.0);  // measured 2.015: grazes the rim, never inside
 }
 
 // ------------------------------------------------------------------------------------------ T78
@@ -124,8 +128,8 @@ TEST(Combine, T78_NonZeroMeansAboveEpsilonAndWinnerIsTruncated) {
 TEST(Combine, T79_StopsEvaluatingOnceBudgetIsUsed) {
   for (RunningSumMode mode : {RunningSumMode::kTruncateTotal, RunningSumMode::kRemainingBudget}) {
     int a = 0, b = 0, c = 0;
-    const Vec2 out = prioritized_running_sum(10, mode, Weighted{2.0, Mock{{3, 0}, &a}},   // 6 N
-                                             Weighted{1.0, Mock{{6, 0}, &b}},             // total 12 >= 10
+    const Vec2 out = prioritized_running_sum(10, mode, Weighted{2.0, Mock{{3, 0}, &a}},  // 6 N
+                                             Weighted{1.0, Mock{{6, 0}, &b}},            // total 12 >= 10
                                              Weighted{1.0, Mock{{0, 1}, &c}});
     EXPECT_EQ(out, (Vec2{10, 0}));
     EXPECT_EQ(a, 1);
@@ -200,7 +204,8 @@ TEST(Combine, T80_NonZeroTopGroupMasksLowerGroups) {
   };
   auto separation_group = [&] { return weighted_sum_of(Weighted{1.0, Mock{{5, 5}, &separation}}); };
   auto goal_group = [&] { return weighted_sum_of(Weighted{1.0, Mock{{-5, 0}, &seek}}); };
-  const Vec2 out = grouped_priorities(10, GroupArbitration::kFirstNonZero, avoidance_group, separation_group, goal_group);
+  const Vec2 out =
+      grouped_priorities(10, GroupArbitration::kFirstNonZero, avoidance_group, separation_group, goal_group);
   EXPECT_EQ(out, (Vec2{2, 1}));  // exactly the top group's blend
   EXPECT_EQ(wall + obstacle, 2);
   EXPECT_EQ(separation + seek, 0);  // lower groups never evaluated
@@ -210,7 +215,8 @@ TEST(Combine, T80_WithinGroupOutputIsThatGroupsWeightedBlend) {
   int n = 0;
   auto silent_group = [&] { return weighted_sum_of(Weighted{3.0, Mock{{}, &n}}, Weighted{1.0, Mock{{}, &n}}); };
   auto flocking_group = [&] {
-    return weighted_sum_of(Weighted{0.5, Mock{{2, 0}, &n}}, Weighted{2.0, Mock{{0, 1}, &n}}, Weighted{1.0, Mock{{-1, 1}, &n}});
+    return weighted_sum_of(Weighted{0.5, Mock{{2, 0}, &n}}, Weighted{2.0, Mock{{0, 1}, &n}},
+                           Weighted{1.0, Mock{{-1, 1}, &n}});
   };
   EXPECT_EQ(grouped_priorities(10, GroupArbitration::kFirstNonZero, silent_group, flocking_group), (Vec2{0, 3}));
   EXPECT_EQ(n, 5);
@@ -240,7 +246,8 @@ TEST(Combine, T81_EvaluationFrequenciesMatchProbabilities) {
   constexpr int kTicks = 100000;
   for (int t = 0; t < kTicks; ++t) {
     // Constant forces well below max_force: never an early exit, so each is an independent draw.
-    prioritized_dithering(rng, 10.0, Dithered{0.9, 1.0, Mock{{1, 0}, &avoid}}, Dithered{0.2, 1.0, Mock{{0, 1}, &wander}});
+    prioritized_dithering(rng, 10.0, Dithered{0.9, 1.0, Mock{{1, 0}, &avoid}},
+                          Dithered{0.2, 1.0, Mock{{0, 1}, &wander}});
   }
   EXPECT_NEAR(static_cast<real>(avoid) / kTicks, 0.9, 0.005);  // sd ~0.001
   EXPECT_NEAR(static_cast<real>(wander) / kTicks, 0.2, 0.005);
@@ -271,8 +278,14 @@ TEST(Combine, T81_DeterministicForSeed) {
     Rng rng = Rng::seeded(seed);
     Vec2 acc;
     for (int t = 0; t < 1000; ++t) {
-      acc += prioritized_dithering(rng, 3.0, Dithered{0.9, 2.0, [] { return Vec2{1, 0}; }},
-                                   Dithered{0.2, 1.0, [] { return Vec2{0, 1}; }});
+      acc += prioritized_dithering(rng, 3.0,
+                                   Dithered{0.9, 2.0,
+                                            [] {
+                                              return Vec2{1, 0};
+                                            }},
+                                   Dithered{0.2, 1.0, [] {
+                                              return Vec2{0, 1};
+                                            }});
     }
     return acc;
   };
@@ -338,9 +351,9 @@ TEST(Combine, T82_BufferIsBoundedAtNamedCapacity) {
 TEST(Combine, T82_StandstillAndOppositeDirectionsUseFallback) {
   HeadingSmoother s;
   EXPECT_EQ(smooth_heading(s, 4, {}, {0, 2}), (Vec2{0, 1}));  // empty buffer: fallback, normalised
-  EXPECT_EQ(s.count, 0);                                    // zero velocity is not recorded
+  EXPECT_EQ(s.count, 0);                                      // zero velocity is not recorded
   smooth_heading(s, 2, {1, 0}, {0, 1});
-  EXPECT_EQ(smooth_heading(s, 2, {-3, 0}, {0, 1}), (Vec2{0, 1}));  // (1,0) + (-1,0) = 0: no direction
+  EXPECT_EQ(smooth_heading(s, 2, {-3, 0}, {0, 1}), (Vec2{0, 1}));    // (1,0) + (-1,0) = 0: no direction
   EXPECT_EQ(smooth_heading(s, 2, {1e-9, 0}, {0, 1}), (Vec2{0, 1}));  // below 1e-6 m/s: frozen
   EXPECT_EQ(s.count, 2);
 }
@@ -366,18 +379,23 @@ TEST(Combine, T82_SmoothingReducesJudderOfPrioritisedAvoidance) {
   Vec2 last_raw = b.heading, last_smooth = b.heading;
   real raw_jump = 0, smooth_jump = 0;
   for (int t = 0; t < 60 * 20; ++t) {
-    const Vec2 f = prioritized(b.max_force, kPriorityEpsilon, [&] { return avoid(b); },
-                               [&] { return seek_force(b, {2.5, 0}); });
+    const Vec2 f = prioritized(
+        b.max_force, kPriorityEpsilon, [&] { return avoid(b); },
+        [&] {
+          return seek_force(b, {2.5, 0});
+        });
     body_update(b, f, kDt);
     const Vec2 smooth = smooth_heading(s, kN, b.velocity, b.heading);
     if (t >= 60 * 10) {  // after the approach, while hovering at the obstacle
-      raw_jump = math::max(raw_jump, std::fabs(math::wrap_angle(math::orientation_of(b.heading) - math::orientation_of(last_raw))));
-      smooth_jump = math::max(smooth_jump, std::fabs(math::wrap_angle(math::orientation_of(smooth) - math::orientation_of(last_smooth))));
+      raw_jump = math::max(
+          raw_jump, std::fabs(math::wrap_angle(math::orientation_of(b.heading) - math::orientation_of(last_raw))));
+      smooth_jump = math::max(
+          smooth_jump, std::fabs(math::wrap_angle(math::orientation_of(smooth) - math::orientation_of(last_smooth))));
     }
     last_raw = b.heading;
     last_smooth = smooth;
   }
-  EXPECT_GT(raw_jump, 10 * math::kDegToRad);  // there is judder to remove
+  EXPECT_GT(raw_jump, 10 * math::kDegToRad);    // there is judder to remove
   EXPECT_LT(smooth_jump, 2.0 * raw_jump / kN);  // each snap spread over ~N ticks
 }
 

@@ -60,7 +60,7 @@ Soa random_soa(math::Rng& rng, std::int32_t n, real extent, std::int32_t groups)
     const Vec2 h = math::as_vector(rng.uniform(-math::kPi, math::kPi));
     s.hx[i] = h.x;
     s.hy[i] = h.y;
-    s.group[i] = rng.range(0, (groups) - 1);
+    s.group[i] = rng.range(0, (groups)-1);
   }
   return s;
 }
@@ -104,7 +104,7 @@ TEST(FlockingLanes, T76_T31_T32_SimdAndScalarReferenceAgreeBitForBit) {
     const std::int32_t n = 1 + rng.range(0, 300 - 1);
     const Soa s = random_soa(rng, n, extent, 3);
     LaneQuery q;
-    q.self = rng.range(0, (n) - 1);
+    q.self = rng.range(0, (n)-1);
     q.position = {s.x[static_cast<std::size_t>(q.self)], s.y[static_cast<std::size_t>(q.self)]};
     q.heading = math::as_vector(rng.uniform(-math::kPi, math::kPi));
     q.group = s.group[static_cast<std::size_t>(q.self)];
@@ -144,7 +144,11 @@ TEST(FlockingLanes, T31_T32_LanesPickTheSameNeighboursAsIsNeighbour) {
   // bodies (dot = 0) count, those behind do not, and the radius is inclusive.
   Soa s(9);
   const Vec2 pts[9] = {{10, 10}, {12, 10}, {10, 12}, {10, 8}, {8, 10}, {13, 10}, {14.0001, 10}, {11, 11}, {9, 9}};
-  for (std::size_t i = 0; i < 9; ++i) { s.x[i] = pts[i].x; s.y[i] = pts[i].y; s.hx[i] = 1; }
+  for (std::size_t i = 0; i < 9; ++i) {
+    s.x[i] = pts[i].x;
+    s.y[i] = pts[i].y;
+    s.hx[i] = 1;
+  }
   LaneQuery q;
   q.position = pts[0];
   q.heading = {1, 0};

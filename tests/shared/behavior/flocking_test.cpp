@@ -132,12 +132,12 @@ TEST(Flocking, T76_NeighbourOutsideRadiusOrFieldOfViewIsIgnored) {
   EXPECT_TRUE(is_neighbour(self, {3, 0}, all_round));  // exactly on the radius counts
   EXPECT_FALSE(is_neighbour(self, {3.0001, 0}, all_round));
   EXPECT_TRUE(is_neighbour(self, {-2, 0}, all_round));  // behind, but no field of view set
-  NeighbourhoodParams front{3.0, math::kPi};  // the slides' 180 deg variation
+  NeighbourhoodParams front{3.0, math::kPi};            // the slides' 180 deg variation
   EXPECT_TRUE(is_neighbour(self, {2, 1}, front));
-  EXPECT_TRUE(is_neighbour(self, {0, 2}, front));    // abeam is the edge of a 180 deg view
+  EXPECT_TRUE(is_neighbour(self, {0, 2}, front));  // abeam is the edge of a 180 deg view
   EXPECT_FALSE(is_neighbour(self, {-0.01, 2}, front));
   EXPECT_FALSE(is_neighbour(self, {-2, 0}, front));
-  EXPECT_TRUE(is_neighbour(self, {0, 0}, front));    // coincident has no bearing: counts
+  EXPECT_TRUE(is_neighbour(self, {0, 0}, front));  // coincident has no bearing: counts
   // Through select_neighbours: only the visible ones reach the forces.
   const std::array<Neighbour, 4> candidates{neighbour_at({1, 0}), neighbour_at({-1, 0}), neighbour_at({10, 0}),
                                             neighbour_at({0, -1})};
@@ -194,7 +194,8 @@ TEST(Flocking, T76_FlockStaysCohesiveAlignedAndSeparated) {
   Rng rng = Rng::seeded(7676);
   for (int i = 0; i < kN; ++i) {
     Body& b = bodies[static_cast<std::size_t>(i)];
-    b = body_at({static_cast<real>(i % 4) * 2.0 + rng.uniform(-0.3, 0.3), static_cast<real>(i / 4) * 2.0 + rng.uniform(-0.3, 0.3)},
+    b = body_at({static_cast<real>(i % 4) * 2.0 + rng.uniform(-0.3, 0.3),
+                 static_cast<real>(i / 4) * 2.0 + rng.uniform(-0.3, 0.3)},
                 math::as_vector(rng.uniform(-math::kPi, math::kPi)));
     b.velocity = b.heading * 2.0;
   }
@@ -223,16 +224,19 @@ TEST(Flocking, T76_FlockStaysCohesiveAlignedAndSeparated) {
         candidates[static_cast<std::size_t>(c++)] = {o.position, o.velocity, o.heading};
       }
       const Body& self = bodies[static_cast<std::size_t>(i)];
-      const std::int32_t n = select_neighbours(self, std::span<const Neighbour>(candidates.data(), static_cast<std::size_t>(c)), np, selected);
+      const std::int32_t n = select_neighbours(
+          self, std::span<const Neighbour>(candidates.data(), static_cast<std::size_t>(c)), np, selected);
       const Vec2 wf = wander_force(self, wp, wander[static_cast<std::size_t>(i)], rng, kDt);
-      forces[static_cast<std::size_t>(i)] =
-          flock_force(flocking_forces(self, std::span<const Neighbour>(selected.data(), static_cast<std::size_t>(n))), wf, w);
+      forces[static_cast<std::size_t>(i)] = flock_force(
+          flocking_forces(self, std::span<const Neighbour>(selected.data(), static_cast<std::size_t>(n))), wf, w);
     }
-    for (int i = 0; i < kN; ++i) body_update(bodies[static_cast<std::size_t>(i)], forces[static_cast<std::size_t>(i)], kDt);
+    for (int i = 0; i < kN; ++i)
+      body_update(bodies[static_cast<std::size_t>(i)], forces[static_cast<std::size_t>(i)], kDt);
     if (t >= 300) {
       for (int i = 0; i < kN; ++i)
         for (int j = i + 1; j < kN; ++j)
-          min_gap_late = math::min(min_gap_late, distance(bodies[static_cast<std::size_t>(i)].position, bodies[static_cast<std::size_t>(j)].position));
+          min_gap_late = math::min(min_gap_late, distance(bodies[static_cast<std::size_t>(i)].position,
+                                                          bodies[static_cast<std::size_t>(j)].position));
     }
   }
   Vec2 centre;

@@ -118,7 +118,7 @@ TEST(ForceSteering, T65_ZeroForceBeyondPanicRange) {
   b.velocity = {1, 0};
   EXPECT_EQ(flee_force(b, {0, 0}, 4.9), (Vec2{}));
   const Vec2 inside = flee_force(b, {0, 0}, 5.1);
-  EXPECT_EQ(inside, (Vec2{3, 0}));  // desired (4, 0) - v
+  EXPECT_EQ(inside, (Vec2{3, 0}));           // desired (4, 0) - v
   EXPECT_EQ(flee_force(b, {0, 0}), inside);  // default range is infinite
 }
 
@@ -151,8 +151,17 @@ struct ArriveRow {
 
 // The seed's table, verbatim: max_speed 4, starting 10 units away.
 constexpr std::array<ArriveRow, 11> kSeedArriveTable{{
-    {10, 4, 4}, {9, 4, 4}, {8, 4, 4}, {7, 3.5, 4}, {6, 3, 4}, {5, 2.5, 4},
-    {4, 2, 4},  {3, 1.5, 3}, {2, 1, 2}, {1, 0.5, 1}, {0, 0, 0},
+    {10, 4, 4},
+    {9, 4, 4},
+    {8, 4, 4},
+    {7, 3.5, 4},
+    {6, 3, 4},
+    {5, 2.5, 4},
+    {4, 2, 4},
+    {3, 1.5, 3},
+    {2, 1, 2},
+    {1, 0.5, 1},
+    {0, 0, 0},
 }};
 
 TEST(ForceSteering, T66_DesiredSpeedReproducesSeedTable) {
@@ -226,7 +235,7 @@ TEST(ForceSteering, T67_LookAheadFormulaIsExact) {
   EXPECT_EQ(pursuit_look_ahead(10, 4, 1), 2.0);
   EXPECT_EQ(pursuit_look_ahead(0, 0, 0), 0.0);  // no division by zero
   Body b = make_body({0, 0});
-  b.heading = {0, 1};  // evader at (6, 8) is 53 deg off the heading: prediction is used
+  b.heading = {0, 1};                       // evader at (6, 8) is 53 deg off the heading: prediction is used
   const Mover evader{{6, 8}, {0.6, -0.8}};  // distance 10, speed 1
   EXPECT_FALSE(pursue_dead_ahead(b, evader));
   EXPECT_EQ(pursue_point(b, evader), (Vec2{6 + 0.6 * 2, 8 - 0.8 * 2}));
@@ -269,7 +278,7 @@ TEST(ForceSteering, T67_OptionalEvaderFacingCondition) {
   const Mover crossing{{10, 0.5}, {0, 2}};   // ahead, but crossing
   EXPECT_TRUE(pursue_dead_ahead(b, oncoming, buckland));
   EXPECT_FALSE(pursue_dead_ahead(b, crossing, buckland));
-  EXPECT_TRUE(pursue_dead_ahead(b, crossing));  // the slides' cone alone
+  EXPECT_TRUE(pursue_dead_ahead(b, crossing));                         // the slides' cone alone
   EXPECT_FALSE(pursue_dead_ahead(b, Mover{{10, 0.5}, {}}, buckland));  // evader at rest
 }
 
@@ -393,7 +402,8 @@ TEST(ForceSteering, T69_LocalOffsetSlotRotatesWithLeader) {
     leader.velocity = leader.heading * (omega * radius);
     body_update(f, offset_pursuit_matched_force(f, leader, offset, OffsetFrame::kLeaderLocal, 1), kDt);
     if (t > 60 * 20) {
-      worst_late = math::max(worst_late, distance(f.position, offset_pursuit_slot(leader, offset, OffsetFrame::kLeaderLocal)));
+      worst_late =
+          math::max(worst_late, distance(f.position, offset_pursuit_slot(leader, offset, OffsetFrame::kLeaderLocal)));
     }
   }
   EXPECT_LT(worst_late, 0.5);
@@ -485,7 +495,7 @@ TEST(ForceSteering, T71_OffsetIsAppliedInLocalSpace) {
 
 TEST(ForceSteering, T71_ZeroMeanLateralJitterUnlikeSeedLiteral) {
   const WanderParams p{1.2, 2.0, 30.0};  // 0.5 m per tick at 60 Hz
-  const Body b = make_body({0, 0});     // frozen body: look at the jitter alone
+  const Body b = make_body({0, 0});      // frozen body: look at the jitter alone
   auto mean_lateral = [&](bool literal) {
     Rng rng = Rng::seeded(2024);
     WanderState s = wander_init(p, rng);
@@ -588,7 +598,7 @@ TEST(ForceSteering, T72_LoopedPathCycles) {
       last = s.current;
     }
   }
-  EXPECT_GE(wraps, 3);                    // 40 m per lap at <= 4 m/s over 40 s
+  EXPECT_GE(wraps, 3);                 // 40 m per lap at <= 4 m/s over 40 s
   EXPECT_GT(length(b.velocity), 2.0);  // never settles
 }
 

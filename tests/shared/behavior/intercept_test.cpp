@@ -44,8 +44,8 @@ struct ChaseResult {
 };
 
 // Predator at the origin heading +y; prey from prey0 at constant velocity (the catalog's T23(b)).
-ChaseResult chase(Steer steer, real predator_speed, Vec2 pred0, real theta0, Vec2 prey0, Vec2 prey_v,
-                  real t_max, real capture = 1, real dt = 0.01) {
+ChaseResult chase(Steer steer, real predator_speed, Vec2 pred0, real theta0, Vec2 prey0, Vec2 prey_v, real t_max,
+                  real capture = 1, real dt = 0.01) {
   Unicycle u{pred0, theta0, predator_speed};
   Vec2 prey = prey0;
   InterceptParams ip;
@@ -149,7 +149,7 @@ TEST(Intercept, T23_PredictedPointBecomesStationary) {
     u.steer_at(aim, dt);
     prey += kPreyV * dt;
   }
-  EXPECT_GT(early_motion, 5.0);     // the point moved during the first 2 s
+  EXPECT_GT(early_motion, 5.0);                 // the point moved during the first 2 s
   EXPECT_LT(late_motion, 0.05 * early_motion);  // and hardly at all in the last 20 s
   EXPECT_EQ(mode, ChaseMode::intercept);
 }

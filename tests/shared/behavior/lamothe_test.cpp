@@ -470,7 +470,7 @@ TEST(Lamothe, T20_SpeedStaysBoundedOverLongRuns) {
       ASSERT_TRUE(fm::is_finite(m.position));
       top = fm::max(top, fm::length(m.velocity));
     }
-    EXPECT_EQ(inside, 10000);  // homed the whole first half, never in the second
+    EXPECT_EQ(inside, 10000);              // homed the whole first half, never in the second
     EXPECT_GT(top, 0.9 * p.max_velocity);  // the cap was actually reached
   }
 }

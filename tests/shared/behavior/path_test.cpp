@@ -42,7 +42,9 @@ real reference_distance(const std::vector<Vec2>& pts, bool looped, Vec2 q) {
 
 /// Hairpin (Fig. 3.17): out along y = 0, up a 10 m spike whose two legs are `gap` apart, down,
 /// and on to x = 25. Total length 45 + gap.
-std::vector<Vec2> hairpin_points(real gap) { return {{0, 0}, {10, 0}, {10, 10}, {10 + gap, 10}, {10 + gap, 0}, {25, 0}}; }
+std::vector<Vec2> hairpin_points(real gap) {
+  return {{0, 0}, {10, 0}, {10, 10}, {10 + gap, 10}, {10 + gap, 0}, {25, 0}};
+}
 
 struct HairpinRun {
   real max_y = 0;        ///< how far up the spike the character went
@@ -63,8 +65,8 @@ HairpinRun run_hairpin(real gap, bool predictive, real window) {
   HairpinRun r;
   real prev_target = -1;
   for (int i = 0; i < 60 * 15; ++i) {
-    const fb::PathFollowOutput o = predictive ? fb::follow_path_predictive(k, op.path, st, pp)
-                                              : fb::follow_path(k, op.path, st, pp.follow);
+    const fb::PathFollowOutput o =
+        predictive ? fb::follow_path_predictive(k, op.path, st, pp) : fb::follow_path(k, op.path, st, pp.follow);
     if (o.target_param < prev_target) r.target_monotone = false;
     prev_target = o.target_param;
     fb::integrate_steering(k, o.steering, 5, kDt);
@@ -178,8 +180,8 @@ TEST(LinePath, T54_ClosestPointMatchesBruteForceReference) {
 TEST(LinePath, T54_CoherencePicksTheStretchNearLastParam) {
   // U: out along y = 0 (params 0..10), across (10..12), back along y = 2 (12..22).
   OwnedPath op({{0, 0}, {10, 0}, {10, 2}, {0, 2}}, false);
-  const Vec2 q{5, 1};  // equidistant from both long legs
-  EXPECT_NEAR(fb::get_param(op.path, q), 5, 1e-12);  // brute force: tie goes to the lower parameter
+  const Vec2 q{5, 1};                                            // equidistant from both long legs
+  EXPECT_NEAR(fb::get_param(op.path, q), 5, 1e-12);              // brute force: tie goes to the lower parameter
   EXPECT_NEAR(fb::get_param(op.path, q, 16.5, 3.0), 17, 1e-12);  // near the return leg: stays on it
   EXPECT_NEAR(fb::get_param(op.path, q, 4.0, 3.0), 5, 1e-12);
   // A point much closer to the other leg still cannot pull the parameter out of the window...
@@ -294,7 +296,8 @@ TEST(PathFollowing, T52_LateralDistanceStaysBelowTwiceTheOffset) {
     real worst = 0;
     for (int i = 0; i < 60 * 40; ++i) {
       fb::integrate_steering(k, fb::follow_path(k, op.path, st, p).steering, 4, kDt);
-      if (i > 120) worst = fm::max(worst, fm::distance(fb::get_position(op.path, fb::get_param(op.path, k.position)), k.position));
+      if (i > 120)
+        worst = fm::max(worst, fm::distance(fb::get_position(op.path, fb::get_param(op.path, k.position)), k.position));
     }
     EXPECT_LT(worst, 2 * offset) << offset;  // measured 1.18 (offset 1) and 0.94 (offset 2)
   }

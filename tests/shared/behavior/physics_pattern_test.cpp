@@ -47,8 +47,8 @@ struct SimRun {
 
 // Simulate the caller loop of T29: DoPattern, re-initialise when it returns false, step physics.
 SimRun simulate(std::span<const fb::PhysicsInstruction> pattern, fb::CraftState c, int passes,
-             const fb::DoPatternParams& params = {}, const fb::CraftParams& cp = fb::kPatternCraftParams,
-             int max_ticks = 60 * 400) {
+                const fb::DoPatternParams& params = {}, const fb::CraftParams& cp = fb::kPatternCraftParams,
+                int max_ticks = 60 * 400) {
   SimRun r;
   fb::PatternTracking t;
   fb::initialize_pattern_tracking(t, c);
@@ -105,8 +105,8 @@ TEST(PhysicsPattern, T29_IndexAdvancesOnFirstTickLimitIsReachedNeverEarlier) {
     const double sp = std::hypot(c.velocity.x, c.velocity.y);
     const double dot = (t.initial_heading.x * c.velocity.x + t.initial_heading.y * c.velocity.y) / sp;
     const double dhead = std::acos(std::fmin(1.0, std::fmax(-1.0, dot))) * 180 / kPiD;
-    const bool reached = (in.limit_position && dpos >= in.position_limit) ||
-                         (in.limit_heading && dhead >= in.heading_limit_deg);
+    const bool reached =
+        (in.limit_position && dpos >= in.position_limit) || (in.limit_heading && dhead >= in.heading_limit_deg);
     fb::do_pattern(t, fb::kSquarePattern, c, {}, th);
     EXPECT_EQ(t.current_index != i, reached) << "tick " << tick << " index " << i;
     if (t.current_index != i) {

@@ -10,8 +10,8 @@
 
 namespace fb = flockstep::behavior;
 namespace fm = flockstep::math;
-using fm::Vec2;
 using fb::real;
+using fm::Vec2;
 
 namespace {
 
@@ -70,8 +70,8 @@ CornerRun run_corner(fb::RayConfig config, bool adaptive, bool winner, real y0, 
   CornerRun r;
   for (int i = 0; i < ticks; ++i) {
     step(k, fb::multi_ray_avoidance(k, det, p, st, kDt), 3.0);
-    r.min_wall_distance = std::min({r.min_wall_distance, segment_distance(k.position, walls[0]),
-                                    segment_distance(k.position, walls[1])});
+    r.min_wall_distance =
+        std::min({r.min_wall_distance, segment_distance(k.position, walls[0]), segment_distance(k.position, walls[1])});
     if (r.escaped_tick < 0 && i > 60 && len(k.position) > 16 && k.velocity.x < 0) {
       r.escaped_tick = i;
       break;
@@ -93,10 +93,10 @@ TEST(RayAvoid, T59_SegmentCastHitsWithinSegmentOnly) {
   EXPECT_EQ(h.normal, (Vec2{-1, 0}));  // faces the ray origin
   // From the other side the normal flips.
   EXPECT_EQ(fb::cast_segment({9, 0}, {-10, 0}, w).normal, (Vec2{1, 0}));
-  EXPECT_FALSE(fb::cast_segment({0, 1}, {4.9, 0}, w).hit);     // stops short: beyond the cast
-  EXPECT_FALSE(fb::cast_segment({0, 3}, {10, 0}, w).hit);      // passes above the end
-  EXPECT_FALSE(fb::cast_segment({0, 0}, {0, 10}, w).hit);      // parallel
-  EXPECT_FALSE(fb::cast_segment({6, 0}, {10, 0}, w).hit);      // wall behind
+  EXPECT_FALSE(fb::cast_segment({0, 1}, {4.9, 0}, w).hit);  // stops short: beyond the cast
+  EXPECT_FALSE(fb::cast_segment({0, 3}, {10, 0}, w).hit);   // passes above the end
+  EXPECT_FALSE(fb::cast_segment({0, 0}, {0, 10}, w).hit);   // parallel
+  EXPECT_FALSE(fb::cast_segment({6, 0}, {10, 0}, w).hit);   // wall behind
 }
 
 TEST(RayAvoid, T59_CircleCastFindsEntryPoint) {

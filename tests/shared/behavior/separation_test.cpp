@@ -10,8 +10,8 @@
 #include "flockstep/behavior/steering.hpp"
 
 namespace fb = flockstep::behavior;
-using flockstep::math::Vec2;
 using fb::real;
+using flockstep::math::Vec2;
 
 namespace {
 
@@ -119,15 +119,15 @@ TEST(Separation, T55_ClippedToMaxAccelerationWithManyNeighbours) {
 
 TEST(Separation, T55_CoincidentNeighbourUsesDeterministicFallback) {
   const auto p = linear(2, 10);
-  const fb::Kinematic a = at({1, 1}, 0);                      // facing +x
-  const fb::Kinematic b = at({1, 1}, flockstep::math::kPi);   // facing -x, same spot
+  const fb::Kinematic a = at({1, 1}, 0);                     // facing +x
+  const fb::Kinematic b = at({1, 1}, flockstep::math::kPi);  // facing -x, same spot
   const std::array<Vec2, 1> same{Vec2{1, 1}};
   const Vec2 sa = fb::separation(a, same, p).linear;
   const Vec2 sb = fb::separation(b, same, p).linear;
   ASSERT_TRUE(std::isfinite(sa.x) && std::isfinite(sa.y));
   EXPECT_NEAR(sa.x, 0, 1e-12);
-  EXPECT_NEAR(sa.y, 10, 1e-12);  // own left of +x is +y
-  EXPECT_NEAR(sb.y, -10, 1e-12); // opposite facing: opposite side, so the pair separates
+  EXPECT_NEAR(sa.y, 10, 1e-12);   // own left of +x is +y
+  EXPECT_NEAR(sb.y, -10, 1e-12);  // opposite facing: opposite side, so the pair separates
   // Inverse-square at d = 0 is contained by the clip, no inf/NaN.
   const Vec2 si = fb::separation(a, same, inverse_square(3)).linear;
   EXPECT_TRUE(std::isfinite(si.x) && std::isfinite(si.y));
@@ -196,9 +196,9 @@ TEST(Separation, T56_AttractorBehindRepulsorStallsAgent) {
     fb::integrate_steering(c, fb::blend_steering(parts, w, bp), 5.0, dt);
     max_x = std::max(max_x, c.position.x);
   }
-  EXPECT_LT(max_x, 5.0);                       // never gets past the repulsor
-  EXPECT_GT(len(goal - c.position), 9.5);      // stuck far from the goal
-  EXPECT_NEAR(c.position.x, 0.0, 0.05);        // at the balance point
+  EXPECT_LT(max_x, 5.0);                   // never gets past the repulsor
+  EXPECT_GT(len(goal - c.position), 9.5);  // stuck far from the goal
+  EXPECT_NEAR(c.position.x, 0.0, 0.05);    // at the balance point
   EXPECT_NEAR(c.position.y, 0.0, 1e-12);
-  EXPECT_LT(len(c.velocity), 0.02);            // stalled
+  EXPECT_LT(len(c.velocity), 0.02);  // stalled
 }

@@ -237,9 +237,9 @@ TEST(DynamicSeek, T42_SpeedStaysClippedByTheUpdate) {
 
 TEST(DynamicSeek, T42_OvershootsStaticTargetMoreAsMaxSpeedOverMaxAccelerationGrows) {
   // Measured with Newton-Euler-1 at 60 Hz from rest 20 m away: about v^2 / (2a).
-  const real r05 = seek_overshoot(5, 10);   // ratio 0.5 s
-  const real r1 = seek_overshoot(10, 10);   // ratio 1 s
-  const real r2 = seek_overshoot(10, 5);    // ratio 2 s
+  const real r05 = seek_overshoot(5, 10);  // ratio 0.5 s
+  const real r1 = seek_overshoot(10, 10);  // ratio 1 s
+  const real r2 = seek_overshoot(10, 5);   // ratio 2 s
   EXPECT_GT(r05, 1.0);
   EXPECT_LT(r05, 1.6);
   EXPECT_GT(r1, r05);
@@ -333,7 +333,9 @@ TEST(DynamicArrive, T44_NoOvershootUnderTuningRule) {
   // The library defaults satisfy the rule too.
   bool monotone = false;
   const fb::ArriveParams def;
-  EXPECT_LE(arrive_overshoot(fb::ArriveParams{def.max_acceleration, def.max_speed, 0, def.slow_radius}, 20, 600, &monotone), 0);
+  EXPECT_LE(
+      arrive_overshoot(fb::ArriveParams{def.max_acceleration, def.max_speed, 0, def.slow_radius}, 20, 600, &monotone),
+      0);
   EXPECT_TRUE(monotone);
 }
 
@@ -808,8 +810,9 @@ TEST(DynamicWander, T51_TargetLiesExactlyOnTheCircleAheadOfTheCharacter) {
     EXPECT_NEAR(fm::distance(out.circle_centre, c.position), 2.5, 1e-12);
     EXPECT_NEAR(fm::dot(out.circle_centre - c.position, fm::as_vector(c.orientation)), 2.5, 1e-12);
     // Target angle on the circle = wander orientation + facing.
-    EXPECT_NEAR(fm::wrap_angle(fm::orientation_of(out.target - out.circle_centre) -
-                               (st.wander_orientation + c.orientation)), 0, 1e-9);
+    EXPECT_NEAR(
+        fm::wrap_angle(fm::orientation_of(out.target - out.circle_centre) - (st.wander_orientation + c.orientation)), 0,
+        1e-9);
   }
 }
 

@@ -77,8 +77,8 @@ TEST(TileLine, T22_ExhaustivePropertiesAndEarlyRoundingFormula) {
         const int sr = p[i].row - p[i - 1].row;
         const int sc = p[i].col - p[i - 1].col;
         EXPECT_EQ(std::max(std::abs(sr), std::abs(sc)), 1);  // Chebyshev step exactly 1
-        EXPECT_TRUE(sr == 0 || sr == sgn(dr));                // monotone rows
-        EXPECT_TRUE(sc == 0 || sc == sgn(dc));                // monotone columns
+        EXPECT_TRUE(sr == 0 || sr == sgn(dr));               // monotone rows
+        EXPECT_TRUE(sc == 0 || sc == sgn(dc));               // monotone columns
       }
       if (minor < major) {
         const bool col_major = std::abs(dc) > std::abs(dr);

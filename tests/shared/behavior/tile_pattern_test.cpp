@@ -86,8 +86,8 @@ TEST(TilePattern, T26_BackAndForthHas18AndComplexPatrolHas76Entries) {
 }
 
 TEST(TilePattern, T26_ConsecutiveEntriesAdjacentAndPauseOnlyAtVertices) {
-  for (const std::span<const Tile> v :
-       {std::span<const Tile>(kRectangle), std::span<const Tile>(kBackAndForth), std::span<const Tile>(kComplexPatrol)}) {
+  for (const std::span<const Tile> v : {std::span<const Tile>(kRectangle), std::span<const Tile>(kBackAndForth),
+                                        std::span<const Tile>(kComplexPatrol)}) {
     fb::TilePathPattern p;
     const std::int32_t n = fb::build_path_pattern(p, v);
     int pauses = 0;
@@ -286,8 +286,7 @@ TEST(TilePattern, T28_JunctionFromAboveTakesEveryBranch) {
     EXPECT_EQ(f.candidate_count, 2);
     if (next == Tile{9, 5}) ++left;
     else if (next == Tile{9, 7}) ++right;
-    else
-      ADD_FAILURE() << "left the junction to (" << next.row << "," << next.col << ")";
+    else ADD_FAILURE() << "left the junction to (" << next.row << "," << next.col << ")";
   }
   EXPECT_GT(left, 150);  // uniform: 200 +- ~3 sigma
   EXPECT_GT(right, 150);

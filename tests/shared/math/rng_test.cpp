@@ -145,8 +145,8 @@ TEST(Rng, T13_BinomialIsTriangularNotUniform) {
   int near_zero = 0, near_edge = 0;
   for (int i = 0; i < n; ++i) {
     const real x = std::fabs(r.binomial());
-    near_zero += x < 0.1 ? 1 : 0;   // P = 1 - 0.9^2 = 0.19
-    near_edge += x > 0.9 ? 1 : 0;   // P = 0.1^2 = 0.01
+    near_zero += x < 0.1 ? 1 : 0;  // P = 1 - 0.9^2 = 0.19
+    near_edge += x > 0.9 ? 1 : 0;  // P = 0.1^2 = 0.01
   }
   EXPECT_NEAR(static_cast<real>(near_zero) / n, 0.19, 0.006);
   EXPECT_NEAR(static_cast<real>(near_edge) / n, 0.01, 0.002);

@@ -102,8 +102,9 @@ void check_slot_query_matches_query(real w, real h, real cell, bool wrap, std::i
   for (std::int32_t i = 0; i < n; ++i) {
     std::vector<std::tuple<std::int32_t, real, real, real>> want, got;
     g.query(pts[i], cell, i, pts, [&](std::int32_t j, Vec2 d, real d2) { want.emplace_back(j, d.x, d.y, d2); });
-    g.query_slots(pts[i], cell, slot_of[static_cast<std::size_t>(i)], slot_pts.data(),
-                  [&](std::int32_t k, Vec2 d, real d2) { got.emplace_back(slots[static_cast<std::size_t>(k)], d.x, d.y, d2); });
+    g.query_slots(
+        pts[i], cell, slot_of[static_cast<std::size_t>(i)], slot_pts.data(),
+        [&](std::int32_t k, Vec2 d, real d2) { got.emplace_back(slots[static_cast<std::size_t>(k)], d.x, d.y, d2); });
     ASSERT_EQ(got, want) << "agent " << i;
     visits += static_cast<std::int64_t>(got.size());
   }
@@ -111,7 +112,9 @@ void check_slot_query_matches_query(real w, real h, real cell, bool wrap, std::i
 }
 
 TEST(Grid, SlotQueryVisitsWhatQueryVisitsInTheSameOrder) { check_slot_query_matches_query(100, 60, 7, false, 800, 5); }
-TEST(Grid, T14_WrappedSlotQueryVisitsWhatQueryVisitsAcrossEdges) { check_slot_query_matches_query(100, 60, 7, true, 800, 9); }
+TEST(Grid, T14_WrappedSlotQueryVisitsWhatQueryVisitsAcrossEdges) {
+  check_slot_query_matches_query(100, 60, 7, true, 800, 9);
+}
 TEST(Grid, SlotQueryOnTinyWrappedWorldMatchesQuery) { check_slot_query_matches_query(14, 7, 7, true, 60, 13); }
 
 }  // namespace

@@ -84,8 +84,8 @@ TEST(TaskRunner, EveryTaskOfEveryPhaseRunsExactlyOnceWithAFixedPartition) {
 TEST(TaskRunner, DefaultRunnerRunsEveryTaskInOrderOnTheCaller) {
   std::vector<std::int32_t> order;
   const TaskRunner serial{};
-  serial.run_batch(5, [](void* arg, std::int32_t t) { static_cast<std::vector<std::int32_t>*>(arg)->push_back(t); },
-                   &order);
+  serial.run_batch(
+      5, [](void* arg, std::int32_t t) { static_cast<std::vector<std::int32_t>*>(arg)->push_back(t); }, &order);
   EXPECT_EQ(order, (std::vector<std::int32_t>{0, 1, 2, 3, 4}));
 }
 

@@ -81,7 +81,10 @@ TEST(Compose, T79_PresetWrittenOutAsACompositionGivesTheSameBits) {
   spelled.groups[0].compose = composition_of(boids);
   ASSERT_EQ(spelled.groups[0].compose.behaviors.size(), 4u);  // walls, obstacles, flee players, flock
   World a = make(preset), b = make(spelled);
-  for (int t = 0; t < 300; ++t) { a.step(); b.step(); }
+  for (int t = 0; t < 300; ++t) {
+    a.step();
+    b.step();
+  }
   EXPECT_EQ(a.state_hash(), b.state_hash());
   // Control: dropping the cruise weight changes the bits, so the comparison can fail.
   spelled.groups[0].flock.w_cruise = 0.5;
@@ -297,8 +300,8 @@ real closest_head_on(const BehaviorSpec* avoid) {
     std::vector<BehaviorSpec> list;
     if (avoid) list.push_back(*avoid);
     list.push_back(to_goal(BehaviorType::kDynamicSeek, k == 0 ? Vec2{180, 101} : Vec2{20, 100}));
-    s.groups.push_back(composed(k == 0 ? "east" : "west", Model::kSteering, list, k == 0 ? Vec2{20, 100} : Vec2{180, 101},
-                                Combiner::kPriority));
+    s.groups.push_back(composed(k == 0 ? "east" : "west", Model::kSteering, list,
+                                k == 0 ? Vec2{20, 100} : Vec2{180, 101}, Combiner::kPriority));
     s.groups.back().radius = 0.5;
   }
   World w = make(s);
@@ -378,8 +381,8 @@ TEST(ComposeSteering, T63_MillingtonFlockAligns) {
   s.grid_cell = 8;
   BehaviorSpec flock = beh(BehaviorType::kMillingtonFlock);
   flock.range = 8;
-  s.groups.push_back(composed("flock", Model::kSteering, {flock, beh(BehaviorType::kLookWhereGoing)}, {0, 0},
-                              Combiner::kBlend, 30));
+  s.groups.push_back(
+      composed("flock", Model::kSteering, {flock, beh(BehaviorType::kLookWhereGoing)}, {0, 0}, Combiner::kBlend, 30));
   s.groups[0].spawn_min = {40, 40};
   s.groups[0].spawn_max = {60, 60};
   World w = make(s);
@@ -452,8 +455,8 @@ TEST(ComposeCombiner, T81_DitheringConsidersEachBehaviourWithItsProbability) {
   Scenario s = open_field();
   BehaviorSpec east = to_goal(BehaviorType::kSeek, {190, 100});
   east.probability = 0;
-  s.groups.push_back(composed("v", Model::kVehicle, {east, to_goal(BehaviorType::kSeek, {100, 190})}, {100, 100},
-                              Combiner::kDither));
+  s.groups.push_back(
+      composed("v", Model::kVehicle, {east, to_goal(BehaviorType::kSeek, {100, 190})}, {100, 100}, Combiner::kDither));
   World w = make(s);
   for (int t = 0; t < 60; ++t) w.step();
   EXPECT_GT(math::normalized(agent(w, 0).velocity).y, 0.9);
@@ -467,7 +470,10 @@ TEST(ComposeCombiner, T62_UrgencyWithSharpnessZeroIsTheBlend) {
   a.groups[0].compose.sharpness = 0;
   b.groups.push_back(composed("u", Model::kSteering, list, {100, 100}, Combiner::kBlend));
   World wa = make(a), wb = make(b);
-  for (int t = 0; t < 120; ++t) { wa.step(); wb.step(); }
+  for (int t = 0; t < 120; ++t) {
+    wa.step();
+    wb.step();
+  }
   EXPECT_EQ(wa.state_hash(), wb.state_hash());
   // Sharp urgency moves toward arbitration: the result differs from the blend.
   a.groups[0].compose.sharpness = 8;
@@ -478,9 +484,10 @@ TEST(ComposeCombiner, T62_UrgencyWithSharpnessZeroIsTheBlend) {
 
 TEST(ComposeCombiner, T61_SteeringBlendIsClippedToTheAccelerationBudget) {
   Scenario s = open_field();
-  s.groups.push_back(composed("b", Model::kSteering,
-                              {to_goal(BehaviorType::kDynamicSeek, {190, 100}, 5), to_goal(BehaviorType::kDynamicSeek, {190, 100}, 5)},
-                              {20, 100}));
+  s.groups.push_back(
+      composed("b", Model::kSteering,
+               {to_goal(BehaviorType::kDynamicSeek, {190, 100}, 5), to_goal(BehaviorType::kDynamicSeek, {190, 100}, 5)},
+               {20, 100}));
   s.groups[0].max_speed = 1000;
   World w = make(s);
   const Vec2 v0 = agent(w, 0).velocity;
@@ -548,7 +555,8 @@ TEST(ComposeFilter, T02_FacingSmoothingTurnsTheFacingTowardTheMotion) {
 TEST(ComposeModel, T04_ExactIntegrationFollowsTheConstantAccelerationParabola) {
   // A goal far beyond the world keeps the seek direction constant (+x): constant acceleration.
   Scenario s = open_field(4000, 4000);
-  GroupSpec g = composed("ballistic", Model::kSteering, {to_goal(BehaviorType::kDynamicSeek, {1e7, 2000})}, {1500, 2000});
+  GroupSpec g =
+      composed("ballistic", Model::kSteering, {to_goal(BehaviorType::kDynamicSeek, {1e7, 2000})}, {1500, 2000});
   g.compose.integration = 1;
   g.max_speed = 1000;
   s.groups.push_back(g);

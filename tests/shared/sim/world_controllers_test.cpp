@@ -19,7 +19,9 @@ namespace flockstep::sim {
 namespace {
 
 Scenario field(real w = 200, real h = 200) { return test::open_world("controllers", w, h, 128, 2); }
-GroupSpec one(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) { return test::placed(n, k, t, p, c); }
+GroupSpec one(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) {
+  return test::placed(n, k, t, p, c);
+}
 AgentView agent(const World& w, std::int32_t g, std::int32_t nth = 0) { return test::nth_agent(w, g, nth); }
 
 real dist(Vec2 a, Vec2 b) { return math::length(a - b); }
@@ -116,7 +118,7 @@ real follower_spacing(const World& w, const std::vector<std::uint32_t>& roles) {
 
 struct Demo4Run {
   real leader_start = -1, leader_min = math::kInfinity;  // leader to player, m
-  real spacing = 0;                                     // followers' mean nearest-follower distance, last 15 s
+  real spacing = 0;                                      // followers' mean nearest-follower distance, last 15 s
 };
 
 Demo4Run run_demo4(bool flocking) {
@@ -151,9 +153,10 @@ Demo4Run run_demo4(bool flocking) {
 
 TEST(WorldBourg, T34_T36_LeaderChasesThePlayerAndFollowersFlock) {
   const Demo4Run on = run_demo4(true), off = run_demo4(false);
-  std::printf("[figures] bourg world, 20 s: leader within %.2f m of the player (from %.1f m); followers' mean "
-              "nearest-follower distance %.2f m flocking, %.2f m not flocking\n",
-              on.leader_min, on.leader_start, on.spacing, off.spacing);
+  std::printf(
+      "[figures] bourg world, 20 s: leader within %.2f m of the player (from %.1f m); followers' mean "
+      "nearest-follower distance %.2f m flocking, %.2f m not flocking\n",
+      on.leader_min, on.leader_start, on.spacing, off.spacing);
   EXPECT_LT(on.leader_min, 5.0) << "T21/T36: the leader line-of-sight chases the player";
   EXPECT_LT(on.leader_min, on.leader_start);
   EXPECT_LT(on.spacing, 0.6 * off.spacing) << "T34: the followers hold together by flocking";
@@ -161,7 +164,10 @@ TEST(WorldBourg, T34_T36_LeaderChasesThePlayerAndFollowersFlock) {
 
 TEST(WorldBourg, T33_ViewModelChangesWhatUnitsSeeAndIsLiveTunable) {
   World wide(demo4(0)), narrow(demo4(2));
-  for (int t = 0; t < 300; ++t) { wide.step(); narrow.step(); }
+  for (int t = 0; t < 300; ++t) {
+    wide.step();
+    narrow.step();
+  }
   EXPECT_NE(wide.state_hash(), narrow.state_hash());
   // Switching the live world to narrow from the same start: a different trajectory again.
   World live(demo4(0));
@@ -210,8 +216,10 @@ TEST(WorldBourg, T35_UnitsWrapAroundTheTorusByAIDemo4sOwnLoop) {
       }
     }
   }
-  std::printf("[figures] bourg world 60 x 40 m, 2 x 20 s: %lld unit-ticks compared with demo4_step_units, %lld seam crossings\n",
-              static_cast<long long>(compared), static_cast<long long>(crossings));
+  std::printf(
+      "[figures] bourg world 60 x 40 m, 2 x 20 s: %lld unit-ticks compared with demo4_step_units, %lld seam "
+      "crossings\n",
+      static_cast<long long>(compared), static_cast<long long>(crossings));
   EXPECT_GT(crossings, 10) << "units cross the seams, and only the loop's wrap brings them back";
 }
 
@@ -270,11 +278,12 @@ TEST(WorldRules, T73_FlockAvoidanceIsMeasuredBeforeThePushOutRule) {
   const World::PushoutStats without = flock_pushouts(0);
   const World::PushoutStats with = flock_pushouts(3);
   const World::PushoutStats braking = flock_pushouts(3, 2.0, 8);
-  std::printf("[figures] 400 boids x 600 ticks, push-out corrections (deepest): no avoidance %lld (%.4f m), "
-              "detection box braking 0.2 %lld (%.4f m), braking 2.0 and an 8 m box %lld (%.4f m)\n",
-              static_cast<long long>(without.corrections), static_cast<double>(without.max_depth),
-              static_cast<long long>(with.corrections), static_cast<double>(with.max_depth),
-              static_cast<long long>(braking.corrections), static_cast<double>(braking.max_depth));
+  std::printf(
+      "[figures] 400 boids x 600 ticks, push-out corrections (deepest): no avoidance %lld (%.4f m), "
+      "detection box braking 0.2 %lld (%.4f m), braking 2.0 and an 8 m box %lld (%.4f m)\n",
+      static_cast<long long>(without.corrections), static_cast<double>(without.max_depth),
+      static_cast<long long>(with.corrections), static_cast<double>(with.max_depth),
+      static_cast<long long>(braking.corrections), static_cast<double>(braking.max_depth));
   // Control: with the detection box off, boids fly into the rocks and the rule catches them.
   EXPECT_GT(without.corrections, 1000);
   // Measured 7,444 / 4,787 / 327: the default box (Buckland's braking 0.2, chosen because the

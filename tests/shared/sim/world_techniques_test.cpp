@@ -15,11 +15,16 @@ namespace flockstep::sim {
 namespace {
 
 Scenario arena(real w = 200, real h = 200) { return test::open_world("techniques", w, h, 64, 4); }
-GroupSpec at(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) { return test::placed(n, k, t, p, c); }
+GroupSpec at(const char* n, AgentKind k, Technique t, Vec2 p, std::int32_t c = 1) {
+  return test::placed(n, k, t, p, c);
+}
 
 const AgentView* first_of(const World& w, std::int32_t group, AgentView& out) {
   for (std::int32_t i = 0; i < w.size(); ++i)
-    if (w.view(i).group == group) { out = w.view(i); return &out; }
+    if (w.view(i).group == group) {
+      out = w.view(i);
+      return &out;
+    }
   return nullptr;
 }
 
@@ -261,8 +266,8 @@ TEST(WorldTechniques, T17_TrackerReachesAndSitsOnTarget_T18_AntiTrackerSeparates
     EXPECT_LE(std::abs(tr.velocity.y), 5 + 1e-9);
     // The anti-tracker never moves toward the post on either axis (T18).
     const Vec2 a = agent(w, 2).position;
-    EXPECT_LE(a.x - last_anti.x, 1e-9);  // post is to its right: it only goes left (or stays)
-    EXPECT_GE(a.y - last_anti.y, -1e-9); // post is below: it only goes up
+    EXPECT_LE(a.x - last_anti.x, 1e-9);   // post is to its right: it only goes left (or stays)
+    EXPECT_GE(a.y - last_anti.y, -1e-9);  // post is below: it only goes up
     last_anti = a;
   }
   EXPECT_LT(math::distance(agent(w, 1).position, Vec2{150, 50}), 1e-6);

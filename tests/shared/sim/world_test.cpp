@@ -89,7 +89,7 @@ TEST(World, T10_PlayerInputThrustsAndTurnsRight) {
   const AgentView v1 = w.view(w.index_of(p));
   EXPECT_GT(math::distance(v1.position, p0), 1.0);
   EXPECT_NEAR(math::wrap_angle(v1.orientation - theta0), 0.0, 1e-12);  // no turn input, no turn
-  w.set_input(p, {1, 1});  // right
+  w.set_input(p, {1, 1});                                              // right
   for (int k = 0; k < 30; ++k) w.step();
   EXPECT_LT(math::wrap_angle(w.view(w.index_of(p)).orientation - v1.orientation), -0.1);  // clockwise
 }
@@ -195,7 +195,11 @@ TEST(World, SolidBordersKeepEveryoneInside) {
 
 TEST(World, SameInputsSameHashDifferentSeedDifferentHash) {
   World a(canonical::mixed(9)), b(canonical::mixed(9)), c(canonical::mixed(10));
-  for (int k = 0; k < 120; ++k) { a.step(); b.step(); c.step(); }
+  for (int k = 0; k < 120; ++k) {
+    a.step();
+    b.step();
+    c.step();
+  }
   EXPECT_EQ(a.state_hash(), b.state_hash());
   EXPECT_NE(a.state_hash(), c.state_hash());
 }

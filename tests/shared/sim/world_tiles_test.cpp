@@ -18,10 +18,10 @@ using behavior::Tile;
 // Seed pattern vertices (Bourg & Seemann Examples 3-6..3-9), anchored with offsets (5, 2).
 const std::vector<std::array<std::int32_t, 2>> kRectangle{{10, 3}, {18, 3}, {18, 12}, {10, 12}, {10, 3}};
 const std::vector<std::array<std::int32_t, 2>> kBackAndForth{{10, 3}, {18, 3}, {10, 3}};
-const std::vector<std::array<std::int32_t, 2>> kComplexPatrol{{4, 2},  {4, 11},  {2, 24}, {13, 27}, {16, 24},
+const std::vector<std::array<std::int32_t, 2>> kComplexPatrol{{4, 2},   {4, 11},  {2, 24}, {13, 27}, {16, 24},
                                                               {13, 17}, {13, 13}, {17, 5}, {4, 2}};
 // The seed track (Example 3-10): 47 tiles, T-junctions at (9, 2) and (9, 6).
-const std::vector<std::array<std::int32_t, 4>> kSeedTrack{{3, 2, 16, 2},  {16, 2, 16, 11}, {16, 11, 9, 11},
+const std::vector<std::array<std::int32_t, 4>> kSeedTrack{{3, 2, 16, 2}, {16, 2, 16, 11}, {16, 11, 9, 11},
                                                           {9, 11, 9, 2}, {9, 6, 3, 6},    {3, 6, 3, 2}};
 
 GroupSpec tile_group(const char* name, Technique t, real tile_speed) {
@@ -54,7 +54,8 @@ Scenario open_tiles() {
 /// The three seed troll patterns and the seed track, one agent each, one step per tick.
 Scenario troll_patrols() {
   Scenario s = open_tiles();
-  s.tile_patterns = {{"rectangle", kRectangle, 5, 2}, {"back_and_forth", kBackAndForth, 5, 2}, {"complex", kComplexPatrol, 5, 2}};
+  s.tile_patterns = {
+      {"rectangle", kRectangle, 5, 2}, {"back_and_forth", kBackAndForth, 5, 2}, {"complex", kComplexPatrol, 5, 2}};
   s.tracks = {{"seed_track", kSeedTrack}};
   for (std::int32_t p = 0; p < 3; ++p) {
     GroupSpec g = tile_group(s.tile_patterns[static_cast<std::size_t>(p)].name.c_str(), Technique::kTilePatrol, 64);
@@ -74,7 +75,8 @@ std::int32_t index_of_group(const World& w, std::int32_t group) {
 }
 
 Tile tile_of(const Scenario& s, Vec2 p) {
-  return {static_cast<std::int32_t>(std::floor(p.y / s.tiles.cell)), static_cast<std::int32_t>(std::floor(p.x / s.tiles.cell))};
+  return {static_cast<std::int32_t>(std::floor(p.y / s.tiles.cell)),
+          static_cast<std::int32_t>(std::floor(p.x / s.tiles.cell))};
 }
 
 Vec2 centre(const Scenario& s, Tile t) { return {(t.col + 0.5) * s.tiles.cell, (t.row + 0.5) * s.tiles.cell}; }

@@ -16,20 +16,20 @@ struct BotConfig {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8080;
   std::string target = "/ws";
-  std::uint32_t connections = 1;   ///< total connections. [1..100000]
-  std::uint32_t players = 1;       ///< how many of them join as PLAYER (the rest spectate)
-  double duration_s = 5;           ///< run time after connecting, s
-  std::uint32_t input_hz = 60;     ///< player input messages per second
-  std::string script = "random";   ///< random | constant | idle
-  double turn = 0;                 ///< constant script: turn [-1, 1]
-  double throttle = 1;             ///< constant script: throttle [0, 1]
-  std::string name = "bot";        ///< display name prefix
-  std::string room;                ///< room (scenario name) to join; empty = the default room
+  std::uint32_t connections = 1;  ///< total connections. [1..100000]
+  std::uint32_t players = 1;      ///< how many of them join as PLAYER (the rest spectate)
+  double duration_s = 5;          ///< run time after connecting, s
+  std::uint32_t input_hz = 60;    ///< player input messages per second
+  std::string script = "random";  ///< random | constant | idle
+  double turn = 0;                ///< constant script: turn [-1, 1]
+  double throttle = 1;            ///< constant script: throttle [0, 1]
+  std::string name = "bot";       ///< display name prefix
+  std::string room;               ///< room (scenario name) to join; empty = the default room
   std::uint64_t seed = 1;
-  bool decode = true;              ///< decode every delta snapshot (as a viewer does) before acknowledging it
-  bool have_view = false;          ///< spectators send `view` with their first Ack (area of interest)
-  double view[4] = {0, 0, 0, 0};   ///< min x, min y, max x, max y, m
-  bool report = false;             ///< scrape the server's /metrics before and after the run
+  bool decode = true;             ///< decode every delta snapshot (as a viewer does) before acknowledging it
+  bool have_view = false;         ///< spectators send `view` with their first Ack (area of interest)
+  double view[4] = {0, 0, 0, 0};  ///< min x, min y, max x, max y, m
+  bool report = false;            ///< scrape the server's /metrics before and after the run
 };
 
 /// Statistics of one role.

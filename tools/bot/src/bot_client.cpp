@@ -119,7 +119,8 @@ bool WsClient::connect(const std::string& host, std::uint16_t port, const std::s
       ok = true;
     });
   });
-  run_until(m.ioc, [&] { return done; }, deadline);
+  run_until(
+      m.ioc, [&] { return done; }, deadline);
   if (!ok) return false;
   beast::get_lowest_layer(m.ws).expires_never();
   m.ws.binary(true);
@@ -137,7 +138,8 @@ bool WsClient::send(std::string_view bytes, bool text) {
     ok = !ec;
     if (ec) m.error = ec.message();
   });
-  run_until(m.ioc, [&] { return done; }, Clock::now() + std::chrono::seconds(5));
+  run_until(
+      m.ioc, [&] { return done; }, Clock::now() + std::chrono::seconds(5));
   return ok;
 }
 
@@ -149,13 +151,15 @@ bool WsClient::send_raw(std::string_view bytes) {
                       done = true;
                       ok = !ec;
                     });
-  run_until(m.ioc, [&] { return done; }, Clock::now() + std::chrono::seconds(5));
+  run_until(
+      m.ioc, [&] { return done; }, Clock::now() + std::chrono::seconds(5));
   return ok;
 }
 
 Receive WsClient::receive(std::string& out, std::chrono::milliseconds timeout) {
   Impl& m = *impl_;
-  run_until(m.ioc, [&] { return !m.inbox.empty() || m.closed; }, Clock::now() + timeout);
+  run_until(
+      m.ioc, [&] { return !m.inbox.empty() || m.closed; }, Clock::now() + timeout);
   if (!m.inbox.empty()) {
     out = std::move(m.inbox.front());
     m.inbox.pop_front();
@@ -181,7 +185,8 @@ void WsClient::close() {
   if (m.closed) return;
   bool done = false;
   m.ws.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; });
-  run_until(m.ioc, [&] { return done && m.closed; }, Clock::now() + std::chrono::seconds(2));
+  run_until(
+      m.ioc, [&] { return done && m.closed; }, Clock::now() + std::chrono::seconds(2));
 }
 
 bool WsClient::closed() const { return impl_->closed; }
@@ -239,7 +244,8 @@ HttpResponse http_request(const std::string& host, std::uint16_t port, const std
       });
     });
   });
-  run_until(ioc, [&] { return done; }, Clock::now() + timeout + std::chrono::milliseconds(100));
+  run_until(
+      ioc, [&] { return done; }, Clock::now() + timeout + std::chrono::milliseconds(100));
   return r;
 }
 
@@ -277,9 +283,8 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
 
   void start(const tcp::resolver::results_type& endpoints) {
     beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(10));
-    beast::get_lowest_layer(ws_).async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
-      self->on_connect(ec);
-    });
+    beast::get_lowest_layer(ws_).async_connect(
+        endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) { self->on_connect(ec); });
   }
 
   void stop() {
@@ -387,8 +392,8 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
         ++role_.snapshots;
         role_.snapshot_bytes += size;
         acked_ = std::max(acked_, msg.snapshot().last_input_sequence());
-        report_.max_agents_seen = std::max<std::uint32_t>(report_.max_agents_seen,
-                                                          static_cast<std::uint32_t>(msg.snapshot().agents_size()));
+        report_.max_agents_seen =
+            std::max<std::uint32_t>(report_.max_agents_seen, static_cast<std::uint32_t>(msg.snapshot().agents_size()));
         break;
       }
       case v1::ServerMessage::kEvents:
@@ -490,10 +495,10 @@ double RoleReport::max_ms() const {
 std::string BotReport::summary() const {
   std::ostringstream o;
   auto role = [&](const char* name, const RoleReport& r) {
-    o << name << ": connected " << r.connected << ", welcomed " << r.welcomed << ", snapshots " << r.snapshots
-      << " (" << r.snapshot_bytes << " B), events " << r.events << ", captures seen " << r.captures_seen
-      << ", inputs sent " << r.inputs_sent << ", inter-arrival ms median " << r.median_ms() << " p99 " << r.p99_ms()
-      << " max " << r.max_ms() << "\n";
+    o << name << ": connected " << r.connected << ", welcomed " << r.welcomed << ", snapshots " << r.snapshots << " ("
+      << r.snapshot_bytes << " B), events " << r.events << ", captures seen " << r.captures_seen << ", inputs sent "
+      << r.inputs_sent << ", inter-arrival ms median " << r.median_ms() << " p99 " << r.p99_ms() << " max "
+      << r.max_ms() << "\n";
   };
   role("players", player);
   role("spectators", spectator);
@@ -505,10 +510,12 @@ std::string BotReport::summary() const {
     if (r.snapshots == 0) return;
     const double secs = duration_s > 0 ? duration_s : 1;
     const auto clients = std::max<std::size_t>(1, r.client_p99_ms.size());
-    o << name << ": per client " << static_cast<double>(r.snapshot_bytes) * 8 / 1000 / secs / static_cast<double>(clients)
-      << " kbit/s, " << static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.snapshots) << " B/snapshot, "
-      << static_cast<double>(r.agents_received) / static_cast<double>(r.snapshots) << " agents/snapshot, full snapshots "
-      << r.full_snapshots << ", inter-arrival p99 per client: median " << percentile(r.client_p99_ms, 0.5) << " ms, worst "
+    o << name << ": per client "
+      << static_cast<double>(r.snapshot_bytes) * 8 / 1000 / secs / static_cast<double>(clients) << " kbit/s, "
+      << static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.snapshots) << " B/snapshot, "
+      << static_cast<double>(r.agents_received) / static_cast<double>(r.snapshots)
+      << " agents/snapshot, full snapshots " << r.full_snapshots << ", inter-arrival p99 per client: median "
+      << percentile(r.client_p99_ms, 0.5) << " ms, worst "
       << (r.client_p99_ms.empty() ? 0 : *std::max_element(r.client_p99_ms.begin(), r.client_p99_ms.end()))
       << " ms, unexpected disconnects " << r.unexpected_closes << "\n";
   };
@@ -516,15 +523,15 @@ std::string BotReport::summary() const {
   per_client("spectators", spectator);
   if (have_metrics)
     o << "server (/metrics over the run): tick p50 <= " << tick_p50_ms << " ms, p99 <= " << tick_p99_ms << " ms, ticks "
-      << ticks << ", overruns " << tick_overruns << ", skipped " << ticks_skipped << ", snapshots replaced (slow clients) "
-      << snapshots_dropped << ", clients dropped " << clients_dropped << "\n";
+      << ticks << ", overruns " << tick_overruns << ", skipped " << ticks_skipped
+      << ", snapshots replaced (slow clients) " << snapshots_dropped << ", clients dropped " << clients_dropped << "\n";
   return o.str();
 }
 
 /// The numbers of a Prometheus text page we need: sums of a counter over its labels, and the
 /// cumulative buckets of a histogram.
 struct Scrape {
-  std::map<std::string, double> counters;        // name -> sum over label sets
+  std::map<std::string, double> counters;               // name -> sum over label sets
   std::vector<std::pair<double, double>> tick_buckets;  // (le seconds, cumulative count)
 };
 
@@ -581,17 +588,24 @@ BotReport run_bots(const BotConfig& cfg) {
     for (auto& c : conns) c->stop();
   });
   // Give the close handshakes a moment after the run, then stop whatever is left.
-  ioc.run_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)) +
+  ioc.run_until(Clock::now() +
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)) +
                 std::chrono::seconds(2));
-  report.duration_s = cfg.duration_s > 0 ? cfg.duration_s : std::chrono::duration<double>(Clock::now() - started).count();
+  report.duration_s =
+      cfg.duration_s > 0 ? cfg.duration_s : std::chrono::duration<double>(Clock::now() - started).count();
   for (auto& c : conns) c->finish();
   if (cfg.report) {
     const Scrape after = scrape(cfg);
-    auto delta = [&](const char* name) { return after.counters.count(name) ? after.counters.at(name) - before.counters[name] : 0.0; };
+    auto delta = [&](const char* name) {
+      return after.counters.count(name) ? after.counters.at(name) - before.counters[name] : 0.0;
+    };
     report.have_metrics = !after.tick_buckets.empty();
     report.tick_p50_ms = bucket_quantile_ms(before, after, 0.5);
     report.tick_p99_ms = bucket_quantile_ms(before, after, 0.99);
-    report.ticks = after.tick_buckets.empty() ? 0 : after.tick_buckets.back().second - (before.tick_buckets.empty() ? 0 : before.tick_buckets.back().second);
+    report.ticks =
+        after.tick_buckets.empty()
+            ? 0
+            : after.tick_buckets.back().second - (before.tick_buckets.empty() ? 0 : before.tick_buckets.back().second);
     report.tick_overruns = delta("flockstep_tick_overruns_total");
     report.ticks_skipped = delta("flockstep_ticks_skipped_total");
     report.snapshots_dropped = delta("flockstep_snapshots_dropped_total");

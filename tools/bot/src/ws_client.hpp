@@ -53,7 +53,7 @@ class WsClient {
 
 /// Response of http_get.
 struct HttpResponse {
-  int status = 0;            ///< 0 = no response (connection failed)
+  int status = 0;  ///< 0 = no response (connection failed)
   std::string body;
   std::string content_type;
   std::string error;

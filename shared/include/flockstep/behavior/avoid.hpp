@@ -32,13 +32,13 @@ struct DetectionBoxParams {
 
 /// What T73 saw and did (local frame: x forward along the heading, y to the left).
 struct DetectionBoxDebug {
-  real box_length = 0;              ///< L this tick, m
-  real box_width = 0;               ///< W, m
-  std::int32_t obstacle_index = -1; ///< closest intersecting obstacle, -1 if none
-  Vec2 local_obstacle;              ///< its centre in the local frame (x_obs, y_obs)
-  real x_hit = 0;                   ///< local x of the intersection with the expanded circle, m
-  real multiplier = 0;              ///< 1 + (L - x_obs) / L clamped to [1, 2]
-  Vec2 local_force;                 ///< (braking F_x, lateral F_y) before rotating to world
+  real box_length = 0;               ///< L this tick, m
+  real box_width = 0;                ///< W, m
+  std::int32_t obstacle_index = -1;  ///< closest intersecting obstacle, -1 if none
+  Vec2 local_obstacle;               ///< its centre in the local frame (x_obs, y_obs)
+  real x_hit = 0;                    ///< local x of the intersection with the expanded circle, m
+  real multiplier = 0;               ///< 1 + (L - x_obs) / L clamped to [1, 2]
+  Vec2 local_force;                  ///< (braking F_x, lateral F_y) before rotating to world
 };
 
 /// T73 detection-box length L = min_box_length * (1 + |v| / max_speed); max_speed <= 0 gives L_min.
@@ -108,9 +108,9 @@ Vec2 hide_force(const Body& b, const Mover& hunter, std::span<const Circle> obst
 
 /// Parameters of T75: one feeler straight ahead and two angled to the sides.
 struct FeelerParams {
-  real length = 4.0;                        ///< straight-ahead feeler length, m. [Limit: > 0]
-  real side_length = 2.0;                   ///< side feeler length (Buckland: half), m. [Limit: > 0]
-  real side_angle = 0.7853981633974483;     ///< side feeler angle from the heading, rad (45 deg). [Limit: 0..pi/2]
+  real length = 4.0;                     ///< straight-ahead feeler length, m. [Limit: > 0]
+  real side_length = 2.0;                ///< side feeler length (Buckland: half), m. [Limit: > 0]
+  real side_angle = 0.7853981633974483;  ///< side feeler angle from the heading, rad (45 deg). [Limit: 0..pi/2]
 };
 
 /// What T75 computed.

@@ -68,15 +68,16 @@ BlendWeights mix_weights(const BlendWeights& a, const BlendWeights& b, real t);
 /// Parameters of T63 Millington flocking.
 struct FlockingParams {
   real neighbourhood_radius = 5.0;  ///< only boids closer than this are neighbours, m. [Limit: > 0]
-  real blind_angle = 1.5707963267948966;  ///< full angle of the blind zone behind the facing, rad (default 90 deg). [Limit: 0..2pi]
+  real blind_angle =
+      1.5707963267948966;  ///< full angle of the blind zone behind the facing, rad (default 90 deg). [Limit: 0..2pi]
   /// Separation (close boids only, threshold inside the neighbourhood).
   SeparationParams separation{.threshold = 1.5};
-  ArriveParams cohesion{};           ///< arrive at the neighbours' centre of mass
-  VelocityMatchParams alignment{};   ///< match the neighbours' average velocity
-  real separation_weight = 2.0;      ///< believable flocks: separation > cohesion > alignment. [Limit: >= 0]
-  real cohesion_weight = 1.0;        ///< [Limit: >= 0]
-  real alignment_weight = 0.5;       ///< [Limit: >= 0]
-  BlendParams blend{};               ///< clip of the blended output
+  ArriveParams cohesion{};          ///< arrive at the neighbours' centre of mass
+  VelocityMatchParams alignment{};  ///< match the neighbours' average velocity
+  real separation_weight = 2.0;     ///< believable flocks: separation > cohesion > alignment. [Limit: >= 0]
+  real cohesion_weight = 1.0;       ///< [Limit: >= 0]
+  real alignment_weight = 0.5;      ///< [Limit: >= 0]
+  BlendParams blend{};              ///< clip of the blended output
 };
 
 /// What T63 computed (for tests and for a viewer).
@@ -93,8 +94,7 @@ struct FlockingDebug {
 /// i.e. as_vector(orientation) . norm(other - self) >= -cos_half_blind, the cosine of half the
 /// blind angle (pass the sin_cos of blind_angle / 2). A coincident boid is
 /// a neighbour (it matters most to separation).
-bool in_neighbourhood(Vec2 self_position, real self_orientation, Vec2 other_position, real radius,
-                      real cos_half_blind);
+bool in_neighbourhood(Vec2 self_position, real self_orientation, Vec2 other_position, real radius, real cos_half_blind);
 
 /// T63 flocking: separation (from neighbours closer than separation.threshold), arrive at the
 /// neighbours' centre of mass (cohesion) and velocity matching to their average velocity

@@ -36,7 +36,8 @@ enum class ViewModel : std::uint8_t {
 /// T32/T33 visibility arc parameters. Radii are multiples of the unit's length (the seed's
 /// *_RADIUS_FACTOR constants, whose values the seed does not give).
 struct ViewParams {
-  real k_back = 1;                  ///< wide-view blind-spot slope; field of view 360 deg minus twice the arc tangent of k_back. [Limit: > 0]
+  real k_back =
+      1;  ///< wide-view blind-spot slope; field of view 360 deg minus twice the arc tangent of k_back. [Limit: > 0]
   /// Narrow-view cone slope; field of view twice the arc tangent of k_front. The seed's narrow
   /// view is about 45 deg (catalog T32), so tan(22.5 deg); 1 would give 90 deg. [Limit: > 0]
   real k_front = 0.41421356237309503;
@@ -54,10 +55,10 @@ real view_radius(real length, ViewModel model, const ViewParams& params);
 
 /// T33 result of neighbour gathering. Averages are zero when count == 0 (no division by 0).
 struct NeighborSummary {
-  std::int32_t count = 0;    ///< N: visible neighbours
-  Vec2 average_position;     ///< P_ave, m
-  Vec2 average_velocity;     ///< V_ave, m/s
-  std::int32_t stored = 0;   ///< how many visible indices were written to the caller's buffer (<= count)
+  std::int32_t count = 0;   ///< N: visible neighbours
+  Vec2 average_position;    ///< P_ave, m
+  Vec2 average_velocity;    ///< V_ave, m/s
+  std::int32_t stored = 0;  ///< how many visible indices were written to the caller's buffer (<= count)
 };
 
 /// T33 neighbour gathering for unit self. units is indexed by unit id (0 = the player, never
@@ -79,16 +80,17 @@ NeighborSummary gather_neighbors_all(std::int32_t self, Vec2 self_heading, std::
 /// Weights above 1 make a rule saturate the thruster before its response curve peaks; the
 /// defaults were tuned in headless AIDemo4 runs (demo4_* with the default Demo4Params).
 struct FlockRuleParams {
-  real cohesion_weight = 4;           ///< k_c (response: bearing to P_ave / 180 deg). [Limit: >= 0]
-  real alignment_weight = 3;          ///< k_a (response: angle to mean heading / 180 deg). [Limit: >= 0]
-  real separation_weight = 1;         ///< k_s (response: threshold / distance). [Limit: >= 0]
-  real separation_factor = 4;         ///< separation acts inside length * this, m/m. [Limit: > 0]
-  real min_distance_factor = 0.2;     ///< 1/d is evaluated at no less than length * this (coincident units). [Limit: > 0]
-  real obstacle_weight = 3;           ///< k_o: response k_o S look_ahead/gap, so >= 3 S inside the look-ahead. [Limit: >= 0]
+  real cohesion_weight = 4;        ///< k_c (response: bearing to P_ave / 180 deg). [Limit: >= 0]
+  real alignment_weight = 3;       ///< k_a (response: angle to mean heading / 180 deg). [Limit: >= 0]
+  real separation_weight = 1;      ///< k_s (response: threshold / distance). [Limit: >= 0]
+  real separation_factor = 4;      ///< separation acts inside length * this, m/m. [Limit: > 0]
+  real min_distance_factor = 0.2;  ///< 1/d is evaluated at no less than length * this (coincident units). [Limit: > 0]
+  real obstacle_weight = 3;  ///< k_o: response k_o S look_ahead/gap, so >= 3 S inside the look-ahead. [Limit: >= 0]
   real obstacle_look_ahead_factor = 20;  ///< obstacles are considered within length * this ahead. [Limit: > 0]
   real obstacle_clearance_factor = 3;    ///< extra lateral clearance, length * this, m/m. [Limit: >= 0]
-  real leader_pull_weight = 2;        ///< T36 follower pull toward a visible leader (bearing / 180 deg). [Limit: >= 0]
-  real player_pull_weight = 1;        ///< T35 follower pull toward the player (id 0) while it is in view: the flock chases it. [Limit: >= 0]
+  real leader_pull_weight = 2;  ///< T36 follower pull toward a visible leader (bearing / 180 deg). [Limit: >= 0]
+  real player_pull_weight =
+      1;  ///< T35 follower pull toward the player (id 0) while it is in view: the flock chases it. [Limit: >= 0]
 };
 
 /// T34 cohesion: lateral force toward the neighbours' average position, S k_c bearing/pi
@@ -124,28 +126,28 @@ enum class FlockRole : std::uint8_t {
 
 /// Everything DoUnitAI reads besides the unit itself. Spans are borrowed for the call.
 struct FlockContext {
-  std::span<const Mover> units;                ///< all units by id; id 0 is the player
-  std::span<const std::int32_t> candidates;    ///< ids to test as neighbours; empty = all ids
-  std::span<const Circle> obstacles;           ///< circular obstacles
-  std::int32_t leader = -1;                    ///< id of the leader followers are pulled toward, -1 = none
-  ViewModel view = ViewModel::wide;            ///< view model in use
-  bool flocking = true;                        ///< false: followers skip the three rules and the pull
+  std::span<const Mover> units;              ///< all units by id; id 0 is the player
+  std::span<const std::int32_t> candidates;  ///< ids to test as neighbours; empty = all ids
+  std::span<const Circle> obstacles;         ///< circular obstacles
+  std::int32_t leader = -1;                  ///< id of the leader followers are pulled toward, -1 = none
+  ViewModel view = ViewModel::wide;          ///< view model in use
+  bool flocking = true;                      ///< false: followers skip the three rules and the pull
 };
 
 /// T34-T36 one unit's steering for this tick, plus what a viewer may want to draw.
 struct FlockSteering {
-  real lateral_force = 0;     ///< net lateral bow force, N (+ = left), already clamped
-  NeighborSummary neighbors;  ///< what the unit saw (followers only)
-  Vec2 aim;                   ///< leader/interceptor aim point (the player or S_t), m
+  real lateral_force = 0;       ///< net lateral bow force, N (+ = left), already clamped
+  NeighborSummary neighbors;    ///< what the unit saw (followers only)
+  Vec2 aim;                     ///< leader/interceptor aim point (the player or S_t), m
   bool leader_visible = false;  ///< follower saw the leader this tick
 };
 
 /// Tuning bundle for flock_unit_ai.
 struct FlockUnitParams {
-  ViewParams view;             ///< T32/T33
-  FlockRuleParams rules;       ///< T34/T36
-  LosChaseParams los;          ///< leader and interceptor turning (T21)
-  InterceptParams intercept;   ///< interceptor prediction (T23/T24)
+  ViewParams view;            ///< T32/T33
+  FlockRuleParams rules;      ///< T34/T36
+  LosChaseParams los;         ///< leader and interceptor turning (T21)
+  InterceptParams intercept;  ///< interceptor prediction (T23/T24)
 };
 
 /// T34-T36 DoUnitAI for unit self (id >= 1) flying `craft`: followers sum cohesion, alignment,
@@ -172,20 +174,20 @@ inline constexpr CraftParams kDemo4Craft{1, 0.5, 1, 4, 6, 0.4, 4, 2};
 
 /// T35 AIDemo4 scenario parameters.
 struct Demo4Params {
-  std::int32_t num_units = 20;        ///< including the player (id 0). [Limit: 2..kDemo4MaxUnits]
-  real width = 200;                   ///< world width W, m. [Limit: > 0]
-  real height = 150;                  ///< world height H, m. [Limit: > 0]
-  real dt = 1.0 / 60.0;               ///< fixed physics step (_TIMESTEP), s. [Limit: > 0]
+  std::int32_t num_units = 20;          ///< including the player (id 0). [Limit: 2..kDemo4MaxUnits]
+  real width = 200;                     ///< world width W, m. [Limit: > 0]
+  real height = 150;                    ///< world height H, m. [Limit: > 0]
+  real dt = 1.0 / 60.0;                 ///< fixed physics step (_TIMESTEP), s. [Limit: > 0]
   std::int32_t render_frame_count = 4;  ///< render once every this many ticks (_RENDER_FRAME_COUNT). [Limit: >= 1]
-  real player_factor = 0.5;           ///< thruster factor of the arrow keys. [Limit: 0..1]
-  std::int32_t leader = 1;            ///< id flagged Leader, -1 = none. [Limit: -1 or 1..num_units-1]
-  std::int32_t interceptor = 2;       ///< id flagged Interceptor, -1 = none. [Limit: -1 or 1..num_units-1]
-  bool wrap = true;                   ///< T14 wrap every unit; false: no wrap (a host that confines units itself, or a control)
-  bool seed_wrap = false;             ///< with wrap: true = the seed's snap wrap (x > W -> 0); false = continuous x mod W
-  real spawn_speed = 8;               ///< initial speed of the units, m/s. [Limit: >= 0]
+  real player_factor = 0.5;             ///< thruster factor of the arrow keys. [Limit: 0..1]
+  std::int32_t leader = 1;              ///< id flagged Leader, -1 = none. [Limit: -1 or 1..num_units-1]
+  std::int32_t interceptor = 2;         ///< id flagged Interceptor, -1 = none. [Limit: -1 or 1..num_units-1]
+  bool wrap = true;        ///< T14 wrap every unit; false: no wrap (a host that confines units itself, or a control)
+  bool seed_wrap = false;  ///< with wrap: true = the seed's snap wrap (x > W -> 0); false = continuous x mod W
+  real spawn_speed = 8;    ///< initial speed of the units, m/s. [Limit: >= 0]
   /// Physics of every unit, the player's included: AIDemo4 flies one RigidBody2D class (T10).
   CraftParams craft = kDemo4Craft;
-  FlockUnitParams ai;                 ///< flocking / chase tuning
+  FlockUnitParams ai;  ///< flocking / chase tuning
 };
 
 /// T35 player keyboard input for one tick (arrow keys).
@@ -196,20 +198,20 @@ struct Demo4Input {
 
 /// T35 the AIDemo4 world. Plain fixed-size data, copyable and hashable.
 struct Demo4World {
-  std::array<CraftState, kDemo4MaxUnits> units{};    ///< id 0 = the player
-  std::array<FlockRole, kDemo4MaxUnits> roles{};     ///< role per id (id 0 unused)
-  std::array<ChaseMode, kDemo4MaxUnits> modes{};     ///< interceptor chase mode per id
-  std::array<Vec2, kDemo4MaxUnits> aims{};           ///< annotation: last aim point per id
-  std::array<std::int32_t, kDemo4MaxUnits> seen{};   ///< annotation: neighbours each unit saw last tick
-  std::array<bool, kDemo4MaxUnits> leader_seen{};    ///< annotation: the unit saw the leader last tick
+  std::array<CraftState, kDemo4MaxUnits> units{};      ///< id 0 = the player
+  std::array<FlockRole, kDemo4MaxUnits> roles{};       ///< role per id (id 0 unused)
+  std::array<ChaseMode, kDemo4MaxUnits> modes{};       ///< interceptor chase mode per id
+  std::array<Vec2, kDemo4MaxUnits> aims{};             ///< annotation: last aim point per id
+  std::array<std::int32_t, kDemo4MaxUnits> seen{};     ///< annotation: neighbours each unit saw last tick
+  std::array<bool, kDemo4MaxUnits> leader_seen{};      ///< annotation: the unit saw the leader last tick
   std::array<Circle, kDemo4MaxObstacles> obstacles{};  ///< circular obstacles
-  std::int32_t num_units = 0;                        ///< units in use, including the player
-  std::int32_t num_obstacles = 0;                    ///< obstacles in use
-  ViewModel view = ViewModel::wide;                  ///< current view model (run-time toggle)
-  bool flocking = true;                              ///< flocking on/off toggle
-  std::uint32_t tick = 0;                            ///< physics ticks done
-  std::int32_t render_counter = 0;                   ///< ticks since the last render (decimation only)
-  std::uint32_t frames_rendered = 0;                 ///< renders signalled so far
+  std::int32_t num_units = 0;                          ///< units in use, including the player
+  std::int32_t num_obstacles = 0;                      ///< obstacles in use
+  ViewModel view = ViewModel::wide;                    ///< current view model (run-time toggle)
+  bool flocking = true;                                ///< flocking on/off toggle
+  std::uint32_t tick = 0;                              ///< physics ticks done
+  std::int32_t render_counter = 0;                     ///< ticks since the last render (decimation only)
+  std::uint32_t frames_rendered = 0;                   ///< renders signalled so far
 };
 
 /// T35 set up the demo: player at the world centre heading +x, units placed uniformly at random

@@ -38,7 +38,8 @@ SteeringOutput cone_check_avoidance(const Kinematic& character, std::span<const 
 /// Parameters of T58 predictive collision avoidance.
 struct CollisionAvoidanceParams {
   real max_acceleration = 10.0;  ///< evasion acceleration, m/s^2. [Limit: >= 0]
-  real collision_radius = 1.0;   ///< "will collide" distance between centres, e.g. the sum of both radii, m. [Limit: > 0]
+  real collision_radius =
+      1.0;  ///< "will collide" distance between centres, e.g. the sum of both radii, m. [Limit: > 0]
   real time_horizon = math::kInfinity;  ///< ignore closest approaches later than this, s. [Limit: > 0]
 };
 

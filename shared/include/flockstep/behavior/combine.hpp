@@ -36,8 +36,8 @@ Vec2 blend_truncated(std::span<const WeightedForce> forces, real max_force);
 /// A lazily evaluated behaviour with a weight (T79, T80): `behaviour` is a callable returning Vec2.
 template <class F>
 struct Weighted {
-  real weight;   ///< unitless multiplier
-  F behaviour;   ///< callable: Vec2()
+  real weight;  ///< unitless multiplier
+  F behaviour;  ///< callable: Vec2()
 };
 template <class F>
 Weighted(real, F) -> Weighted<F>;
@@ -147,7 +147,7 @@ Vec2 grouped_priorities(real max_force, GroupArbitration mode, Groups&&... group
     return prioritized(max_force, kPriorityEpsilon, std::forward<Groups>(groups)...);
   }
   TruncatedRunningSum sum{max_force, mode == GroupArbitration::kRunningSum ? RunningSumMode::kTruncateTotal
-                                                                          : RunningSumMode::kRemainingBudget};
+                                                                           : RunningSumMode::kRemainingBudget};
   (void)((sum.add(1, groups()), sum.full()) || ...);
   return sum.result();
 }
@@ -194,8 +194,8 @@ inline constexpr real kSmoothingMinSpeed = 1e-6;
 /// caller-owned; the displayed heading is derived from it, the velocity is untouched.
 struct HeadingSmoother {
   std::array<Vec2, kMaxSmoothingSamples> samples{};  ///< ring buffer storage
-  std::int32_t count = 0;  ///< valid samples, 0..kMaxSmoothingSamples
-  std::int32_t next = 0;   ///< slot the next sample goes into, 0..kMaxSmoothingSamples-1
+  std::int32_t count = 0;                            ///< valid samples, 0..kMaxSmoothingSamples
+  std::int32_t next = 0;                             ///< slot the next sample goes into, 0..kMaxSmoothingSamples-1
 };
 
 /// T82 the smoothed heading without recording anything: the normalised average of the newest

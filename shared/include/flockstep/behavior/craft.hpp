@@ -37,8 +37,8 @@ struct CraftState {
 struct Thrusters {
   bool port = false;
   bool starboard = false;
-  real factor = 1;       ///< fraction of max_steering_force, [0, 1]
-  real throttle = 1;     ///< fraction of thrust, [0, 1]; Bourg keeps it at 1, the player may not
+  real factor = 1;    ///< fraction of max_steering_force, [0, 1]
+  real throttle = 1;  ///< fraction of thrust, [0, 1]; Bourg keeps it at 1, the player may not
 };
 
 /// Lateral bow force in Newtons implied by a thruster setting: positive = toward the craft's

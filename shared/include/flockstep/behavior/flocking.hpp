@@ -17,9 +17,9 @@ namespace flockstep::behavior {
 
 /// What flocking needs to know about another body.
 struct Neighbour {
-  Vec2 position;   ///< m
-  Vec2 velocity;   ///< m/s
-  Vec2 heading;    ///< unit vector
+  Vec2 position;  ///< m
+  Vec2 velocity;  ///< m/s
+  Vec2 heading;   ///< unit vector
 };
 
 /// T76 neighbourhood: who counts as a neighbour.
@@ -38,8 +38,8 @@ bool is_neighbour(const Body& self, Vec2 position, const NeighbourhoodParams& p)
 /// T76 neighbour selection: copies the candidates that pass `is_neighbour` into `out`, in input
 /// order, and returns how many were written. Stops when `out` is full (so with a sorted input the
 /// nearest are kept). No allocation.
-std::int32_t select_neighbours(const Body& self, std::span<const Neighbour> candidates,
-                               const NeighbourhoodParams& p, std::span<Neighbour> out);
+std::int32_t select_neighbours(const Body& self, std::span<const Neighbour> candidates, const NeighbourhoodParams& p,
+                               std::span<Neighbour> out);
 
 /// Smallest distance separation divides by, m. Keeps a nearly coincident neighbour's push finite
 /// (at most 1 / kSeparationMinDistance = 1000 per neighbour); the combined force is truncated to

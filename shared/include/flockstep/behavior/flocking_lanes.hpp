@@ -25,10 +25,10 @@ inline constexpr std::int32_t kLaneWidth = 4;
 
 /// Candidate data in structure-of-arrays form, indexed by slot.
 struct NeighbourArrays {
-  const real* x = nullptr;   ///< position x, m
-  const real* y = nullptr;   ///< position y, m
-  const real* hx = nullptr;  ///< heading x (unit vector)
-  const real* hy = nullptr;  ///< heading y
+  const real* x = nullptr;              ///< position x, m
+  const real* y = nullptr;              ///< position y, m
+  const real* hx = nullptr;             ///< heading x (unit vector)
+  const real* hy = nullptr;             ///< heading y
   const std::int32_t* group = nullptr;  ///< group of each slot
 };
 
@@ -43,11 +43,11 @@ struct SlotRange {
 
 /// Who counts as a neighbour of the body at `position`.
 struct LaneQuery {
-  Vec2 position;                ///< m
-  Vec2 heading;                 ///< unit vector (the field of view is centred on it)
-  std::int32_t self = -1;       ///< own slot, skipped
-  std::int32_t group = 0;       ///< only candidates of this group count
-  real radius = 5;              ///< T31 neighbourhood radius, m (inclusive)
+  Vec2 position;           ///< m
+  Vec2 heading;            ///< unit vector (the field of view is centred on it)
+  std::int32_t self = -1;  ///< own slot, skipped
+  std::int32_t group = 0;  ///< only candidates of this group count
+  real radius = 5;         ///< T31 neighbourhood radius, m (inclusive)
   /// T32 cosine of half the field of view; <= -1 sees all round. A candidate at offset d counts
   /// unless dot(heading, d) < cos_half_fov |d| (a candidate at distance 0 always counts).
   real cos_half_fov = -1;
@@ -55,7 +55,7 @@ struct LaneQuery {
   /// torus_delta). Only needed where ranges cannot carry the image in `shift`: a wrapped world of
   /// fewer than three cells on an axis.
   bool wrap = false;
-  real width = 0, height = 0;   ///< m (only with wrap)
+  real width = 0, height = 0;  ///< m (only with wrap)
 };
 
 /// Which implementation of the kernel to run (all give the same bits).

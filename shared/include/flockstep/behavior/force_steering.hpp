@@ -110,14 +110,12 @@ Vec2 offset_pursuit_point(const Body& b, const Body& leader, Vec2 offset, Offset
 /// fixed distance e = D*|u|*(max_speed+|u|)/(max_speed+2|u|) behind its slot (D = max(1,
 /// deceleration)), because arrive is a proportional controller. All followers lag by the same
 /// vector, so a formation keeps its shape. Use `offset_pursuit_matched_force` to remove the lag.
-Vec2 offset_pursuit_force(const Body& b, const Body& leader, Vec2 offset, OffsetFrame frame,
-                          real deceleration);
+Vec2 offset_pursuit_force(const Body& b, const Body& leader, Vec2 offset, OffsetFrame frame, real deceleration);
 
 /// T69 variant (not in the seed): desired = truncate(v_leader + arrive-desired(slot), max_speed),
 /// force = desired - v. Feeding the leader's velocity forward makes the follower converge onto
 /// the slot itself (zero steady-state lag) while still matching the leader's velocity.
-Vec2 offset_pursuit_matched_force(const Body& b, const Body& leader, Vec2 offset, OffsetFrame frame,
-                                  real deceleration);
+Vec2 offset_pursuit_matched_force(const Body& b, const Body& leader, Vec2 offset, OffsetFrame frame, real deceleration);
 
 /// How interpose estimates the time to reach the midpoint (T70).
 enum class InterposeTime : std::uint8_t {
@@ -126,15 +124,13 @@ enum class InterposeTime : std::uint8_t {
 };
 
 /// T70 the point interpose arrives at (draw it): midpoint of the two bodies extrapolated by dt.
-Vec2 interpose_point(const Body& b, const Mover& a, const Mover& c,
-                     InterposeTime time = InterposeTime::kCorrected);
+Vec2 interpose_point(const Body& b, const Mover& a, const Mover& c, InterposeTime time = InterposeTime::kCorrected);
 
 /// T70 interpose: arrive(interpose_point(..., kCorrected), deceleration).
 Vec2 interpose_force(const Body& b, const Mover& a, const Mover& c, real deceleration);
 
 /// T70 interpose with an explicit time estimate (kSeedLiteral reproduces the erratum for tests).
-Vec2 interpose_force(const Body& b, const Mover& a, const Mover& c, real deceleration,
-                     InterposeTime time);
+Vec2 interpose_force(const Body& b, const Mover& a, const Mover& c, real deceleration, InterposeTime time);
 
 /// T71 wander parameters (defaults: Buckland's chapter-3 values).
 struct WanderParams {
@@ -187,7 +183,6 @@ struct WaypointState {
 /// current waypoint, except that on an open path the final waypoint is approached with arrive
 /// (corrected: as soon as it is current, not only once it is within seek_distance). An empty
 /// list gives zero force; an out-of-range `current` is clamped into the list.
-Vec2 follow_waypoints_force(const Body& b, std::span<const Vec2> waypoints, const WaypointParams& p,
-                            WaypointState& s);
+Vec2 follow_waypoints_force(const Body& b, std::span<const Vec2> waypoints, const WaypointParams& p, WaypointState& s);
 
 }  // namespace flockstep::behavior

@@ -30,8 +30,8 @@ enum class ChaseMode : std::uint8_t {
 
 /// Result of one intercept evaluation: where to steer and why. Plain data for the viewer.
 struct InterceptAim {
-  Vec2 point;                 ///< aim point, m (S_t, or the prey position in LOS mode)
-  real time_to_close = 0;     ///< t_c used for the prediction, s (0 in LOS mode)
+  Vec2 point;                    ///< aim point, m (S_t, or the prey position in LOS mode)
+  real time_to_close = 0;        ///< t_c used for the prediction, s (0 in LOS mode)
   bool closing_guarded = false;  ///< true when |V_r| was too small and t_c came from the guard
   ChaseMode mode = ChaseMode::intercept;
 };

@@ -16,7 +16,11 @@ struct IntVec2 {
   std::int32_t x = 0;
   std::int32_t y = 0;
 
-  constexpr IntVec2& operator+=(IntVec2 o) { x += o.x; y += o.y; return *this; }
+  constexpr IntVec2& operator+=(IntVec2 o) {
+    x += o.x;
+    y += o.y;
+    return *this;
+  }
   friend constexpr IntVec2 operator+(IntVec2 a, IntVec2 b) { return {a.x + b.x, a.y + b.y}; }
   friend constexpr IntVec2 operator-(IntVec2 a, IntVec2 b) { return {a.x - b.x, a.y - b.y}; }
   friend constexpr IntVec2 operator*(IntVec2 a, std::int32_t s) { return {a.x * s, a.y * s}; }
@@ -68,20 +72,23 @@ void asteroid_update(Asteroid& a);
 
 /// T16 fly parameters. Defaults reproduce the seed: components in [-8, 7], bursts of 10 moves.
 struct FlyParams {
-  std::int32_t min_component = -8;    ///< smallest velocity component, pixels/tick (seed: -8 plus a random number mod 16). [Limit: <= max_component]
+  std::int32_t min_component = -8;    ///< smallest velocity component, pixels/tick (seed: -8 plus a random number mod
+                                      ///< 16). [Limit: <= max_component]
   std::int32_t max_component = 7;     ///< largest velocity component, pixels/tick (seed: 7, +8 excluded)
   std::int32_t min_burst_ticks = 10;  ///< shortest burst, ticks (seed: 10). [Limit: >= 1]
-  std::int32_t max_burst_ticks = 10;  ///< longest burst, ticks; > min randomises the burst length. [Limit: >= min_burst_ticks]
-  std::int32_t breeze_x = 0;  ///< bias added to each drawn vx before clamping into range, pixels/tick (< 0: westward breeze)
-  std::int32_t breeze_y = 0;  ///< bias added to each drawn vy before clamping into range, pixels/tick
+  std::int32_t max_burst_ticks =
+      10;  ///< longest burst, ticks; > min randomises the burst length. [Limit: >= min_burst_ticks]
+  std::int32_t breeze_x =
+      0;  ///< bias added to each drawn vx before clamping into range, pixels/tick (< 0: westward breeze)
+  std::int32_t breeze_y = 0;        ///< bias added to each drawn vy before clamping into range, pixels/tick
   bool seed_literal_burst = false;  ///< true: the seed's `while(++count < 10)` off-by-one, one move fewer per burst
 };
 
 /// T16 fly state, owned by the caller.
 struct Fly {
-  IntVec2 position;            ///< pixels
-  IntVec2 velocity;            ///< pixels/tick, constant within a burst
-  std::int32_t ticks_left = 0; ///< moves left in the current burst; 0 draws a new burst next tick
+  IntVec2 position;             ///< pixels
+  IntVec2 velocity;             ///< pixels/tick, constant within a burst
+  std::int32_t ticks_left = 0;  ///< moves left in the current burst; 0 draws a new burst next tick
 };
 
 /// T16 one tick: if the burst is over, draw a new velocity (each component uniform in [min, max]
@@ -119,11 +126,12 @@ struct Tracker {
 
 /// T19 parameters of trajectory-vectoring tracking.
 struct VectorTrackParams {
-  real rate = 1;          ///< velocity change per tick toward the target, pixels/tick^2. [Limit: >= 0]
-  real max_speed = 8;     ///< MAX_SPEED, pixels/tick. [Limit: > 0]
+  real rate = 1;                         ///< velocity change per tick toward the target, pixels/tick^2. [Limit: >= 0]
+  real max_speed = 8;                    ///< MAX_SPEED, pixels/tick. [Limit: > 0]
   SpeedCap cap = SpeedCap::exact_clamp;  ///< corrected exact clamp or the seed's single shrink
-  real shrink = 0.75;     ///< factor for SpeedCap::scale_once (seed: 0.75; 0.5 and 0.9 also named). [Limit: (0, 1)]
-  bool seed_literal_step2 = false;  ///< true: the printed erratum, rate * TV* is added to the POSITION, not the velocity
+  real shrink = 0.75;  ///< factor for SpeedCap::scale_once (seed: 0.75; 0.5 and 0.9 also named). [Limit: (0, 1)]
+  bool seed_literal_step2 =
+      false;  ///< true: the printed erratum, rate * TV* is added to the POSITION, not the velocity
 };
 
 /// T19 one tick: v += rate * norm(target - p) (skipped when coincident), cap the speed, p += v.
@@ -140,13 +148,13 @@ struct MineParams {
   real tracking_distance = 400;  ///< activation radius (seed name MIN_MINE_TRACKING_DIST), pixels. [Limit: > 0]
   real tracking_rate = 0.5;      ///< homing velocity change per tick inside the radius, pixels/tick^2. [Limit: >= 0]
   real max_velocity = 6;         ///< MAX_MINE_VELOCITY, pixels/tick. [Limit: > 0]
-  real near_noise_chance = 0.1;        ///< per-tick noise probability inside the radius (seed 1/10). [Limit: [0, 1]]
-  real near_noise = 1;                 ///< noise amplitude per axis inside, uniform in [-a, a], pixels/tick
-  real far_noise_chance = 1.0 / 30.0;  ///< per-tick noise probability outside the radius (seed 1/30). [Limit: [0, 1]]
-  real far_noise = 2;                  ///< noise amplitude per axis outside, pixels/tick
-  SpeedCap cap = SpeedCap::scale_once; ///< the seed shrinks once by `shrink`; exact_clamp is the corrected form
-  real shrink = 0.75;                  ///< factor for SpeedCap::scale_once. [Limit: (0, 1)]
-  bool fast_distance = true;           ///< true: range test and normalisation use fast_length (seed); false: exact length
+  real near_noise_chance = 0.1;  ///< per-tick noise probability inside the radius (seed 1/10). [Limit: [0, 1]]
+  real near_noise = 1;           ///< noise amplitude per axis inside, uniform in [-a, a], pixels/tick
+  real far_noise_chance = 1.0 / 30.0;   ///< per-tick noise probability outside the radius (seed 1/30). [Limit: [0, 1]]
+  real far_noise = 2;                   ///< noise amplitude per axis outside, pixels/tick
+  SpeedCap cap = SpeedCap::scale_once;  ///< the seed shrinks once by `shrink`; exact_clamp is the corrected form
+  real shrink = 0.75;                   ///< factor for SpeedCap::scale_once. [Limit: (0, 1)]
+  bool fast_distance = true;  ///< true: range test and normalisation use fast_length (seed); false: exact length
 };
 
 /// T20 what happened to a mine this tick (for HUDs and tests).

@@ -18,10 +18,10 @@ namespace flockstep::behavior {
 
 /// Tuning of the continuous LOS chase (T21).
 struct LosChaseParams {
-  real tolerance = 0.05;    ///< TOL: sine of the dead-band half-angle around dead ahead, unitless. [Limit: 0..1)
-  real factor = 1;          ///< thruster factor used when turning, fraction of max steering force. [Limit: 0..1]
+  real tolerance = 0.05;         ///< TOL: sine of the dead-band half-angle around dead ahead, unitless. [Limit: 0..1)
+  real factor = 1;               ///< thruster factor used when turning, fraction of max steering force. [Limit: 0..1]
   bool behind_turn_left = true;  ///< side to turn when the target is EXACTLY behind (seed deadlock tie-break)
-  bool seed_literal = false;     ///< true: the seed's raw sign test (port iff Bourg-local x < -TOL); wrong in a y-up world
+  bool seed_literal = false;  ///< true: the seed's raw sign test (port iff Bourg-local x < -TOL); wrong in a y-up world
 };
 
 /// T21 bearing of a target in the craft's local frame, normalised: (forward, left) = (cos, sin)
@@ -38,9 +38,9 @@ Thrusters los_chase_thrusters(const CraftState& craft, Vec2 target, const LosCha
 
 /// Progress of a tile LOS chase (T22). The caller owns it together with the path buffer.
 struct TileChaseState {
-  Tile planned_target;        ///< target tile the stored path was computed for
-  std::int32_t next = 0;      ///< index of the next path entry to move to
-  std::int32_t count = 0;     ///< number of valid entries in the path buffer (0 = no plan)
+  Tile planned_target;     ///< target tile the stored path was computed for
+  std::int32_t next = 0;   ///< index of the next path entry to move to
+  std::int32_t count = 0;  ///< number of valid entries in the path buffer (0 = no plan)
 };
 
 /// T22 one tick of tile LOS chase with a stored path, as in the seed: (re)compute the Bresenham

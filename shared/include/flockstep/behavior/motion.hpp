@@ -29,7 +29,8 @@ real millington_orientation_of(Vec2 xz);
 
 /// T02 parameters of facing smoothing.
 struct FacingSmoothingParams {
-  real fraction = 0.5;  ///< share of the remaining angular error removed per call (seed: 1/2), unitless. [Limit: (0, 1]]
+  real fraction =
+      0.5;  ///< share of the remaining angular error removed per call (seed: 1/2), unitless. [Limit: (0, 1]]
 };
 
 /// T02 turn orientation a fixed fraction of the short way toward the direction of velocity:
@@ -53,7 +54,8 @@ void integrate_exact(Kinematic& k, const SteeringOutput& s, real dt);
 struct NewtonEulerParams {
   real max_speed = math::kInfinity;     ///< speed clip applied after the velocity update, m/s. [Limit: >= 0]
   real max_rotation = math::kInfinity;  ///< |rotation| clip, rad/s. [Limit: >= 0]
-  real linear_drag = 0;   ///< linear drag per unit mass k/m: adds -linear_drag * v to the acceleration, 1/s. [Limit: [0, 1/dt)]
+  real linear_drag =
+      0;  ///< linear drag per unit mass k/m: adds -linear_drag * v to the acceleration, 1/s. [Limit: [0, 1/dt)]
   real angular_drag = 0;  ///< angular drag: adds -angular_drag * omega to alpha, 1/s. [Limit: [0, 1/dt)]
 };
 
@@ -76,8 +78,8 @@ void integrate_newton_euler(Kinematic& k, const SteeringOutput& s, const NewtonE
 
 /// T07 what an actuator asks the physics for: a world-frame force and a torque.
 struct Actuation {
-  Vec2 force;      ///< N, world frame
-  real torque = 0; ///< N m, CCW positive
+  Vec2 force;       ///< N, world frame
+  real torque = 0;  ///< N m, CCW positive
   friend constexpr bool operator==(const Actuation&, const Actuation&) = default;
 };
 
@@ -92,10 +94,10 @@ Actuation actuate_ideal(const SteeringOutput& s, const InertiaParams& p);
 
 /// T07 limits of the car actuator (engine along the heading, no sideways force).
 struct CarActuatorParams {
-  InertiaParams inertia;              ///< mass and moment of inertia
-  real max_drive_force = 20;          ///< largest forward engine force, N. [Limit: >= 0]
-  real max_brake_force = 30;          ///< largest backward (braking/reverse) force, N. [Limit: >= 0]
-  real max_torque = 10;               ///< largest steering torque magnitude, N m. [Limit: >= 0]
+  InertiaParams inertia;      ///< mass and moment of inertia
+  real max_drive_force = 20;  ///< largest forward engine force, N. [Limit: >= 0]
+  real max_brake_force = 30;  ///< largest backward (braking/reverse) force, N. [Limit: >= 0]
+  real max_torque = 10;       ///< largest steering torque magnitude, N m. [Limit: >= 0]
 };
 
 /// T07 "car" actuator: the nearest feasible force to m a that has no lateral component. Keeps

@@ -81,19 +81,22 @@ real get_param(const LinePath& path, Vec2 position, real last_param, real window
 
 /// Parameters of T52 path following.
 struct PathFollowParams {
-  real path_offset = 1.5;  ///< how far along the path ahead of the character to aim, m; negative = travel toward lower parameters
-  real coherence_window = 3.0;  ///< getParam search half-width around the last parameter, m; math::kInfinity = coherence off. [Limit: >= 0]
-  SeekParams seek;              ///< seek's acceleration (the target keeps moving ahead, so seek, not arrive)
+  real path_offset =
+      1.5;  ///< how far along the path ahead of the character to aim, m; negative = travel toward lower parameters
+  real coherence_window =
+      3.0;  ///< getParam search half-width around the last parameter, m; math::kInfinity = coherence off. [Limit: >= 0]
+  SeekParams seek;  ///< seek's acceleration (the target keeps moving ahead, so seek, not arrive)
   /// Open paths only: once the target is pinned at an end of the path, delegate to arrive there
   /// instead of seek (seek would wiggle around the end point; slides erratum J.8 switches too late).
   bool arrive_at_end = true;
-  ArriveParams arrive;          ///< used at the end of an open path when arrive_at_end
+  ArriveParams arrive;  ///< used at the end of an open path when arrive_at_end
 };
 
 /// Parameters of T53 predictive path following.
 struct PredictivePathFollowParams {
-  PathFollowParams follow;     ///< offset, coherence, seek and end-of-path handling
-  real predict_time = 0.1;     ///< look-ahead for the parameter search, s (Millington's code uses 0.1; not in the seed). [Limit: >= 0]
+  PathFollowParams follow;  ///< offset, coherence, seek and end-of-path handling
+  real predict_time =
+      0.1;  ///< look-ahead for the parameter search, s (Millington's code uses 0.1; not in the seed). [Limit: >= 0]
   /// Seed: if the new target is not farther along the path than last frame's, keep last frame's,
   /// so the target parameter never moves backwards (in the direction set by path_offset's sign).
   bool monotonic_target = true;
@@ -101,9 +104,9 @@ struct PredictivePathFollowParams {
 
 /// Persistent per-agent state of path following (caller-owned).
 struct PathFollowState {
-  real current_param = 0;   ///< character's parameter from the last call, m (unwrapped on loops)
-  real target_param = 0;    ///< target parameter from the last call, m
-  std::int32_t started = 0; ///< 0 before the first call: the first search is brute force, then coherent
+  real current_param = 0;    ///< character's parameter from the last call, m (unwrapped on loops)
+  real target_param = 0;     ///< target parameter from the last call, m
+  std::int32_t started = 0;  ///< 0 before the first call: the first search is brute force, then coherent
 };
 
 /// Output of path following with what a viewer or test may want.

@@ -40,24 +40,29 @@ struct PatternParams {
 
 /// T25 per-entity pattern state (caller-owned). Plain fields so a viewer can annotate them.
 struct PatternState {
-  Vec2 position;             ///< world position, m
-  real heading_deg = 0;      ///< degrees CCW from +x, kept in (-180, 180]
-  std::int32_t index = 0;    ///< instruction applied on the NEXT tick (current instruction for a viewer)
+  Vec2 position;                   ///< world position, m
+  real heading_deg = 0;            ///< degrees CCW from +x, kept in (-180, 180]
+  std::int32_t index = 0;          ///< instruction applied on the NEXT tick (current instruction for a viewer)
   std::int32_t last_applied = -1;  ///< index of the instruction applied on the last tick, -1 if none
-  bool finished = false;     ///< true once a PatternEnd::stop pattern has run out
+  bool finished = false;           ///< true once a PatternEnd::stop pattern has run out
 };
 
 /// T25 one tick: read pattern[index], apply its turns then its steps, advance index once.
 /// Returns true if an instruction was applied, false if the pattern is empty or finished (stop
 /// policy). Pure and allocation-free.
-bool pattern_step(PatternState& state, std::span<const PatternInstruction> pattern,
-                  const PatternParams& params = {});
+bool pattern_step(PatternState& state, std::span<const PatternInstruction> pattern, const PatternParams& params = {});
 
 /// T25 the seed's zig-zag example: forward 2, forward 2, right 10, right 10, forward 2,
 /// forward 2, left 10, left 10 (one instruction per tick; wraps to a repeating zig-zag).
 inline constexpr std::array<PatternInstruction, 8> kSeedZigZagPattern{{
-    {0, 0, 2, 0}, {0, 0, 2, 0}, {10, 0, 0, 0}, {10, 0, 0, 0},
-    {0, 0, 2, 0}, {0, 0, 2, 0}, {0, 10, 0, 0}, {0, 10, 0, 0},
+    {0, 0, 2, 0},
+    {0, 0, 2, 0},
+    {10, 0, 0, 0},
+    {10, 0, 0, 0},
+    {0, 0, 2, 0},
+    {0, 0, 2, 0},
+    {0, 10, 0, 0},
+    {0, 10, 0, 0},
 }};
 
 }  // namespace flockstep::behavior

@@ -19,16 +19,15 @@ namespace flockstep::behavior {
 struct PhysicsInstruction {
   bool port_thruster = false;       ///< fire the port bow thruster: the craft turns RIGHT
   bool starboard_thruster = false;  ///< fire the starboard bow thruster: the craft turns LEFT
-  real heading_limit_deg = 0;       ///< relative heading change that ends the instruction, deg. [Limit: > 0 if limit_heading]
-  real position_limit = 0;          ///< distance travelled that ends the instruction, m. [Limit: > 0 if limit_position]
-  bool limit_heading = false;       ///< end on heading_limit_deg (also enables the steering taper)
-  bool limit_position = false;      ///< end on position_limit
+  real heading_limit_deg =
+      0;                    ///< relative heading change that ends the instruction, deg. [Limit: > 0 if limit_heading]
+  real position_limit = 0;  ///< distance travelled that ends the instruction, m. [Limit: > 0 if limit_position]
+  bool limit_heading = false;   ///< end on heading_limit_deg (also enables the steering taper)
+  bool limit_position = false;  ///< end on position_limit
 };
 
 /// T30 "go straight for distance m" instruction (no thrusters, position-limited).
-constexpr PhysicsInstruction pattern_straight(real distance_m) {
-  return {false, false, 0, distance_m, false, true};
-}
+constexpr PhysicsInstruction pattern_straight(real distance_m) { return {false, false, 0, distance_m, false, true}; }
 /// T30 "turn right by deg" instruction (port thruster, heading-limited).
 constexpr PhysicsInstruction pattern_turn_right(real deg) { return {true, false, deg, 0, true, false}; }
 /// T30 "turn left by deg" instruction (starboard thruster, heading-limited).
@@ -37,14 +36,14 @@ constexpr PhysicsInstruction pattern_turn_left(real deg) { return {false, true, 
 /// T29 the seed's StateChangeData tracking record, plus fields a viewer can annotate.
 /// current_index == pattern size means the pass has finished.
 struct PatternTracking {
-  Vec2 initial_heading{1, 0};    ///< unit velocity direction when the instruction started
-  Vec2 initial_position;         ///< position when the instruction started, m
-  real d_heading_deg = 0;        ///< heading change so far, deg (unsigned, or |signed sum|)
-  real d_position = 0;           ///< distance from initial_position, m
+  Vec2 initial_heading{1, 0};      ///< unit velocity direction when the instruction started
+  Vec2 initial_position;           ///< position when the instruction started, m
+  real d_heading_deg = 0;          ///< heading change so far, deg (unsigned, or |signed sum|)
+  real d_position = 0;             ///< distance from initial_position, m
   std::int32_t current_index = 0;  ///< instruction being executed (viewer: highlight it)
-  real steering_factor = 1;      ///< factor set on the last call, [min_steering_factor, 1]
-  real signed_heading_deg = 0;   ///< accumulated signed heading change, deg, + = CCW (signed option)
-  Vec2 last_heading{1, 0};       ///< heading on the previous call (signed option)
+  real steering_factor = 1;        ///< factor set on the last call, [min_steering_factor, 1]
+  real signed_heading_deg = 0;     ///< accumulated signed heading change, deg, + = CCW (signed option)
+  Vec2 last_heading{1, 0};         ///< heading on the previous call (signed option)
 };
 
 /// T29 options for DoPattern.
@@ -75,8 +74,8 @@ void initialize_pattern_tracking(PatternTracking& tracking, const CraftState& cr
 /// (current_index == size; out is then all thrusters off); the caller re-initialises to repeat.
 /// Steering factor: 1 - dHeading/limit on heading-limited instructions, clamped to
 /// [min_steering_factor, 1] and never increasing within one instruction.
-bool do_pattern(PatternTracking& tracking, std::span<const PhysicsInstruction> pattern,
-                const CraftState& craft, const DoPatternParams& params, Thrusters& out);
+bool do_pattern(PatternTracking& tracking, std::span<const PhysicsInstruction> pattern, const CraftState& craft,
+                const DoPatternParams& params, Thrusters& out);
 
 /// T29 the caller side (UpdateSimulation): do_pattern, and when it reports the end of a pass,
 /// re-initialise tracking and start the next pass on the same tick so the pattern repeats.
@@ -90,8 +89,8 @@ inline constexpr std::array<PhysicsInstruction, 8> kSquarePattern{
     pattern_straight(200), pattern_turn_right(90), pattern_straight(200), pattern_turn_right(90)};
 
 /// T30 zig-zag ("ZigZagPattern", 4 instructions): straight 100, right 60, straight 100, left 60.
-inline constexpr std::array<PhysicsInstruction, 4> kZigZagPattern{
-    pattern_straight(100), pattern_turn_right(60), pattern_straight(100), pattern_turn_left(60)};
+inline constexpr std::array<PhysicsInstruction, 4> kZigZagPattern{pattern_straight(100), pattern_turn_right(60),
+                                                                  pattern_straight(100), pattern_turn_left(60)};
 
 /// T30 arbitrary pattern (10 instructions) alternating straight runs with 135 deg right and left
 /// turns. The seed gives no lengths; ours are 150, 60, 120, 60, 90 m: long enough that each
@@ -110,8 +109,13 @@ inline constexpr std::array<PhysicsInstruction, 10> kArbitraryPattern{
 /// and the square closes to about 0.3-0.5 m / 0.1 deg (the defaults leave 9 m / 2.4 deg).
 /// Explicit-Euler stability at dt = 1/60 s: angular_drag*dt/inertia = 0.67 and
 /// (linear_drag + lateral_drag)*dt/mass = 0.67, both below 1 (no sign-flipping decay).
-inline constexpr CraftParams kPatternCraftParams{
-    .mass = 1, .inertia = 0.1, .length = 1, .thrust = 4, .max_steering_force = 6,
-    .linear_drag = 0.4, .lateral_drag = 40, .angular_drag = 4};
+inline constexpr CraftParams kPatternCraftParams{.mass = 1,
+                                                 .inertia = 0.1,
+                                                 .length = 1,
+                                                 .thrust = 4,
+                                                 .max_steering_force = 6,
+                                                 .linear_drag = 0.4,
+                                                 .lateral_drag = 40,
+                                                 .angular_drag = 4};
 
 }  // namespace flockstep::behavior

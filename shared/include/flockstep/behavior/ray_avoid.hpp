@@ -34,19 +34,19 @@ RayHit get_collision(const ObstacleDetector& detector, Vec2 position, Vec2 move_
 
 /// Parameters of T59 single-ray avoidance.
 struct RayAvoidParams {
-  real lookahead = 4.0;         ///< ray length, m; should cover the braking distance v^2/(2a). [Limit: > 0]
+  real lookahead = 4.0;  ///< ray length, m; should cover the braking distance v^2/(2a). [Limit: > 0]
   /// seek target offset from the surface along its normal, m; > character radius. Seek runs through
   /// its target at full speed before braking, so a head-on approach needs it >= v^2 / (2 a). [Limit: > 0]
   real avoid_distance = 1.5;
-  real max_acceleration = 10.0; ///< seek acceleration, m/s^2. [Limit: >= 0]
+  real max_acceleration = 10.0;  ///< seek acceleration, m/s^2. [Limit: >= 0]
 };
 
 /// What T59 did this tick (for tests and for a viewer to draw).
 struct RayAvoidDebug {
-  Vec2 ray_origin;   ///< start of the cast ray
-  Vec2 ray;          ///< the cast vector (origin + ray is the tip)
-  RayHit hit;        ///< the detector's answer
-  Vec2 target;       ///< seek target hit.position + hit.normal * avoid_distance (valid if hit.hit)
+  Vec2 ray_origin;  ///< start of the cast ray
+  Vec2 ray;         ///< the cast vector (origin + ray is the tip)
+  RayHit hit;       ///< the detector's answer
+  Vec2 target;      ///< seek target hit.position + hit.normal * avoid_distance (valid if hit.hit)
 };
 
 /// Direction a character looks along for ray casts: norm(velocity), or the facing
@@ -85,30 +85,30 @@ struct RaySet {
 /// Parameters of T60 multi-ray avoidance and its corner-trap remedies.
 struct MultiRayParams {
   RayConfig config = RayConfig::kWhiskers;  ///< ray layout
-  real lookahead = 4.0;          ///< main / fan / parallel ray length, m. [Limit: > 0]
-  real whisker_length = 2.0;     ///< kWhiskers side ray length, m. [Limit: > 0]
+  real lookahead = 4.0;                     ///< main / fan / parallel ray length, m. [Limit: > 0]
+  real whisker_length = 2.0;                ///< kWhiskers side ray length, m. [Limit: > 0]
   real side_angle = 0.5;         ///< side ray angle from the heading when not adaptive, rad. [Limit: 0..pi/2]
   real parallel_offset = 0.5;    ///< kParallel lateral offset of each ray, m (about the radius). [Limit: >= 0]
   real avoid_distance = 1.5;     ///< seek target offset from the surface, m. [Limit: > character radius]
   real max_acceleration = 10.0;  ///< seek acceleration, m/s^2. [Limit: >= 0]
   // Remedy 1: adaptive fan angle (applies to kWhiskers and kFan).
-  bool adaptive_angle = false;   ///< narrow the side angle while clear, widen it on consecutive hits
-  real min_angle = 0.25;         ///< lower bound of the adaptive angle, rad. [Limit: 0..max_angle]
-  real max_angle = 1.2;          ///< upper bound of the adaptive angle, rad. [Limit: min_angle..pi/2]
-  real widen_rate = 2.0;         ///< widening speed while hits continue, rad/s. [Limit: >= 0]
-  real narrow_rate = 0.2;        ///< narrowing speed while clear (slow, so the width is remembered), rad/s. [Limit: >= 0]
+  bool adaptive_angle = false;  ///< narrow the side angle while clear, widen it on consecutive hits
+  real min_angle = 0.25;        ///< lower bound of the adaptive angle, rad. [Limit: 0..max_angle]
+  real max_angle = 1.2;         ///< upper bound of the adaptive angle, rad. [Limit: min_angle..pi/2]
+  real widen_rate = 2.0;        ///< widening speed while hits continue, rad/s. [Limit: >= 0]
+  real narrow_rate = 0.2;  ///< narrowing speed while clear (slow, so the width is remembered), rad/s. [Limit: >= 0]
   // Remedy 2: corner-trap detection by a winner ray.
-  bool winner_ray = false;       ///< first ray to hit wins and fixes the turn side; later hits cannot flip it
-  real winner_hold_time = 1.5;   ///< how long a winner keeps control after its last hit, s. [Limit: >= 0]
+  bool winner_ray = false;      ///< first ray to hit wins and fixes the turn side; later hits cannot flip it
+  real winner_hold_time = 1.5;  ///< how long a winner keeps control after its last hit, s. [Limit: >= 0]
 };
 
 /// Per-character persistent state of T60 (caller-owned, trivially copyable).
 struct MultiRayState {
-  real side_angle = -1;              ///< current adaptive angle, rad; < 0 means "not started" (min_angle)
-  std::int32_t consecutive_hits = 0; ///< frames in a row with at least one hit
-  std::int32_t winner = -1;          ///< winning ray index, -1 if none
-  real winner_time_left = 0;         ///< s of winner control left
-  real winner_side = 1;              ///< turn side the winner chose: +1 left, -1 right
+  real side_angle = -1;               ///< current adaptive angle, rad; < 0 means "not started" (min_angle)
+  std::int32_t consecutive_hits = 0;  ///< frames in a row with at least one hit
+  std::int32_t winner = -1;           ///< winning ray index, -1 if none
+  real winner_time_left = 0;          ///< s of winner control left
+  real winner_side = 1;               ///< turn side the winner chose: +1 left, -1 right
 };
 
 /// What T60 did this tick.

@@ -25,7 +25,7 @@ struct SeparationParams {
   real decay_coefficient = 10.0;  ///< k of the inverse-square law, m^3/s^2; < 0 attracts (T56). Unused by kLinear.
   real max_acceleration = 10.0;   ///< cap on each push and on the clipped total, m/s^2. [Limit: >= 0]
   SeparationDecay decay = SeparationDecay::kLinear;  ///< fall-off law
-  bool closest_only = false;      ///< react only to the closest neighbour inside the threshold (seed alternative)
+  bool closest_only = false;  ///< react only to the closest neighbour inside the threshold (seed alternative)
 };
 
 /// Deterministic direction used when a neighbour sits exactly on the character (d = 0, direction
@@ -36,8 +36,7 @@ Vec2 separation_fallback_direction(real orientation);
 /// T55/T56 one neighbour's contribution (unclipped vector, m/s^2): zero when d >= threshold.
 /// Repulsion uses norm(self - other), or the fallback direction when d = 0. Attraction
 /// (kInverseSquare with k < 0) points toward the neighbour and is zero at d = 0 (already there).
-Vec2 separation_contribution(Vec2 self_position, real self_orientation, Vec2 other_position,
-                             const SeparationParams& p);
+Vec2 separation_contribution(Vec2 self_position, real self_orientation, Vec2 other_position, const SeparationParams& p);
 
 /// T55 separation from the neighbour positions `others` (the character itself must not be in the
 /// span). Returns linear acceleration clipped to max_acceleration, angular 0; "no steering" (zero)

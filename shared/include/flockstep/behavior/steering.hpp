@@ -132,9 +132,9 @@ enum class PredictionSpeed : std::uint8_t {
 
 /// Look-ahead of pursue and evade (T47/T48).
 struct PredictionParams {
-  real max_prediction = 1.0;  ///< cap on the look-ahead, s. [Limit: >= 0]
+  real max_prediction = 1.0;                                ///< cap on the look-ahead, s. [Limit: >= 0]
   PredictionSpeed speed_source = PredictionSpeed::current;  ///< see PredictionSpeed
-  real max_speed = 5.0;       ///< used only with PredictionSpeed::max, m/s. [Limit: >= 0]
+  real max_speed = 5.0;                                     ///< used only with PredictionSpeed::max, m/s. [Limit: >= 0]
 };
 
 /// T47 prediction time: with d = |target - position| and speed per speed_source,
@@ -150,10 +150,10 @@ enum class PursueBase : std::uint8_t {
 
 /// Parameters of pursue (T47).
 struct DynamicPursueParams {
-  PredictionParams prediction;     ///< look-ahead
+  PredictionParams prediction;         ///< look-ahead
   PursueBase base = PursueBase::seek;  ///< seek or arrive at the predicted position
-  SeekParams seek;                 ///< used with PursueBase::seek
-  ArriveParams arrive;             ///< used with PursueBase::arrive
+  SeekParams seek;                     ///< used with PursueBase::seek
+  ArriveParams arrive;                 ///< used with PursueBase::arrive
 };
 
 /// T47 pursue: surrogate = target.position + target.velocity * prediction_time (Reynolds: the

@@ -35,7 +35,7 @@ struct TilePathPattern {
   std::int32_t path_size = -1;
   std::int32_t row_offset = kSeedPatternOffset.row;  ///< patternRowOffset: anchor row
   std::int32_t col_offset = kSeedPatternOffset.col;  ///< patternColOffset: anchor column
-  bool normalized = false;  ///< set by normalize_pattern; building further segments is refused
+  bool normalized = false;                           ///< set by normalize_pattern; building further segments is refused
 };
 
 /// T26 Initialise: fill both arrays with kPathSentinel and reset path_size / normalized.
@@ -126,10 +126,10 @@ std::int32_t track_candidates(const TileTrack& track, Tile current, Tile previou
 
 /// T28 per-entity track state (caller-owned). previous starts at (-1, -1): no tile yet.
 struct TrackFollower {
-  Tile current;                ///< current tile
-  Tile previous{-1, -1};       ///< tile just left; excluded from the next choice
+  Tile current;                      ///< current tile
+  Tile previous{-1, -1};             ///< tile just left; excluded from the next choice
   std::int32_t candidate_count = 0;  ///< candidates seen on the last step (viewer: junction marker)
-  bool dead_end = false;       ///< last step used the dead-end fallback
+  bool dead_end = false;             ///< last step used the dead-end fallback
 };
 
 /// T28 FollowPattern: pick uniformly among the candidates (rng is drawn only when there are 2 or

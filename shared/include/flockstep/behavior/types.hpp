@@ -36,7 +36,11 @@ struct SteeringOutput {
   Vec2 linear;
   real angular = 0;
 
-  constexpr SteeringOutput& operator+=(const SteeringOutput& o) { linear += o.linear; angular += o.angular; return *this; }
+  constexpr SteeringOutput& operator+=(const SteeringOutput& o) {
+    linear += o.linear;
+    angular += o.angular;
+    return *this;
+  }
   friend constexpr SteeringOutput operator+(SteeringOutput a, const SteeringOutput& b) { return a += b; }
   friend constexpr SteeringOutput operator*(SteeringOutput a, real s) { return {a.linear * s, a.angular * s}; }
   friend constexpr bool operator==(const SteeringOutput&, const SteeringOutput&) = default;
@@ -55,11 +59,11 @@ struct KinematicSteeringOutput {
 struct Body {
   Vec2 position;
   Vec2 velocity;
-  Vec2 heading{1, 0};     ///< unit vector; updated from velocity while speed > 1e-6 (T08)
-  real mass = 1;          ///< kg. [Limit: > 0]
-  real max_force = 10;    ///< N, limit on the combined steering force. [Limit: >= 0]
-  real max_speed = 5;     ///< m/s. [Limit: >= 0]
-  real radius = 0.5;      ///< bounding radius, m (collision-related behaviours only). [Limit: >= 0]
+  Vec2 heading{1, 0};   ///< unit vector; updated from velocity while speed > 1e-6 (T08)
+  real mass = 1;        ///< kg. [Limit: > 0]
+  real max_force = 10;  ///< N, limit on the combined steering force. [Limit: >= 0]
+  real max_speed = 5;   ///< m/s. [Limit: >= 0]
+  real radius = 0.5;    ///< bounding radius, m (collision-related behaviours only). [Limit: >= 0]
 };
 
 /// A moving thing a behaviour reasons about (target, prey, pursuer, neighbour).
@@ -85,8 +89,8 @@ struct Wall {
 /// Result of a ray or segment cast against geometry (T59).
 struct RayHit {
   bool hit = false;
-  Vec2 position;  ///< first contact point
-  Vec2 normal;    ///< unit surface normal at the contact, facing the ray origin
+  Vec2 position;      ///< first contact point
+  Vec2 normal;        ///< unit surface normal at the contact, facing the ray origin
   real fraction = 1;  ///< 0..1 along the cast segment
 };
 

@@ -151,8 +151,12 @@ typedef std::int32_t I4 __attribute__((vector_size(16)));
 }
 /// 32-bit lane masks {a, b, c, d} as two 64-bit lane masks {a, b} and {c, d}: each 32-bit mask
 /// is all ones or all zeros, so repeating it fills its 64-bit lane.
-[[gnu::always_inline]] inline M2 widen_lo(I4 m) { return detail::bit_as<M2>(__builtin_shufflevector(m, m, 0, 0, 1, 1)); }
-[[gnu::always_inline]] inline M2 widen_hi(I4 m) { return detail::bit_as<M2>(__builtin_shufflevector(m, m, 2, 2, 3, 3)); }
+[[gnu::always_inline]] inline M2 widen_lo(I4 m) {
+  return detail::bit_as<M2>(__builtin_shufflevector(m, m, 0, 0, 1, 1));
+}
+[[gnu::always_inline]] inline M2 widen_hi(I4 m) {
+  return detail::bit_as<M2>(__builtin_shufflevector(m, m, 2, 2, 3, 3));
+}
 [[gnu::always_inline]] inline I4 load_i4(const std::int32_t* p) {
   I4 v;
   std::memcpy(&v, p, sizeof v);
@@ -221,7 +225,9 @@ struct SimdLanes {
   [[gnu::always_inline]] static D2 select2(M2 m, D2 a, D2 b) {
     return detail::bit_as<D2>((detail::bit_as<M2>(a) & m) | (detail::bit_as<M2>(b) & ~m));
   }
-  [[gnu::always_inline]] static D select(M m, D a, D b) { return D{select2(m.lo, a.lo, b.lo), select2(m.hi, a.hi, b.hi)}; }
+  [[gnu::always_inline]] static D select(M m, D a, D b) {
+    return D{select2(m.lo, a.lo, b.lo), select2(m.hi, a.hi, b.hi)};
+  }
   [[gnu::always_inline]] static D keep(M m, D a) {
     return D{detail::bit_as<D2>(detail::bit_as<M2>(a.lo) & m.lo), detail::bit_as<D2>(detail::bit_as<M2>(a.hi) & m.hi)};
   }

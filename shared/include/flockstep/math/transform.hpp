@@ -12,9 +12,7 @@ namespace flockstep::math {
 /// World vector -> local frame of a body whose unit heading is h: (forward, left) components.
 constexpr Vec2 to_local(Vec2 world, Vec2 heading) { return {dot(world, heading), cross(heading, world)}; }
 /// Local (forward, left) -> world for unit heading h.
-constexpr Vec2 to_world(Vec2 local, Vec2 heading) {
-  return heading * local.x + perp_left(heading) * local.y;
-}
+constexpr Vec2 to_world(Vec2 local, Vec2 heading) { return heading * local.x + perp_left(heading) * local.y; }
 /// World point -> local point of a body at position p with unit heading h.
 constexpr Vec2 to_local_point(Vec2 world, Vec2 p, Vec2 heading) { return to_local(world - p, heading); }
 /// Local point -> world point.
@@ -30,8 +28,10 @@ constexpr Vec2 to_bourg_local(Vec2 world, Vec2 heading) {
 /// T14 toroidal wrap as the seed does it: x > W -> 0, x < 0 -> W; same for y with H.
 /// Velocity is untouched. Positions stay in [0, W] x [0, H].
 constexpr Vec2 wrap_seed(Vec2 p, real width, real height) {
-  if (p.x > width) p.x = 0; else if (p.x < 0) p.x = width;
-  if (p.y > height) p.y = 0; else if (p.y < 0) p.y = height;
+  if (p.x > width) p.x = 0;
+  else if (p.x < 0) p.x = width;
+  if (p.y > height) p.y = 0;
+  else if (p.y < 0) p.y = height;
   return p;
 }
 
@@ -49,8 +49,10 @@ inline Vec2 wrap_torus(Vec2 p, real width, real height) { return {wrap_coord(p.x
 /// distances; the seed does not measure wrapped distances, the simulation may).
 inline Vec2 torus_delta(Vec2 a, Vec2 b, real width, real height) {
   Vec2 d = b - a;
-  if (d.x > width * 0.5) d.x -= width; else if (d.x < -width * 0.5) d.x += width;
-  if (d.y > height * 0.5) d.y -= height; else if (d.y < -height * 0.5) d.y += height;
+  if (d.x > width * 0.5) d.x -= width;
+  else if (d.x < -width * 0.5) d.x += width;
+  if (d.y > height * 0.5) d.y -= height;
+  else if (d.y < -height * 0.5) d.y += height;
   return d;
 }
 

@@ -10,10 +10,26 @@ struct Vec2 {
   real x = 0;
   real y = 0;
 
-  constexpr Vec2& operator+=(Vec2 o) { x += o.x; y += o.y; return *this; }
-  constexpr Vec2& operator-=(Vec2 o) { x -= o.x; y -= o.y; return *this; }
-  constexpr Vec2& operator*=(real s) { x *= s; y *= s; return *this; }
-  constexpr Vec2& operator/=(real s) { x /= s; y /= s; return *this; }
+  constexpr Vec2& operator+=(Vec2 o) {
+    x += o.x;
+    y += o.y;
+    return *this;
+  }
+  constexpr Vec2& operator-=(Vec2 o) {
+    x -= o.x;
+    y -= o.y;
+    return *this;
+  }
+  constexpr Vec2& operator*=(real s) {
+    x *= s;
+    y *= s;
+    return *this;
+  }
+  constexpr Vec2& operator/=(real s) {
+    x /= s;
+    y /= s;
+    return *this;
+  }
   friend constexpr bool operator==(Vec2 a, Vec2 b) { return a.x == b.x && a.y == b.y; }
   friend constexpr bool operator!=(Vec2 a, Vec2 b) { return !(a == b); }
 };

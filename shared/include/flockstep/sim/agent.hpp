@@ -26,14 +26,24 @@ struct AgentId {
 struct Event {
   enum class Type : std::uint8_t { kCapture = 0, kRespawn = 1, kSpawn = 2, kDespawn = 3 };
   Type type = Type::kCapture;
-  AgentId subject;     ///< the player (capture/respawn) or the agent (spawn/despawn)
-  AgentId other;       ///< the capturing pursuer for kCapture
+  AgentId subject;  ///< the player (capture/respawn) or the agent (spawn/despawn)
+  AgentId other;    ///< the capturing pursuer for kCapture
   std::uint64_t tick = 0;
   std::uint64_t survived_ticks = 0;  ///< kCapture: how long the player survived (its score)
 };
 
 /// Behaviour state reported for annotation.
-enum class BehaviorState : std::uint8_t { kNone = 0, kSeeking, kIntercepting, kLosFallback, kFleeing, kAvoiding, kPatrolling, kHiding, kCaptured };
+enum class BehaviorState : std::uint8_t {
+  kNone = 0,
+  kSeeking,
+  kIntercepting,
+  kLosFallback,
+  kFleeing,
+  kAvoiding,
+  kPatrolling,
+  kHiding,
+  kCaptured
+};
 
 /// Read-only view of one agent (by dense index) for snapshots and viewers.
 struct AgentView {
@@ -42,10 +52,10 @@ struct AgentView {
   std::int32_t group = 0;
   Vec2 position;
   Vec2 velocity;
-  real orientation = 0;     ///< radians, CCW from +x
+  real orientation = 0;  ///< radians, CCW from +x
   real angular_velocity = 0;
-  AgentId target;           ///< agent this one is after (pursuers) or following (offset pursuit)
-  Vec2 aim;                 ///< point it steers to (intercept point, hiding spot, waypoint, wander target)
+  AgentId target;  ///< agent this one is after (pursuers) or following (offset pursuit)
+  Vec2 aim;        ///< point it steers to (intercept point, hiding spot, waypoint, wander target)
   BehaviorState state = BehaviorState::kNone;
   std::uint64_t spawn_tick = 0;
 };

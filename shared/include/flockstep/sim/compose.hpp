@@ -31,10 +31,10 @@ using math::Vec2;
 /// How a group's agents move.
 enum class Model : std::uint8_t {
   kVehicle = 0,  ///< point mass steered by forces, N (T08); behaviours + combiner
-  kSteering,     ///< Millington kinematic body steered by linear + angular accelerations (T01, T05); behaviours + combiner
-  kCraft,        ///< Bourg's rigid body with bow thrusters (T10); one controller technique
-  kKinematic,    ///< velocity set directly (T03); one controller technique
-  kTile,         ///< tile by tile on the scenario's tile map; one controller technique
+  kSteering,  ///< Millington kinematic body steered by linear + angular accelerations (T01, T05); behaviours + combiner
+  kCraft,     ///< Bourg's rigid body with bow thrusters (T10); one controller technique
+  kKinematic,  ///< velocity set directly (T03); one controller technique
+  kTile,       ///< tile by tile on the scenario's tile map; one controller technique
   kCount
 };
 
@@ -42,37 +42,37 @@ enum class Model : std::uint8_t {
 /// force (N), steering behaviours an acceleration (m/s^2, rad/s^2); see behavior_info().
 enum class BehaviorType : std::uint8_t {
   // ---- vehicle (slides / Buckland forces) ----
-  kWallAvoid = 0,     ///< T75 three feelers against walls and solid borders
-  kObstacleAvoid,     ///< T73 detection box against circular obstacles
-  kFleePlayers,       ///< T65 flee the nearest player inside `range` (prey's panic layer)
-  kFlock,             ///< T76 slides' separation + alignment + cohesion (T31, T32 field of view), cruise, wander
-  kSeek,              ///< T64 seek the target (or goal)
-  kFlee,              ///< T65 flee the target inside `range` (0 = always)
-  kArrive,            ///< T66 arrive at the target (or goal) with `deceleration`
-  kPursue,            ///< T67 pursue with the dead-ahead shortcut
-  kEvade,             ///< T68 evade
-  kOffsetPursuit,     ///< T69 hold `offset` in the leader's frame
-  kInterpose,         ///< T70 get between the target and the leader
-  kWander,            ///< T71 jittered circle
-  kFollowWaypoints,   ///< T72 seek each waypoint of `path`, arrive at the last
-  kHide,              ///< T74 hide behind obstacles from the target
+  kWallAvoid = 0,    ///< T75 three feelers against walls and solid borders
+  kObstacleAvoid,    ///< T73 detection box against circular obstacles
+  kFleePlayers,      ///< T65 flee the nearest player inside `range` (prey's panic layer)
+  kFlock,            ///< T76 slides' separation + alignment + cohesion (T31, T32 field of view), cruise, wander
+  kSeek,             ///< T64 seek the target (or goal)
+  kFlee,             ///< T65 flee the target inside `range` (0 = always)
+  kArrive,           ///< T66 arrive at the target (or goal) with `deceleration`
+  kPursue,           ///< T67 pursue with the dead-ahead shortcut
+  kEvade,            ///< T68 evade
+  kOffsetPursuit,    ///< T69 hold `offset` in the leader's frame
+  kInterpose,        ///< T70 get between the target and the leader
+  kWander,           ///< T71 jittered circle
+  kFollowWaypoints,  ///< T72 seek each waypoint of `path`, arrive at the last
+  kHide,             ///< T74 hide behind obstacles from the target
   // ---- steering (Millington accelerations) ----
-  kDynamicSeek,       ///< T42
-  kDynamicFlee,       ///< T43
-  kDynamicArrive,     ///< T44
-  kAlign,             ///< T45 match the target's orientation
-  kVelocityMatch,     ///< T46 match the target's velocity
-  kDynamicPursue,     ///< T47 with max prediction
-  kDynamicEvade,      ///< T48
-  kFace,              ///< T49 face the target
-  kLookWhereGoing,    ///< T50
-  kDynamicWander,     ///< T51
-  kFollowPath,        ///< T52 chase the rabbit on `path`; T53 with predict_time > 0 (T54 parameterised path)
-  kSeparation,        ///< T55 inverse-square separation from every agent within `range`
-  kAttraction,        ///< T56 separation with a negative decay coefficient
-  kConeAvoid,         ///< T57 naive cone check
-  kCollisionAvoid,    ///< T58 time of closest approach
-  kMillingtonFlock,   ///< T63 flocking as a weighted blend of separation, cohesion, alignment
+  kDynamicSeek,      ///< T42
+  kDynamicFlee,      ///< T43
+  kDynamicArrive,    ///< T44
+  kAlign,            ///< T45 match the target's orientation
+  kVelocityMatch,    ///< T46 match the target's velocity
+  kDynamicPursue,    ///< T47 with max prediction
+  kDynamicEvade,     ///< T48
+  kFace,             ///< T49 face the target
+  kLookWhereGoing,   ///< T50
+  kDynamicWander,    ///< T51
+  kFollowPath,       ///< T52 chase the rabbit on `path`; T53 with predict_time > 0 (T54 parameterised path)
+  kSeparation,       ///< T55 inverse-square separation from every agent within `range`
+  kAttraction,       ///< T56 separation with a negative decay coefficient
+  kConeAvoid,        ///< T57 naive cone check
+  kCollisionAvoid,   ///< T58 time of closest approach
+  kMillingtonFlock,  ///< T63 flocking as a weighted blend of separation, cohesion, alignment
   kCount
 };
 
@@ -96,25 +96,26 @@ inline constexpr std::int32_t kMaxPriorityGroups = 4;
 /// behavior_info() (and docs/techniques.md); the others are ignored.
 struct BehaviorSpec {
   BehaviorType type = BehaviorType::kSeek;
-  real weight = 1;                ///< multiplier in the combiner; 0 switches the behaviour off (T09). [Limit: 0..1000]
-  std::int32_t priority = 0;      ///< T80 priority group, evaluated in increasing order. [Limit: 0..kMaxPriorityGroups-1]
-  real probability = 1;           ///< T81 chance per tick of being considered. [Limit: 0..1]
-  std::int32_t target_group = -1; ///< act on the nearest live agent of this group; -1 = the nearest player
-  std::int32_t leader_group = -1; ///< offset pursuit, interpose: the group whose lowest-id agent leads
-  std::int32_t path = -1;         ///< follow_waypoints, follow_path: index into Scenario::paths
-  Vec2 goal{0, 0};                ///< fixed target point, m; (0, 0) = none (use the target)
-  real range = 0;                 ///< flee panic range / neighbourhood radius, m (0 = the behaviour's default). [Limit: 0..grid_cell for neighbour queries]
-  real deceleration = 2;          ///< T66 DECELERATION (vehicle arrive, offset pursuit, interpose). [Limit: >= 1]
-  real slow_radius = 2.5;         ///< T44/T45 braking radius, m (or rad for align/face). [Limit: > 0]
-  real target_radius = 0.05;      ///< T44/T45 tolerance, m (or rad). [Limit: >= 0]
-  real time_to_target = 0.1;      ///< T44-T46 time constant, s. [Limit: > 0]
-  real max_prediction = 1;        ///< T47/T48 look-ahead cap, s; T58 time horizon, s. [Limit: > 0]
-  real decay = 10;                ///< T55/T56 inverse-square coefficient, m^3/s^2 (attraction uses -decay). [Limit: > 0]
-  real cone_deg = 30;             ///< T57 cone half-angle, degrees. [Limit: 0..180]
-  Vec2 offset{-2, 0};             ///< T69 slot in the leader's frame (x forward), m
-  real path_offset = 1.5;         ///< T52 how far ahead on the path the rabbit runs, m
-  real predict_time = 0;          ///< T53 predictive path following look-ahead, s (0 = plain T52). [Limit: >= 0]
-  bool arrive = false;            ///< T47: pursue with arrive instead of seek
+  real weight = 1;            ///< multiplier in the combiner; 0 switches the behaviour off (T09). [Limit: 0..1000]
+  std::int32_t priority = 0;  ///< T80 priority group, evaluated in increasing order. [Limit: 0..kMaxPriorityGroups-1]
+  real probability = 1;       ///< T81 chance per tick of being considered. [Limit: 0..1]
+  std::int32_t target_group = -1;  ///< act on the nearest live agent of this group; -1 = the nearest player
+  std::int32_t leader_group = -1;  ///< offset pursuit, interpose: the group whose lowest-id agent leads
+  std::int32_t path = -1;          ///< follow_waypoints, follow_path: index into Scenario::paths
+  Vec2 goal{0, 0};                 ///< fixed target point, m; (0, 0) = none (use the target)
+  real range = 0;  ///< flee panic range / neighbourhood radius, m (0 = the behaviour's default). [Limit: 0..grid_cell
+                   ///< for neighbour queries]
+  real deceleration = 2;      ///< T66 DECELERATION (vehicle arrive, offset pursuit, interpose). [Limit: >= 1]
+  real slow_radius = 2.5;     ///< T44/T45 braking radius, m (or rad for align/face). [Limit: > 0]
+  real target_radius = 0.05;  ///< T44/T45 tolerance, m (or rad). [Limit: >= 0]
+  real time_to_target = 0.1;  ///< T44-T46 time constant, s. [Limit: > 0]
+  real max_prediction = 1;    ///< T47/T48 look-ahead cap, s; T58 time horizon, s. [Limit: > 0]
+  real decay = 10;            ///< T55/T56 inverse-square coefficient, m^3/s^2 (attraction uses -decay). [Limit: > 0]
+  real cone_deg = 30;         ///< T57 cone half-angle, degrees. [Limit: 0..180]
+  Vec2 offset{-2, 0};         ///< T69 slot in the leader's frame (x forward), m
+  real path_offset = 1.5;     ///< T52 how far ahead on the path the rabbit runs, m
+  real predict_time = 0;      ///< T53 predictive path following look-ahead, s (0 = plain T52). [Limit: >= 0]
+  bool arrive = false;        ///< T47: pursue with arrive instead of seek
 };
 
 /// Output filters applied after integration.
@@ -133,10 +134,10 @@ struct FilterSpec {
 struct Composition {
   std::vector<BehaviorSpec> behaviors;  ///< in priority order. [Limit: 1..kMaxBehaviors]
   Combiner combiner = Combiner::kRunningSum;
-  std::int32_t sharpness = 2;           ///< T62 urgency exponent. [Limit: 0..8]
-  real epsilon = 1e-3;                  ///< T78/T80 "non-zero" threshold on |output|. [Limit: >= 0]
+  std::int32_t sharpness = 2;                  ///< T62 urgency exponent. [Limit: 0..8]
+  real epsilon = 1e-3;                         ///< T78/T80 "non-zero" threshold on |output|. [Limit: >= 0]
   real max_rotation = 3.14159265358979323846;  ///< steering model: |rotation| clip, rad/s. [Limit: > 0]
-  real max_angular = 20;                ///< clip on the combined angular acceleration (steering model), rad/s^2. [Limit: > 0]
+  real max_angular = 20;  ///< clip on the combined angular acceleration (steering model), rad/s^2. [Limit: > 0]
   FilterSpec filters;
   /// Steering model integrator: 0 = Newton-Euler-1 with speed clip (T05), 1 = the exact
   /// constant-acceleration update (T04) followed by the same clips. [Limit: 0..1]
@@ -192,13 +193,13 @@ const CompositionField* find_composition_field(std::string_view name);
 /// What a behaviour is, for validation, the technique list and docs/techniques.md.
 struct BehaviorInfo {
   BehaviorType type;
-  std::string_view name;      ///< scenario-file name
-  std::string_view ids;       ///< catalog IDs carried, e.g. "T52 T53 T54"
-  Model model;                ///< the model whose compositions may use it
-  std::string_view target;    ///< what it acts on ("target", "goal or target", "neighbours", "leader", "path", "none")
-  std::string_view fields;    ///< space-separated BehaviorSpec fields it reads (besides weight/priority/probability)
+  std::string_view name;    ///< scenario-file name
+  std::string_view ids;     ///< catalog IDs carried, e.g. "T52 T53 T54"
+  Model model;              ///< the model whose compositions may use it
+  std::string_view target;  ///< what it acts on ("target", "goal or target", "neighbours", "leader", "path", "none")
+  std::string_view fields;  ///< space-separated BehaviorSpec fields it reads (besides weight/priority/probability)
   std::string_view group_fields;  ///< GroupSpec fields it reads (legacy parameters), space-separated
-  std::string_view summary;   ///< one line
+  std::string_view summary;       ///< one line
 };
 const BehaviorInfo& behavior_info(BehaviorType t);
 

@@ -119,8 +119,7 @@ std::int32_t Grid::query(Vec2 p, real radius, std::int32_t self, std::span<const
 }
 
 template <class Visitor>
-void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions,
-                       Visitor&& visit) const {
+void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions, Visitor&& visit) const {
   const real r2 = radius * radius;
   behavior::SlotRange range[kMaxSlotRanges];
   const std::int32_t ranges = slot_ranges(p, range);

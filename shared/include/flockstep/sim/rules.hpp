@@ -22,8 +22,9 @@ struct Scenario;
 /// body (the centres of World's per-cell obstacle lists are already shifted: pass 0).
 /// Returns how deep the body was inside an obstacle before the rule moved it, m (0: it was
 /// outside every one and nothing changed): what steering failed to avoid.
-math::real push_out_of_obstacles(math::Vec2& p, math::Vec2& v, math::real radius, std::span<const behavior::Circle> obstacles,
-                           math::real wrap_width = 0, math::real wrap_height = 0);
+math::real push_out_of_obstacles(math::Vec2& p, math::Vec2& v, math::real radius,
+                                 std::span<const behavior::Circle> obstacles, math::real wrap_width = 0,
+                                 math::real wrap_height = 0);
 
 /// The border rule of `scenario` for a body of `radius` m: torus wrap, or clamp inside
 /// [radius, size - radius] and cancel the outward velocity component.

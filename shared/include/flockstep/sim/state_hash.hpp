@@ -36,7 +36,10 @@ class StateHasher {
     std::memcpy(&bits, &v, sizeof bits);
     u64(bits);
   }
-  void vec(math::Vec2 v) { f64(v.x); f64(v.y); }
+  void vec(math::Vec2 v) {
+    f64(v.x);
+    f64(v.y);
+  }
   std::uint64_t value() const { return h_; }
 
  private:

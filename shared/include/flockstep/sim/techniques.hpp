@@ -30,14 +30,14 @@ const char* carrier_name(Carrier c);
 
 /// One catalog technique.
 struct TechniqueEntry {
-  std::string_view id;      ///< "T42"
-  std::string_view title;   ///< what it is, in a few words
+  std::string_view id;     ///< "T42"
+  std::string_view title;  ///< what it is, in a few words
   Carrier carrier;
   /// Space-separated use keys ("behavior:dynamic_seek", "technique:los_chase"); the first one is
   /// the technique's name in files. For kInternal: the keys of the techniques that use it
   /// ("*" = every scenario).
   std::string_view keys;
-  std::string_view where;   ///< kInternal: the function(s) carrying it; else a note (may be empty)
+  std::string_view where;  ///< kInternal: the function(s) carrying it; else a note (may be empty)
 };
 
 /// T01..T82 in order.

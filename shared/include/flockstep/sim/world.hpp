@@ -44,7 +44,6 @@
 
 namespace flockstep::sim {
 
-
 /// The simulation. Not thread-safe: one owner calls step(); reads between steps.
 class World {
  public:
@@ -77,8 +76,8 @@ class World {
   void set_task_runner(const TaskRunner& runner) { runner_ = runner; }
   /// T35 the AIDemo4 world a bourg_flock group is stepped as at the next step() (its units in dense
   /// order from id 1, the target as id 0), with the parameters it is stepped with; `members` (optional)
-  /// gets the dense index of each table id (id 0: the player, or -1 for the idle target). Tests step it themselves to check the world runs
-  /// exactly demo4_step_units. An unknown or empty group gives num_units 1 (the target alone).
+  /// gets the dense index of each table id (id 0: the player, or -1 for the idle target). Tests step it themselves to
+  /// check the world runs exactly demo4_step_units. An unknown or empty group gives num_units 1 (the target alone).
   behavior::Demo4World bourg_world(std::int32_t group, behavior::Demo4Params& params,
                                    std::vector<std::int32_t>* members = nullptr) const;
   /// The runner lent by set_task_runner (hosts reuse it for their own per-agent batches).
@@ -184,7 +183,10 @@ class World {
     real best_d2 = math::kInfinity;
     for (const std::int32_t j : players_) {
       const real d2 = math::length_sq(delta(p, position_[static_cast<std::size_t>(j)]));
-      if (d2 < best_d2) { best_d2 = d2; best = j; }  // strict <: ties keep the lower dense index
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        best = j;
+      }  // strict <: ties keep the lower dense index
     }
     if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
     return best;
@@ -231,7 +233,7 @@ class World {
   std::vector<PlayerInput> input_;
   std::vector<std::uint64_t> spawn_tick_;
   // Steering phase outputs (written by compute_steering, read by integrate).
-  std::vector<Vec2> force_;          // vehicles: steering force, N
+  std::vector<Vec2> force_;                     // vehicles: steering force, N
   std::vector<behavior::Thrusters> thrusters_;  // crafts
   std::vector<AgentId> target_;
   std::vector<Vec2> aim_;
@@ -255,8 +257,8 @@ class World {
 
   std::vector<Command> commands_;
   std::vector<Event> events_;
-  std::vector<Event> events_pending_;       // produced between steps (add_player), emitted by the next step
-  std::vector<real> fov_cos_half_;          // per group: cosine of half the field of view, precomputed (-1 = all round)
+  std::vector<Event> events_pending_;  // produced between steps (add_player), emitted by the next step
+  std::vector<real> fov_cos_half_;     // per group: cosine of half the field of view, precomputed (-1 = all round)
   // Static obstacle index over the grid's cells (CSR): the obstacles that can matter to an agent
   // in a cell (within the largest detection-box reach). Built once: obstacles never move.
   std::vector<std::int32_t> obstacle_cell_start_;
@@ -270,11 +272,11 @@ class World {
   /// one tile step per 1/tile_speed s, and decides its next tile on arrival.
   struct TileState {
     behavior::Tile from, to;
-    real progress = 0;                  ///< 0..1 of the way from `from` to `to`
-    behavior::Tile previous{-1, -1};    ///< the tile before `from` (T28 exclusion, chase back-off)
+    real progress = 0;                   ///< 0..1 of the way from `from` to `to`
+    behavior::Tile previous{-1, -1};     ///< the tile before `from` (T28 exclusion, chase back-off)
     behavior::TilePatrolState patrol{};  ///< T27 position in the pattern (patrol.tile = pattern tile)
-    std::uint8_t mode = 0;              ///< 0 on pattern/track, 1 chasing (T22), 2 returning to the pattern
-    AgentId target;                     ///< agent chased (mode 1 or kTileChase)
+    std::uint8_t mode = 0;               ///< 0 on pattern/track, 1 chasing (T22), 2 returning to the pattern
+    AgentId target;                      ///< agent chased (mode 1 or kTileChase)
     // T22 line being walked: from line_origin to line_goal, line_step entries done. A new goal
     // (the target moved) or a detour around a blocked tile restarts it from the current tile.
     behavior::Tile line_origin{-1, -1}, line_goal{-1, -1};
@@ -282,7 +284,7 @@ class World {
   };
   std::vector<TileState> tile_;
   std::vector<behavior::TilePathPattern> tile_patterns_;  // T26 normalised, one per Scenario::tile_patterns
-  std::vector<std::vector<std::uint8_t>> track_cells_;   // T28 matrix per track, rows x cols of the tile map
+  std::vector<std::vector<std::uint8_t>> track_cells_;    // T28 matrix per track, rows x cols of the tile map
   void build_tiles();
   void init_tile_agent(std::int32_t i, std::int32_t k);
   void steer_tile(std::int32_t i);
@@ -310,8 +312,8 @@ class World {
   void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n);
   void run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
                     const ComposeSink& sink);
-  behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, std::int32_t i,
-                                              std::int32_t slot, BehaviorState* st) const;
+  behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
+                                              std::int32_t i, std::int32_t slot, BehaviorState* st) const;
   static behavior::AlignParams align_params(const BehaviorSpec& bs);
   /// T76 flock force of the agent in `slot` (advances its slot wander/rng copies).
   /// The slot ranges around the cell last asked for: agents are steered in slot (cell) order,
@@ -331,9 +333,9 @@ class World {
   void integrate_steering_model(std::int32_t i);
   /// Recompute the per-group runtime data (compositions, models, targeted groups, fields of view).
   void rebuild_groups();
-  std::vector<Composition> compose_;            // per group: what steer_composed runs
-  std::vector<Model> group_model_;              // per group
-  std::vector<std::int32_t> heading_samples_;   // per group: T82 window (the integrate loop reads it per agent)
+  std::vector<Composition> compose_;                 // per group: what steer_composed runs
+  std::vector<Model> group_model_;                   // per group
+  std::vector<std::int32_t> heading_samples_;        // per group: T82 window (the integrate loop reads it per agent)
   std::vector<behavior::FixedLinePath> line_paths_;  // per scenario path (T54)
   std::vector<behavior::DynamicWanderState> dyn_wander_;  // T51 per agent
   std::vector<behavior::PatternState> kpattern_;          // T25 per agent
@@ -357,11 +359,11 @@ class World {
   std::int32_t nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const;
   void apply_target_captures();
   void apply_group_updates();
-  std::vector<behavior::Fly> fly_;                // T16 burst state (velocity in LaMothe units)
-  std::vector<behavior::MultiRayState> ray_state_;  // T60 remedy state
-  std::vector<real> kin_rotation_;                // kinematic outputs: rotation, rad/s
-  std::vector<std::uint8_t> targeted_;            // per group: some group targets it
-  std::vector<std::vector<std::int32_t>> members_;  // per targeted group: dense indices this tick
+  std::vector<behavior::Fly> fly_;                                  // T16 burst state (velocity in LaMothe units)
+  std::vector<behavior::MultiRayState> ray_state_;                  // T60 remedy state
+  std::vector<real> kin_rotation_;                                  // kinematic outputs: rotation, rad/s
+  std::vector<std::uint8_t> targeted_;                              // per group: some group targets it
+  std::vector<std::vector<std::int32_t>> members_;                  // per targeted group: dense indices this tick
   std::vector<std::pair<std::int32_t, GroupSpec>> pending_groups_;  // set_group updates for the next step
 
   std::vector<std::int32_t> leader_index_;  // per group, dense index of its leader this tick (or -1)
