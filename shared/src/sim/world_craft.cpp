@@ -1,5 +1,6 @@
-// The craft model (T10): players (sim::step_player), line-of-sight chase, intercept, physics
-// patterns and Bourg's rigid-body flocking, one controller per agent.
+// The craft model (T10): players (sim::step_player), line-of-sight chase, intercept and physics
+// patterns, one controller per agent; Bourg's rigid-body flocks a group at a time, by AIDemo4's
+// own loop (behavior::demo4_step_units, T35).
 #include "flockstep/sim/world.hpp"
 
 #include "flockstep/behavior/los_chase.hpp"
