@@ -173,6 +173,8 @@ class Viewer {
   bool layer_on(Layer l) const { return (layer_mask_ >> static_cast<unsigned>(l)) & 1u; }
   bool label_groups() const;
   Rgba color_of(const DrawAgent& a) const;
+  /// "leader", "interceptor" or "follower" for a bourg_flock unit (AIDemo4's roles), else null.
+  const char* flock_role_of(const DrawAgent& a) const;
   Shape shape_of(const DrawAgent& a) const;
   float scale_of(const DrawAgent& a) const;
   const sim::GroupSpec* group_of(const DrawAgent& a) const;

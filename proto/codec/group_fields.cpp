@@ -119,11 +119,16 @@ const GroupField kFields[] = {
     FLOCKSTEP_FIELD("chase_range", "m", ">= 0", "tile_patrol breaks off to chase inside this distance (0 = never)",
                     chase_range),
     FLOCKSTEP_INT_FIELD("view_model", "", "0..2",
-                        "bourg_flock: 0 wide (270 deg), 1 limited (180 deg), 2 narrow (90 deg)", view_model),
+                        "bourg_flock: 0 wide (270 deg), 1 limited (180 deg), 2 narrow (45 deg)", view_model),
     FLOCKSTEP_BOOL_FIELD("leader_unit", "", "true/false",
                          "bourg_flock: the lowest-id unit leads (LOS chase) and pulls the others", leader_unit),
     FLOCKSTEP_BOOL_FIELD("interceptor_unit", "", "true/false", "bourg_flock: the second-lowest-id unit intercepts",
                          interceptor_unit),
+    FLOCKSTEP_BOOL_FIELD("flocking", "", "true/false", "bourg_flock: followers flock (off: they fly straight on)",
+                         flocking),
+    FLOCKSTEP_BOOL_FIELD("avoid_obstacles", "", "true/false",
+                         "bourg_flock: the T36 obstacle rule (off: only the push-out rule keeps units out of rocks)",
+                         avoid_obstacles),
 };
 
 #undef FLOCKSTEP_FIELD

@@ -31,6 +31,10 @@ inline constexpr Rgba kFlock{184, 199, 255, 230};
 inline constexpr Rgba kPatrol{255, 216, 74, 255};
 inline constexpr Rgba kWanderer{208, 139, 255, 255};
 inline constexpr Rgba kCaptured{255, 255, 255, 255};
+// AIDemo4's colours (catalog T35): the leader red, the interceptor magenta, the other units blue.
+inline constexpr Rgba kFlockLeader{255, 90, 79, 255};
+inline constexpr Rgba kFlockInterceptor{240, 80, 240, 255};
+inline constexpr Rgba kFlockFollower{96, 150, 255, 255};
 // The inspector's force breakdown: one colour per behaviour slot of a composition (at most
 // sim::kMaxBehaviors), distinct from each other and from the agents; the combined result white.
 inline constexpr Rgba kBehaviour[8] = {{255, 99, 132, 255}, {54, 162, 235, 255},  {255, 206, 86, 255},

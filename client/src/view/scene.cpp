@@ -145,6 +145,10 @@ void Viewer::build_labels() {
       const char* tech = sim::technique_name(g->technique);
       text = g->name == tech ? g->name : g->name + " \xC2\xB7 " + tech;
       prio = 1;
+      if (const char* role = flock_role_of(a)) {
+        text = g->name + " \xC2\xB7 " + role;  // AIDemo4's leader and interceptor are told apart
+        prio = role[0] == 'f' ? 1 : 2;
+      }
     } else {
       continue;
     }
@@ -181,6 +185,14 @@ void Viewer::build_labels() {
       c.push_back(
           {spec.name == tech ? spec.name : spec.name + " \xC2\xB7 " + tech, s.x, s.y - lift, 1, color_of(*best[g])});
     }
+    // AIDemo4's leader and interceptor are named on their own, whatever the group's size.
+    for (const DrawAgent& a : agents_) {
+      const char* role = flock_role_of(a);
+      if (!role || role[0] == 'f' || a.id == follow_id_ || a.id == inspect_id_) continue;
+      const Vec2 s = at(a.position);
+      if (s.x < 0 || s.y < 0 || s.x > w || s.y > h) continue;
+      c.push_back({role, s.x, s.y - lift, 2, color_of(a)});
+    }
   }
   if (screen_ == Screen::kPlay && predictor_.has_state()) {
     const Vec2 s = at(own_pose().position);
@@ -206,7 +218,21 @@ void Viewer::build_labels() {
   labels_ = layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
 }
 
+const char* Viewer::flock_role_of(const DrawAgent& a) const {
+  // A bourg_flock unit's role travels in its state (sim::World::step_bourg_groups): the leader
+  // seeks the player, the interceptor intercepts (or falls back to line of sight), followers neither.
+  const sim::GroupSpec* g = group_of(a);
+  if (!g || g->technique != sim::Technique::kBourgFlock) return nullptr;
+  if (a.state == sim::BehaviorState::kSeeking) return "leader";
+  if (a.state == sim::BehaviorState::kIntercepting || a.state == sim::BehaviorState::kLosFallback) return "interceptor";
+  return "follower";
+}
+
 Rgba Viewer::color_of(const DrawAgent& a) const {
+  if (const char* role = flock_role_of(a)) {
+    if (role[0] == 'l') return palette::kFlockLeader;
+    return role[0] == 'i' ? palette::kFlockInterceptor : palette::kFlockFollower;
+  }
   switch (a.kind) {
     case sim::AgentKind::kPlayer:
       if (a.state == sim::BehaviorState::kCaptured) return palette::kCaptured;

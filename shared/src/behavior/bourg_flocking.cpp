@@ -12,16 +12,10 @@ real abs_r(real x) { return x < 0 ? -x : x; }
 /// Signed bearing of a local point, radians in (-pi, pi]; + = left.
 real bearing_of(Vec2 local) { return math::arctan2(local.y, local.x); }
 
-/// Lateral force of an on/off thruster setting with S as the maximum steering force.
-real thruster_lateral(const Thrusters& t, real max_steering_force) {
-  CraftParams cp;
-  cp.max_steering_force = max_steering_force;
-  return lateral_force(t, cp);
-}
-
 /// Extra work done in the same pass as gathering (the seed does separation inside its loop).
 struct GatherExtras {
   const FlockRuleParams* separation = nullptr;  ///< non-null: accumulate separation here
+  const CraftParams* craft = nullptr;           ///< the unit's craft (length and S), with separation
   real separation_force = 0;
   std::int32_t leader = -1;  ///< id to look out for
   bool leader_visible = false;
@@ -30,9 +24,9 @@ struct GatherExtras {
 
 bool accept(std::int32_t self, std::int32_t j, std::int32_t size) { return j > 0 && j != self && j < size; }
 
-void consider(std::int32_t self, std::int32_t j, Vec2 position, Vec2 heading, std::span<const Mover> units, real length,
-              real radius, ViewModel model, const ViewParams& params, std::span<std::int32_t> visible,
-              NeighborSummary& out, GatherExtras* extras) {
+void consider(std::int32_t self, std::int32_t j, Vec2 position, Vec2 heading, std::span<const Mover> units, real radius,
+              ViewModel model, const ViewParams& params, std::span<std::int32_t> visible, NeighborSummary& out,
+              GatherExtras* extras) {
   if (!accept(self, j, static_cast<std::int32_t>(units.size()))) return;  // player (0) and self excluded
   const Mover& other = units[static_cast<std::size_t>(j)];
   const Vec2 d = other.position - position;
@@ -45,7 +39,8 @@ void consider(std::int32_t self, std::int32_t j, Vec2 position, Vec2 heading, st
   ++out.count;
   if (extras != nullptr) {
     if (extras->separation != nullptr) {
-      extras->separation_force += separation_force(position, heading, other.position, length, *extras->separation);
+      extras->separation_force +=
+          separation_force(position, heading, other.position, *extras->craft, *extras->separation);
     }
     if (j == extras->leader) {
       extras->leader_visible = true;
@@ -61,11 +56,11 @@ NeighborSummary gather_impl(std::int32_t self, Vec2 position, Vec2 heading, std:
   const real radius = view_radius(length, model, params);
   if (all) {
     for (std::int32_t j = 1; j < static_cast<std::int32_t>(units.size()); ++j) {
-      consider(self, j, position, heading, units, length, radius, model, params, visible, out, extras);
+      consider(self, j, position, heading, units, radius, model, params, visible, out, extras);
     }
   } else {
     for (const std::int32_t j : candidates) {
-      consider(self, j, position, heading, units, length, radius, model, params, visible, out, extras);
+      consider(self, j, position, heading, units, radius, model, params, visible, out, extras);
     }
   }
   if (out.count > 0) {  // seed gap: no guard for N = 0
@@ -118,23 +113,26 @@ NeighborSummary gather_neighbors_all(std::int32_t self, Vec2 self_heading, std::
                      nullptr);
 }
 
-real cohesion_force(Vec2 position, Vec2 heading, Vec2 average_position, const FlockRuleParams& params) {
+real cohesion_force(Vec2 position, Vec2 heading, Vec2 average_position, real max_steering_force,
+                    const FlockRuleParams& params) {
   const Vec2 local = math::to_local(average_position - position, heading);
   if (math::is_zero(local)) return 0;
   // Response curve: proportional to the signed bearing (+ = left), full force at 180 deg.
-  return params.max_steering_force * params.cohesion_weight * bearing_of(local) / math::kPi;
+  return max_steering_force * params.cohesion_weight * bearing_of(local) / math::kPi;
 }
 
-real alignment_force(Vec2 heading, Vec2 average_velocity, const FlockRuleParams& params) {
+real alignment_force(Vec2 heading, Vec2 average_velocity, real max_steering_force, const FlockRuleParams& params) {
   if (math::is_zero(average_velocity)) return 0;
   const Vec2 mean = math::normalized(average_velocity);
   const real phi = math::arccos_clamped(math::dot(heading, mean));    // catalog T29: clamp acos input
   const real side = math::cross(heading, mean);                       // > 0: mean heading is to the left
   const real m = side > 0 ? 1 : (side < 0 ? -1 : (phi > 0 ? 1 : 0));  // exactly opposite: turn left
-  return m * params.max_steering_force * params.alignment_weight * phi / math::kPi;
+  return m * max_steering_force * params.alignment_weight * phi / math::kPi;
 }
 
-real separation_force(Vec2 position, Vec2 heading, Vec2 neighbor_position, real length, const FlockRuleParams& params) {
+real separation_force(Vec2 position, Vec2 heading, Vec2 neighbor_position, const CraftParams& craft,
+                      const FlockRuleParams& params) {
+  const real length = craft.length;
   const real threshold = length * params.separation_factor;
   const Vec2 d = neighbor_position - position;
   const real dist = math::length(d);
@@ -144,11 +142,12 @@ real separation_force(Vec2 position, Vec2 heading, Vec2 neighbor_position, real 
   const real effective = math::max(dist, length * params.min_distance_factor);
   // Inverse-distance response: equals S k_s at the threshold and grows as 1/d inside it; the
   // sign is opposite to the neighbour's side so the unit steers away (dead ahead: turn right).
-  return -m * params.max_steering_force * params.separation_weight * threshold / effective;
+  return -m * craft.max_steering_force * params.separation_weight * threshold / effective;
 }
 
-real obstacle_force(Vec2 position, Vec2 heading, std::span<const Circle> obstacles, real length,
+real obstacle_force(Vec2 position, Vec2 heading, std::span<const Circle> obstacles, const CraftParams& craft,
                     const FlockRuleParams& params) {
+  const real length = craft.length;
   const real look_ahead = length * params.obstacle_look_ahead_factor;
   const real clearance = length * params.obstacle_clearance_factor;
   const real floor_gap = length * params.min_distance_factor;
@@ -162,56 +161,57 @@ real obstacle_force(Vec2 position, Vec2 heading, std::span<const Circle> obstacl
     if (!in_path && !too_close) continue;
     const real gap = math::max(dist - c.radius, floor_gap);
     const real m = local.y > 0 ? -1 : 1;  // obstacle on the left -> push right; dead ahead -> left
-    // Response: k_o S at the look-ahead distance, growing as 1/gap toward the surface (the net
-    // clamp in flock_unit_ai bounds it).
-    force += m * params.max_steering_force * params.obstacle_weight * look_ahead / gap;
+    // Response: k_o S at the look-ahead distance, growing as 1/gap toward the surface (the
+    // thruster's bound in flock_unit_ai caps the sum).
+    force += m * craft.max_steering_force * params.obstacle_weight * look_ahead / gap;
   }
   return force;
 }
 
-FlockSteering flock_unit_ai(std::int32_t self, const CraftState& state, real length, FlockRole role,
+FlockSteering flock_unit_ai(std::int32_t self, const CraftState& state, const CraftParams& craft, FlockRole role,
                             const FlockContext& context, const FlockUnitParams& params, ChaseMode& mode) {
   FlockSteering out;
   const FlockRuleParams& rules = params.rules;
+  const real s = craft.max_steering_force;
   const Vec2 heading = craft_heading(state);
   real force = 0;
   const bool has_player = !context.units.empty();
   if (role == FlockRole::leader && has_player) {
     out.aim = context.units[0].position;
-    force += thruster_lateral(los_chase_thrusters(state, out.aim, params.los), rules.max_steering_force);
+    force += lateral_force(los_chase_thrusters(state, out.aim, params.los), craft);
   } else if (role == FlockRole::interceptor && has_player) {
     const InterceptChaseOutput ic = intercept_chase(state, context.units[0], params.intercept, params.los, mode);
     out.aim = ic.aim.point;
-    force += thruster_lateral(ic.thrusters, rules.max_steering_force);
+    force += lateral_force(ic.thrusters, craft);
   } else if (context.flocking) {
     GatherExtras extras;
     extras.separation = &rules;
+    extras.craft = &craft;
     extras.leader = context.leader == self ? -1 : context.leader;
     out.neighbors = gather_impl(self, state.position, heading, context.units, context.candidates,
-                                context.candidates.empty(), length, context.view, params.view, {}, &extras);
+                                context.candidates.empty(), craft.length, context.view, params.view, {}, &extras);
     if (out.neighbors.count > 0) {
-      force += cohesion_force(state.position, heading, out.neighbors.average_position, rules);
-      force += alignment_force(heading, out.neighbors.average_velocity, rules);
+      force += cohesion_force(state.position, heading, out.neighbors.average_position, s, rules);
+      force += alignment_force(heading, out.neighbors.average_velocity, s, rules);
       force += extras.separation_force;
     }
     if (has_player && rules.player_pull_weight > 0) {
       // The player is never a neighbour (T33) but the flock chases it when it is in view.
       const Vec2 local = math::to_local(context.units[0].position - state.position, heading);
       if (!math::is_zero(local) && in_view(local, context.view, params.view) &&
-          math::length(local) <= view_radius(length, context.view, params.view)) {
-        force += rules.max_steering_force * rules.player_pull_weight * bearing_of(local) / math::kPi;
+          math::length(local) <= view_radius(craft.length, context.view, params.view)) {
+        force += s * rules.player_pull_weight * bearing_of(local) / math::kPi;
       }
     }
     if (extras.leader_visible) {
       out.leader_visible = true;
       const Vec2 local = math::to_local(extras.leader_position - state.position, heading);
-      if (!math::is_zero(local))
-        force += rules.max_steering_force * rules.leader_pull_weight * bearing_of(local) / math::kPi;
+      if (!math::is_zero(local)) force += s * rules.leader_pull_weight * bearing_of(local) / math::kPi;
     }
   }
-  force += obstacle_force(state.position, heading, context.obstacles, length, rules);
-  const real limit = rules.max_steering_force * rules.max_lateral_factor;
-  out.lateral_force = math::clamp(force, -limit, limit);
+  force += obstacle_force(state.position, heading, context.obstacles, craft, rules);
+  // One bow thruster: however many rules ask, the craft pushes at most S either way.
+  out.lateral_force = math::clamp(force, -s, s);
   return out;
 }
 
@@ -228,7 +228,7 @@ Demo4World demo4_make(const Demo4Params& params, std::span<const Circle> obstacl
   player.position = {params.width * 0.5, params.height * 0.5};
   player.orientation = 0;
   player.velocity = {params.spawn_speed, 0};
-  const real margin = params.unit_craft.length * (params.ai.rules.obstacle_clearance_factor + 2);
+  const real margin = params.craft.length * (params.ai.rules.obstacle_clearance_factor + 2);
   for (std::int32_t i = 1; i < w.num_units; ++i) {
     CraftState& u = w.units[static_cast<std::size_t>(i)];
     // Rejection sampling outside the obstacles; bounded so a crowded world cannot hang.
@@ -250,7 +250,34 @@ Demo4World demo4_make(const Demo4Params& params, std::span<const Circle> obstacl
   return w;
 }
 
+namespace {
+
+void wrap_unit(CraftState& u, const Demo4Params& params) {
+  if (!params.wrap) return;
+  u.position = params.seed_wrap ? math::wrap_seed(u.position, params.width, params.height)
+                                : math::wrap_torus(u.position, params.width, params.height);
+}
+
+}  // namespace
+
 bool demo4_step(Demo4World& world, const Demo4Params& params, Demo4Input input) {
+  // Step 1: the player, arrow keys -> thrusters at player_factor, then integrate and wrap.
+  const Thrusters keys{input.right, input.left, params.player_factor, 1};
+  craft_step(world.units[0], params.craft, keys, params.dt);
+  wrap_unit(world.units[0], params);
+  // Step 2: the units.
+  demo4_step_units(world, params);
+  ++world.tick;
+  // Step 3, render decimation: a counter only; nothing above reads it.
+  if (++world.render_counter >= params.render_frame_count) {
+    world.render_counter = 0;
+    ++world.frames_rendered;
+    return true;
+  }
+  return false;
+}
+
+void demo4_step_units(Demo4World& world, const Demo4Params& params) {
   const auto n = static_cast<std::size_t>(world.num_units);
   std::array<Mover, kDemo4MaxUnits> movers{};
   for (std::size_t i = 0; i < n; ++i) movers[i] = Mover{world.units[i].position, world.units[i].velocity};
@@ -266,33 +293,21 @@ bool demo4_step(Demo4World& world, const Demo4Params& params, Demo4Input input) 
     ctx.leader = params.leader;
   }
 
-  // Compute phase: every AI unit decides from the same tick-start snapshot.
+  // Compute phase: every AI unit decides from the same snapshot.
   std::array<real, kDemo4MaxUnits> lateral{};
   for (std::size_t i = 1; i < n; ++i) {
-    const FlockSteering s = flock_unit_ai(static_cast<std::int32_t>(i), world.units[i], params.unit_craft.length,
-                                          world.roles[i], ctx, params.ai, world.modes[i]);
+    const FlockSteering s = flock_unit_ai(static_cast<std::int32_t>(i), world.units[i], params.craft, world.roles[i],
+                                          ctx, params.ai, world.modes[i]);
     lateral[i] = s.lateral_force;
     world.aims[i] = s.aim;
+    world.seen[i] = s.neighbors.count;
+    world.leader_seen[i] = s.leader_visible;
   }
-
-  // Commit phase: the player (arrow keys -> thrusters at player_factor), then every unit.
-  const Thrusters keys{input.right, input.left, params.player_factor, 1};
-  craft_step(world.units[0], params.player_craft, keys, params.dt);
-  for (std::size_t i = 1; i < n; ++i) craft_step_lateral(world.units[i], params.unit_craft, lateral[i], 1, params.dt);
-  for (std::size_t i = 0; i < n; ++i) {
-    Vec2& p = world.units[i].position;
-    p = params.seed_wrap ? math::wrap_seed(p, params.width, params.height)
-                         : math::wrap_torus(p, params.width, params.height);
+  // Commit phase: every unit at full thrust with its net lateral bow force, then the wrap.
+  for (std::size_t i = 1; i < n; ++i) {
+    craft_step_lateral(world.units[i], params.craft, lateral[i], 1, params.dt);
+    wrap_unit(world.units[i], params);
   }
-
-  ++world.tick;
-  // Render decimation: a counter only; nothing above reads it.
-  if (++world.render_counter >= params.render_frame_count) {
-    world.render_counter = 0;
-    ++world.frames_rendered;
-    return true;
-  }
-  return false;
 }
 
 }  // namespace flockstep::behavior

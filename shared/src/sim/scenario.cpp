@@ -90,6 +90,9 @@ std::string validate(const Scenario& s) {
     // AIDemo4's fixed unit table: the player plus the group's units.
     if (g.technique == Technique::kBourgFlock && g.count > behavior::kDemo4MaxUnits - 1)
       return bad(p + ".count", "a bourg_flock group holds at most 63 units");
+    if (g.technique == Technique::kBourgFlock &&
+        s.obstacles.size() > static_cast<std::size_t>(behavior::kDemo4MaxObstacles))
+      return bad(p + ".technique", "bourg_flock runs AIDemo4's world, which holds at most 8 obstacles");
     if (g.technique == Technique::kComposed) {
       if (std::string e = validate_composition(g.compose, g.model, static_cast<std::int32_t>(s.groups.size()),
                                                static_cast<std::int32_t>(s.paths.size()), s.grid_cell, p);

@@ -268,6 +268,8 @@ void World::step() {
     pushout_.max_depth = math::max(pushout_.max_depth, t.max_depth);
     t = {};
   }
+  // Phase 4b: T35 Bourg's flocks by AIDemo4's loop, once the players have moved (the seed's order).
+  step_bourg_groups();
   // Phase 5: rules between agents (captures), serial and in dense order.
   apply_captures();
   apply_target_captures();
@@ -394,9 +396,9 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
         } else {
           behavior::CraftState cs = craft_state_of(i);
           const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-          // Bourg's flocking units steer with one lateral bow force at full throttle (AIDemo4).
-          if (g.technique == Technique::kBourgFlock) behavior::craft_step_lateral(cs, g.craft, force_[i].x, 1, dt_);
-          else behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
+          // Bourg's flocking units move in step_bourg_groups, by AIDemo4's own loop.
+          if (g.technique == Technique::kBourgFlock) continue;
+          behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
           position_[i] = cs.position;
           velocity_[i] = cs.velocity;
           // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
@@ -575,7 +577,6 @@ void World::rebuild_groups() {
     fov_cos_half_[g] =
         spec.flock.fov_deg >= 360 ? real(-1) : math::sin_cos(spec.flock.fov_deg * 0.5 * math::kDegToRad).cos;
     if (spec.target_group >= 0) targeted_[static_cast<std::size_t>(spec.target_group)] = 1;
-    if (spec.technique == Technique::kBourgFlock) targeted_[g] = 1;  // its units see each other (members_)
     for (const BehaviorSpec& b : compose_[g].behaviors)
       if (b.target_group >= 0) targeted_[static_cast<std::size_t>(b.target_group)] = 1;
     heading_samples_[g] = compose_[g].filters.heading_samples;

@@ -560,6 +560,10 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         behavior::Mover tm;
         const std::int32_t tj = target_of(L, tpos, tm);
         if (tj < 0) continue;
+        // Evade's panic range: beyond it no output, so a lower priority (arrive home) can win.
+        if (bs.type == BehaviorType::kDynamicEvade && bs.range > 0 &&
+            math::length_sq(tpos - L.pos) > bs.range * bs.range)
+          continue;
         const behavior::Kinematic k = kin_of(L);
         e.produced = true;
         L.target = id_[tj];

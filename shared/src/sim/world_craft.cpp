@@ -1,9 +1,11 @@
-// The craft model (T10): players (sim::step_player), line-of-sight chase, intercept, physics
-// patterns and Bourg's rigid-body flocking, one controller per agent.
+// The craft model (T10): players (sim::step_player), line-of-sight chase, intercept and physics
+// patterns, one controller per agent; Bourg's rigid-body flocks a group at a time, by AIDemo4's
+// own loop (behavior::demo4_step_units, T35).
 #include "flockstep/sim/world.hpp"
 
 #include "flockstep/behavior/los_chase.hpp"
 #include "flockstep/sim/player.hpp"
+#include "flockstep/sim/rules.hpp"
 
 namespace flockstep::sim {
 
@@ -59,14 +61,7 @@ void World::steer_craft(std::int32_t i) {
         st = BehaviorState::kPatrolling;
         break;
       }
-      case Technique::kBourgFlock: {
-        const behavior::FlockSteering fs = bourg_flock_steering(i, g, cs, pj);
-        force_[i] = {fs.lateral_force, 0};  // integrate() applies it with craft_step_lateral
-        aim = fs.aim;
-        if (pj >= 0) target = id_[pj];
-        st = fs.neighbors.count > 0 || fs.leader_visible ? BehaviorState::kSeeking : BehaviorState::kNone;
-        break;
-      }
+      case Technique::kBourgFlock: return;  // stepped whole by step_bourg_groups, after the players moved
       default: break;
     }
   }
@@ -76,24 +71,26 @@ void World::steer_craft(std::int32_t i) {
   state_[i] = st;
 }
 
-behavior::FlockSteering World::bourg_flock_steering(std::int32_t i, const GroupSpec& g, const behavior::CraftState& cs,
-                                                    std::int32_t player) {
-  // AIDemo4's unit table, seen from this unit: id 0 is the player (the nearest one; none: a
-  // point out of every view), then the group's units in dense order, each at its torus copy
-  // nearest to this unit. At most 64 entries (validate caps the group at 63 units).
-  const std::vector<std::int32_t>& members = members_[static_cast<std::size_t>(group_[i])];
-  const Vec2 pos = position_[i];
-  std::array<behavior::Mover, behavior::kDemo4MaxUnits> units{};
-  units[0] = player >= 0 ? behavior::Mover{pos + delta(pos, position_[player]), velocity_[player]}
-                         : behavior::Mover{pos + Vec2{1e6, 0}, {}};
-  std::int32_t n = 1, self = -1, leader = -1, interceptor = -1;
+behavior::Demo4World World::bourg_world(std::int32_t group, behavior::Demo4Params& params,
+                                        std::vector<std::int32_t>* members) const {
+  behavior::Demo4World w;
+  w.num_units = 1;
+  params = behavior::Demo4Params{};
+  if (members) members->assign(1, -1);
+  if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return w;
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group)];
+  // The unit table: ids 1.. are the group's units in dense order (validate caps a group at 63).
+  // Roles by id value, so they survive swap-remove reordering: the lowest leads, the next intercepts.
+  std::int32_t leader = -1, interceptor = -1;
   std::uint32_t lowest = 0, second = 0;
-  for (const std::int32_t j : members) {
-    if (n >= behavior::kDemo4MaxUnits) break;
-    if (j == i) self = n;
-    units[static_cast<std::size_t>(n)] = {pos + delta(pos, position_[j]), velocity_[j]};
-    // Roles by id value, so they survive swap-remove reordering.
-    const std::uint32_t v = id_[j].value;
+  for (std::int32_t i = 0; i < count_ && w.num_units < behavior::kDemo4MaxUnits; ++i) {
+    if (group_[i] != group) continue;
+    const std::int32_t n = w.num_units++;
+    if (members) members->push_back(i);
+    w.units[static_cast<std::size_t>(n)] = craft_state_of(i);
+    w.modes[static_cast<std::size_t>(n)] = chase_mode_[i];
+    w.roles[static_cast<std::size_t>(n)] = behavior::FlockRole::follower;
+    const std::uint32_t v = id_[i].value;
     if (leader < 0 || v < lowest) {
       interceptor = leader;
       second = lowest;
@@ -103,23 +100,104 @@ behavior::FlockSteering World::bourg_flock_steering(std::int32_t i, const GroupS
       interceptor = n;
       second = v;
     }
-    ++n;
   }
-  behavior::FlockContext ctx;
-  ctx.units = std::span<const behavior::Mover>(units.data(), static_cast<std::size_t>(n));
-  ctx.obstacles = scenario_.obstacles;
-  ctx.view = static_cast<behavior::ViewModel>(g.view_model);
-  ctx.leader = g.leader_unit ? leader : -1;
-  behavior::FlockRole role = behavior::FlockRole::follower;
-  if (g.leader_unit && self == leader) role = behavior::FlockRole::leader;
-  else if (g.interceptor_unit && self == interceptor) role = behavior::FlockRole::interceptor;
-  behavior::FlockUnitParams params;
-  params.los.tolerance = g.los_tolerance;
-  params.intercept.max_prediction = g.intercept_max_prediction;
-  behavior::ChaseMode mode = chase_mode_[i];
-  const behavior::FlockSteering fs = behavior::flock_unit_ai(self, cs, g.craft.length, role, ctx, params, mode);
-  chase_mode_[i] = mode;  // own state only
-  return fs;
+  params.leader = g.leader_unit ? leader : -1;
+  params.interceptor = g.interceptor_unit && interceptor > 0 ? interceptor : -1;
+  if (params.leader > 0) w.roles[static_cast<std::size_t>(params.leader)] = behavior::FlockRole::leader;
+  if (params.interceptor > 0) w.roles[static_cast<std::size_t>(params.interceptor)] = behavior::FlockRole::interceptor;
+  // Id 0, the unit everyone hunts: the player nearest the leader (the first unit without one), at
+  // its torus copy nearest that unit, so the line of sight does not go the long way round the seam
+  // (the seed has one player and measures no wrapped distances). No player: an idle target, the
+  // world's centre at rest, so the flock circles inside the world.
+  if (w.num_units > 1) {
+    const Vec2 ref = w.units[static_cast<std::size_t>(leader > 0 ? leader : 1)].position;
+    real best = math::kInfinity;
+    std::int32_t player = -1;
+    for (std::int32_t i = 0; i < count_; ++i) {
+      if (kind_[i] != AgentKind::kPlayer) continue;
+      const real d2 = math::length_sq(delta(ref, position_[i]));
+      if (d2 < best) {
+        best = d2;
+        player = i;
+      }
+    }
+    if (player >= 0) {
+      if (members) (*members)[0] = player;
+      w.units[0] = craft_state_of(player);
+      w.units[0].position = ref + delta(ref, position_[player]);
+    } else {
+      w.units[0].position = {scenario_.width / 2, scenario_.height / 2};
+    }
+  }
+  for (const Circle& c : scenario_.obstacles) {
+    if (w.num_obstacles >= behavior::kDemo4MaxObstacles) break;  // validate rejects more
+    w.obstacles[static_cast<std::size_t>(w.num_obstacles++)] = c;
+  }
+  w.view = static_cast<behavior::ViewModel>(g.view_model);
+  w.flocking = g.flocking;
+  params.num_units = w.num_units;
+  params.width = scenario_.width;
+  params.height = scenario_.height;
+  params.dt = dt_;
+  params.wrap = scenario_.wrap;  // solid borders: confine() below keeps the units in
+  params.craft = g.craft;
+  params.ai.los.tolerance = g.los_tolerance;
+  params.ai.intercept.max_prediction = g.intercept_max_prediction;
+  if (!g.avoid_obstacles) params.ai.rules.obstacle_weight = 0;
+  return w;
+}
+
+void World::step_bourg_groups() {
+  std::vector<std::int32_t> members;
+  for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) {
+    if (scenario_.groups[static_cast<std::size_t>(g)].technique != Technique::kBourgFlock) continue;
+    behavior::Demo4Params params;
+    behavior::Demo4World w = bourg_world(g, params, &members);
+    if (members.size() < 2) continue;
+    // The target's id, for viewers: the player the table put at id 0 (none when idle).
+    const AgentId target = members[0] >= 0 ? id_[members[0]] : AgentId{};
+    behavior::demo4_step_units(w, params);  // T35: AIDemo4's loop, step 2
+    for (std::size_t u = 1; u < members.size(); ++u) {
+      const std::int32_t i = members[u];
+      const behavior::CraftState& cs = w.units[u];
+      position_[i] = cs.position;
+      velocity_[i] = cs.velocity;
+      orientation_[i] = math::wrap_angle(cs.orientation);
+      angular_velocity_[i] = cs.angular_velocity;
+      heading_[i] = math::as_vector(orientation_[i]);
+      chase_mode_[i] = w.modes[u];
+      force_[i] = {};
+      thrusters_[i] = {};
+      switch (w.roles[u]) {
+        case behavior::FlockRole::leader:
+          aim_[i] = w.aims[u];
+          target_[i] = target;
+          state_[i] = BehaviorState::kSeeking;
+          break;
+        case behavior::FlockRole::interceptor:
+          aim_[i] = w.aims[u];
+          target_[i] = target;
+          state_[i] =
+              w.modes[u] == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
+          break;
+        case behavior::FlockRole::follower:
+          // A follower steers by its neighbours, not at a point: it aims where it is.
+          aim_[i] = position_[i];
+          target_[i] = {};
+          state_[i] = BehaviorState::kNone;
+          break;
+      }
+      // The push-out rule as for every agent (what the obstacle rule missed is counted), and the
+      // border when the world does not wrap: on a torus demo4_step_units wrapped the unit itself.
+      const real depth = push_out_of_obstacles(position_[i], velocity_[i], radius_of(i), obstacles_near(position_[i]));
+      if (depth > 0) {
+        ++pushout_.corrections;
+        pushout_.max_depth = math::max(pushout_.max_depth, depth);
+      }
+      if (!scenario_.wrap) apply_border(position_[i], velocity_[i], radius_of(i), scenario_);
+      FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
+    }
+  }
 }
 
 behavior::Thrusters World::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {

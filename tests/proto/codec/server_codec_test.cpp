@@ -34,7 +34,7 @@ constexpr std::size_t field_count() {
 // .proto mirror), extend the distinct-value fill below, then update the count.
 static_assert(field_count<sim::AgentView>() == 11, "AgentView changed: map it in encode_agent/decode_agent");
 static_assert(field_count<sim::Scenario>() == 20, "Scenario changed: map it in encode/decode_world_spec");
-static_assert(field_count<sim::GroupSpec>() == 45, "GroupSpec changed: map it (group_fields.cpp for numbers)");
+static_assert(field_count<sim::GroupSpec>() == 47, "GroupSpec changed: map it (group_fields.cpp for numbers)");
 static_assert(field_count<sim::PathSpec>() == 3, "PathSpec changed");
 static_assert(field_count<behavior::CraftParams>() == 8,
               "CraftParams changed: map it (world.proto CraftParams, group_fields)");
@@ -50,9 +50,10 @@ static_assert(field_count<sim::FlySpec>() == 2, "FlySpec changed: add it to grou
 static_assert(field_count<sim::MineSpec>() == 3, "MineSpec changed: add it to group_fields.cpp");
 static_assert(field_count<sim::RaySpec>() == 7, "RaySpec changed: add it to group_fields.cpp");
 
-/// Numeric fields of GroupSpec: its own 16 (heading_deg, swerve_after_s, swerve_deg,
-/// kinematic_max_rotation, tile_speed, chase_range) plus the nested parameter structs.
-constexpr std::size_t kNumericGroupFields = 16 + 8 + 4 + 8 + 3 + 4 + 3 + 4 + 2 + 3 + 7 + 3;
+/// Numeric fields of GroupSpec: its own 18 (heading_deg, swerve_after_s, swerve_deg,
+/// kinematic_max_rotation, tile_speed, chase_range, flocking, avoid_obstacles) plus the nested
+/// parameter structs.
+constexpr std::size_t kNumericGroupFields = 18 + 8 + 4 + 8 + 3 + 4 + 3 + 4 + 2 + 3 + 7 + 3;
 
 std::span<const std::byte> bytes_of(const std::string& s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};

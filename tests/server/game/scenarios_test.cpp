@@ -450,9 +450,10 @@ TEST(Scenarios, T23_T21_T15_InterceptDemoCapturesSoonerThanLosChase) {
   EXPECT_TRUE(los_sw < 0 || icpt_sw < los_sw);
 }
 
-TEST(Scenarios, T24_InterceptDemoPredictedPointSettlesOnASteadyPrey) {
-  // Scenario 1: after the turn-in, the predicted intercept point (the interceptor's aim) stays put.
-  const Scenario s = load("intercept");
+/// Scenario 1's interceptor: how far its aim point (the predicted intercept point S_t) travels
+/// over the second half of the approach (the predator, which starts at rest, has turned in and
+/// reached its top speed) up to 1 s before the capture, and the ticks that span.
+std::pair<real, std::int64_t> intercept_aim_travel(const Scenario& s) {
   World w(s);
   const std::int32_t icpt = group_named(s, "intercept");
   std::vector<Vec2> aims;
@@ -466,15 +467,30 @@ TEST(Scenarios, T24_InterceptDemoPredictedPointSettlesOnASteadyPrey) {
     }
     if (!captured) aims.push_back(members(w, icpt).at(0).aim);
   });
-  ASSERT_GT(aims.size(), 240u);
-  // Movement of the aim over the last 2 s before the capture against the first 2 s.
-  const real early = math::distance(aims[0], aims[120]);
-  const real late = math::distance(aims[aims.size() - 121], aims.back());
+  EXPECT_TRUE(captured);
+  real travel = 0;
+  const std::size_t from = aims.size() / 2, to = aims.size() > 60 ? aims.size() - 60 : 0;
+  for (std::size_t k = from + 1; k < to; ++k) travel += math::distance(aims[k - 1], aims[k]);
+  return {travel, static_cast<std::int64_t>(to > from ? to - from : 0)};
+}
+
+TEST(Scenarios, T23_InterceptDemoPredictedPointStaysPutOnASteadyPrey) {
+  // Scenario 1 as the seed computes it (no cap on the time to close): after the turn-in the
+  // predicted point stays put for the rest of the approach. Control: the 3 s cap the room used
+  // to have pins the aim at most 3 s ahead of the prey, so it slides along with it.
+  const Scenario s = load("intercept");
+  Scenario capped = s;
+  capped.groups[static_cast<std::size_t>(group_named(s, "intercept"))].intercept_max_prediction = 3;
+  const auto [seed, span] = intercept_aim_travel(s);
+  const auto [cap, cap_span] = intercept_aim_travel(capped);
   std::printf(
-      "[figures] intercept: predicted point moved %.2f m in the first 2 s, %.2f m in the last 2 s before capture\n",
-      static_cast<double>(early), static_cast<double>(late));
-  EXPECT_LT(late, 3.0);
-  EXPECT_LT(late, early);
+      "[figures] intercept: the predicted point travels %.2f m over %lld ticks of the approach (its second "
+      "half, to 1 s before capture); with a 3 s cap %.2f m over %lld ticks\n",
+      static_cast<double>(seed), static_cast<long long>(span), static_cast<double>(cap),
+      static_cast<long long>(cap_span));
+  ASSERT_GT(span, 240) << "a long approach to look at";
+  EXPECT_LT(seed, 3.0) << "T23: the predicted point stays put";
+  EXPECT_GT(cap, 4 * seed + 5) << "control: capped at 3 s it slides along with the prey";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 // step, and obstacle avoidance measured before the push-out rule (T73) with its control.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <vector>
 
@@ -81,38 +83,83 @@ TEST(WorldKinematic, T25_StandardPatternRepeatsItsZigZag) {
   for (std::size_t k = 3; k < at_cycle.size(); ++k) EXPECT_LT(dist(at_cycle[k] - at_cycle[k - 1], d0), 1e-9);
 }
 
-/// An AIDemo4-like world: 20 rigid-body units in the middle, a player craft circling.
-Scenario demo4(std::int32_t view_model) {
-  Scenario s = field(200, 150);
+/// An AIDemo4-like world: 20 rigid-body units in the middle of a 200 x 150 m torus, flying the
+/// same craft as the player (as scenarios/aidemo4.json does).
+Scenario demo4(std::int32_t view_model, real w = 200, real h = 150) {
+  Scenario s = field(w, h);
   s.wrap = true;
   s.grid_cell = 8;
   GroupSpec units = one("units", AgentKind::kPursuer, Technique::kBourgFlock, {0, 0}, 20);
-  units.spawn_min = {60, 40};
-  units.spawn_max = {140, 110};
-  units.craft.thrust = 6;
+  units.spawn_min = {w * 0.3, h * 0.27};
+  units.spawn_max = {w * 0.7, h * 0.73};
   units.view_model = view_model;
+  units.craft = behavior::kDemo4Craft;
   s.groups.push_back(units);
+  s.player_craft = units.craft;
   return s;
 }
 
-TEST(WorldBourg, T34_T36_LeaderChasesThePlayerAndFollowersFlock) {
-  World w(demo4(0));
+/// Mean distance from each follower (neither leader nor interceptor) to its nearest follower.
+real follower_spacing(const World& w, const std::vector<std::uint32_t>& roles) {
+  std::vector<Vec2> f;
+  for (std::int32_t i = 0; i < w.size(); ++i) {
+    const AgentView v = w.view(i);
+    if (v.group == 0 && v.id.value != roles[0] && v.id.value != roles[1]) f.push_back(v.position);
+  }
+  real sum = 0;
+  for (std::size_t a = 0; a < f.size(); ++a) {
+    real best = math::kInfinity;
+    for (std::size_t b = 0; b < f.size(); ++b)
+      if (b != a) best = std::min(best, math::length(math::torus_delta(f[a], f[b], 200, 150)));
+    sum += best;
+  }
+  return sum / static_cast<real>(f.size());
+}
+
+struct Demo4Run {
+  real leader_start = -1, leader_min = math::kInfinity;  // leader to player, m
+  real spacing = 0;                                      // followers' mean nearest-follower distance, last 15 s
+};
+
+Demo4Run run_demo4(bool flocking) {
+  Scenario s = demo4(0);
+  s.groups[0].flocking = flocking;
+  World w(s);
   const AgentId p = w.add_player();
   w.set_input(p, {0.3, 0.5});
-  real leader_start = -1, leader_min = 1e9;
+  std::vector<std::uint32_t> roles;  // the two lowest id values: leader, interceptor
+  for (std::int32_t i = 0; i < w.size(); ++i)
+    if (w.view(i).group == 0) roles.push_back(w.view(i).id.value);
+  std::sort(roles.begin(), roles.end());
+  Demo4Run out;
+  std::int32_t samples = 0;
   for (int t = 0; t < 60 * 20; ++t) {
     w.step();
     const Vec2 pp = w.view(w.index_of(p)).position;
-    // The leader is the unit with the lowest id value.
-    AgentView leader = agent(w, 0);
-    for (std::int32_t i = 0; i < w.size(); ++i)
-      if (w.view(i).group == 0 && w.view(i).id.value < leader.id.value) leader = w.view(i);
-    const real d = math::length(math::torus_delta(leader.position, pp, 200, 150));
-    if (leader_start < 0) leader_start = d;
-    leader_min = std::min(leader_min, d);
+    for (std::int32_t i = 0; i < w.size(); ++i) {
+      if (w.view(i).id.value != roles[0]) continue;
+      const real d = math::length(math::torus_delta(w.view(i).position, pp, 200, 150));
+      if (out.leader_start < 0) out.leader_start = d;
+      out.leader_min = std::min(out.leader_min, d);
+    }
+    if (t >= 300 && t % 10 == 0) {
+      out.spacing += follower_spacing(w, roles);
+      ++samples;
+    }
   }
-  EXPECT_LT(leader_min, 5.0) << "the leader line-of-sight chases the player";
-  EXPECT_LT(leader_min, leader_start);
+  out.spacing /= samples;
+  return out;
+}
+
+TEST(WorldBourg, T34_T36_LeaderChasesThePlayerAndFollowersFlock) {
+  const Demo4Run on = run_demo4(true), off = run_demo4(false);
+  std::printf(
+      "[figures] bourg world, 20 s: leader within %.2f m of the player (from %.1f m); followers' mean "
+      "nearest-follower distance %.2f m flocking, %.2f m not flocking\n",
+      on.leader_min, on.leader_start, on.spacing, off.spacing);
+  EXPECT_LT(on.leader_min, 5.0) << "T21/T36: the leader line-of-sight chases the player";
+  EXPECT_LT(on.leader_min, on.leader_start);
+  EXPECT_LT(on.spacing, 0.6 * off.spacing) << "T34: the followers hold together by flocking";
 }
 
 TEST(WorldBourg, T33_ViewModelChangesWhatUnitsSeeAndIsLiveTunable) {
@@ -135,13 +182,62 @@ TEST(WorldBourg, T33_ViewModelChangesWhatUnitsSeeAndIsLiveTunable) {
   EXPECT_EQ(live.set_group(0, g), "groups[0].view_model: must be 0 (wide), 1 (limited) or 2 (narrow)");
 }
 
-TEST(WorldBourg, T35_UnitsWrapAroundTheTorusAndStayFinite) {
-  World w(demo4(1));
-  for (int t = 0; t < 60 * 30; ++t) w.step();
-  for (std::int32_t i = 0; i < w.size(); ++i) {
-    const Vec2 p = w.view(i).position;
-    EXPECT_TRUE(p.x >= 0 && p.x < 200 && p.y >= 0 && p.y < 150);
+TEST(WorldBourg, T35_UnitsWrapAroundTheTorusByAIDemo4sOwnLoop) {
+  // The world steps the group as behavior::demo4_step_units does, bit for bit, and the wrap that
+  // keeps the units inside is that loop's own: the same step without it (Demo4Params::wrap off)
+  // leaves units outside the world on the ticks they cross a seam. A small 60 x 40 m torus and no
+  // player: first the flock as shipped (it circles the idle target), then with leader,
+  // interceptor and flocking off, so the units fly straight and cross often.
+  std::int64_t crossings = 0, compared = 0;
+  for (const bool straight : {false, true}) {
+    Scenario s = demo4(0, 60, 40);
+    if (straight) s.groups[0].leader_unit = s.groups[0].interceptor_unit = s.groups[0].flocking = false;
+    World w(s);
+    for (int t = 0; t < 60 * 20; ++t) {
+      behavior::Demo4Params params;
+      std::vector<std::int32_t> members;
+      behavior::Demo4World mine = w.bourg_world(0, params, &members);
+      ASSERT_EQ(members.size(), 21u);
+      ASSERT_TRUE(params.wrap);
+      behavior::Demo4World unwrapped = mine;
+      behavior::Demo4Params no_wrap = params;
+      no_wrap.wrap = false;
+      behavior::demo4_step_units(mine, params);
+      behavior::demo4_step_units(unwrapped, no_wrap);
+      w.step();
+      for (std::size_t u = 1; u < members.size(); ++u) {
+        const AgentView v = w.view(members[u]);
+        ASSERT_EQ(v.position, mine.units[u].position) << "unit " << u << " tick " << t << " straight " << straight;
+        ASSERT_EQ(v.velocity, mine.units[u].velocity) << "unit " << u << " tick " << t << " straight " << straight;
+        ASSERT_TRUE(v.position.x >= 0 && v.position.x < 60 && v.position.y >= 0 && v.position.y < 40);
+        const Vec2 q = unwrapped.units[u].position;
+        crossings += q.x < 0 || q.x >= 60 || q.y < 0 || q.y >= 40 ? 1 : 0;
+        ++compared;
+      }
+    }
   }
+  std::printf(
+      "[figures] bourg world 60 x 40 m, 2 x 20 s: %lld unit-ticks compared with demo4_step_units, %lld seam "
+      "crossings\n",
+      static_cast<long long>(compared), static_cast<long long>(crossings));
+  EXPECT_GT(crossings, 10) << "units cross the seams, and only the loop's wrap brings them back";
+}
+
+TEST(WorldBourg, T35_NoPlayerMeansAnIdleTargetInsideTheWorld) {
+  World w(demo4(0));
+  behavior::Demo4Params params;
+  const behavior::Demo4World table = w.bourg_world(0, params);
+  EXPECT_EQ(table.units[0].position, (Vec2{100, 75})) << "the idle target is the world's centre";
+  // The leader circles it instead of flying off toward a far point: over 30 s it stays near.
+  real worst = 0;
+  for (int t = 0; t < 60 * 30; ++t) {
+    w.step();
+    if (t < 600) continue;
+    const behavior::Demo4World now = w.bourg_world(0, params);
+    worst = std::max(worst, math::length(now.units[static_cast<std::size_t>(params.leader)].position - Vec2{100, 75}));
+  }
+  std::printf("[figures] bourg world without a player: the leader strays at most %.1f m from the idle target\n", worst);
+  EXPECT_LT(worst, 30.0);
 }
 
 TEST(PlayerStep, T10_InputIsSanitisedAndTurnRightFiresThePortThruster) {

@@ -38,8 +38,9 @@ enum class ViewModel : std::uint8_t {
 struct ViewParams {
   real k_back =
       1;  ///< wide-view blind-spot slope; field of view 360 deg minus twice the arc tangent of k_back. [Limit: > 0]
-  real k_front =
-      1;  ///< narrow-view cone slope; field of view twice the arc tangent of k_front (45 deg: 0.414). [Limit: > 0]
+  /// Narrow-view cone slope; field of view twice the arc tangent of k_front. The seed's narrow
+  /// view is about 45 deg (catalog T32), so tan(22.5 deg); 1 would give 90 deg. [Limit: > 0]
+  real k_front = 0.41421356237309503;
   real wide_radius_factor = 30;     ///< wide view radius / unit length. [Limit: > 0]
   real limited_radius_factor = 30;  ///< limited view radius / unit length. [Limit: > 0]
   real narrow_radius_factor = 40;   ///< narrow view radius / unit length. [Limit: > 0]
@@ -73,12 +74,12 @@ NeighborSummary gather_neighbors(std::int32_t self, Vec2 self_heading, std::span
 NeighborSummary gather_neighbors_all(std::int32_t self, Vec2 self_heading, std::span<const Mover> units, real length,
                                      ViewModel model, const ViewParams& params, std::span<std::int32_t> visible = {});
 
-/// T34/T36 rule weights and response-curve constants. Forces in N; S = max_steering_force.
-/// Defaults were tuned in headless runs with the default CraftParams (10 m/s, 1 m long): the
-/// craft turns slowly (omega = F L / (2 c_a)), so weights of 1 let units fly out of each
-/// other's 30 m view before turning back; cohesion 4 / alignment 3 hold groups together.
+/// T34/T36 rule weights and response-curve constants. Forces in N; S is the unit's own
+/// CraftParams::max_steering_force (one bow thruster at full deflection), and the net lateral
+/// force of all rules together is bounded by +-S: the rules share the one thruster the craft has.
+/// Weights above 1 make a rule saturate the thruster before its response curve peaks; the
+/// defaults were tuned in headless AIDemo4 runs (demo4_* with the default Demo4Params).
 struct FlockRuleParams {
-  real max_steering_force = 3;     ///< S: a rule at full response gives k * S, N. [Limit: >= 0]
   real cohesion_weight = 4;        ///< k_c (response: bearing to P_ave / 180 deg). [Limit: >= 0]
   real alignment_weight = 3;       ///< k_a (response: angle to mean heading / 180 deg). [Limit: >= 0]
   real separation_weight = 1;      ///< k_s (response: threshold / distance). [Limit: >= 0]
@@ -90,29 +91,30 @@ struct FlockRuleParams {
   real leader_pull_weight = 2;  ///< T36 follower pull toward a visible leader (bearing / 180 deg). [Limit: >= 0]
   real player_pull_weight =
       1;  ///< T35 follower pull toward the player (id 0) while it is in view: the flock chases it. [Limit: >= 0]
-  real max_lateral_factor = 6;  ///< the net lateral force is clamped to +-S * this. [Limit: > 0]
 };
 
 /// T34 cohesion: lateral force toward the neighbours' average position, S k_c bearing/pi
-/// (signed: + = left). Zero when the centroid coincides with the unit.
-real cohesion_force(Vec2 position, Vec2 heading, Vec2 average_position, const FlockRuleParams& params);
+/// (signed: + = left), with S = max_steering_force, N. Zero when the centroid coincides with the unit.
+real cohesion_force(Vec2 position, Vec2 heading, Vec2 average_position, real max_steering_force,
+                    const FlockRuleParams& params);
 
 /// T34 alignment: lateral force S k_a phi/pi toward the neighbours' mean heading, phi = acos of
 /// the heading/mean-velocity dot product, on the side of the mean velocity (exactly opposite:
 /// left). Zero for a zero mean velocity.
-real alignment_force(Vec2 heading, Vec2 average_velocity, const FlockRuleParams& params);
+real alignment_force(Vec2 heading, Vec2 average_velocity, real max_steering_force, const FlockRuleParams& params);
 
 /// T34 separation from one neighbour: -sign(left) S k_s (L R_sep)/|d| inside L R_sep, zero
 /// beyond; steers away (neighbour dead ahead or coincident: turn right). |d| is floored at
 /// length * min_distance_factor so coincident units give a finite force.
-real separation_force(Vec2 position, Vec2 heading, Vec2 neighbor_position, real length, const FlockRuleParams& params);
+real separation_force(Vec2 position, Vec2 heading, Vec2 neighbor_position, const CraftParams& craft,
+                      const FlockRuleParams& params);
 
 /// T36 obstacle rule: for each circle whose centre is ahead within the look-ahead distance and
 /// laterally within radius + clearance, steer away from it with S k_o (look_ahead / gap), gap =
 /// distance from the unit to the circle's surface (floored at length * min_distance_factor);
 /// also when already inside the
 /// clearance ring and not clearly behind. Obstacle dead ahead: turn left.
-real obstacle_force(Vec2 position, Vec2 heading, std::span<const Circle> obstacles, real length,
+real obstacle_force(Vec2 position, Vec2 heading, std::span<const Circle> obstacles, const CraftParams& craft,
                     const FlockRuleParams& params);
 
 /// T36 unit roles (the seed's Leader / Interceptor flags).
@@ -148,12 +150,12 @@ struct FlockUnitParams {
   InterceptParams intercept;  ///< interceptor prediction (T23/T24)
 };
 
-/// T34-T36 DoUnitAI for unit self (id >= 1): followers sum cohesion, alignment, separation,
-/// the leader pull, the player pull (player in view) and the obstacle rule into one lateral
-/// force; a leader LOS-chases the
-/// player (id 0), an interceptor intercepts it (its persistent chase mode is mode); both
-/// still avoid obstacles. The result is clamped to +-S * max_lateral_factor.
-FlockSteering flock_unit_ai(std::int32_t self, const CraftState& state, real length, FlockRole role,
+/// T34-T36 DoUnitAI for unit self (id >= 1) flying `craft`: followers sum cohesion, alignment,
+/// separation, the leader pull, the player pull (player in view) and the obstacle rule into one
+/// lateral force; a leader LOS-chases the player (id 0), an interceptor intercepts it (its
+/// persistent chase mode is mode), both with the craft's own bow thrusters; all avoid obstacles.
+/// The result is bounded by the craft's steering force, +-craft.max_steering_force.
+FlockSteering flock_unit_ai(std::int32_t self, const CraftState& state, const CraftParams& craft, FlockRole role,
                             const FlockContext& context, const FlockUnitParams& params, ChaseMode& mode);
 
 // ---------------------------------------------------------------- T35 AIDemo4
@@ -162,6 +164,13 @@ FlockSteering flock_unit_ai(std::int32_t self, const CraftState& state, real len
 inline constexpr std::int32_t kDemo4MaxUnits = 64;
 /// Capacity for obstacles in the AIDemo4 world.
 inline constexpr std::int32_t kDemo4MaxObstacles = 8;
+
+/// T35 AIDemo4's craft (T10), the units' and the player's: the default CraftParams with a 6 N bow
+/// thruster. The seed gives no constants. 6 N turns a 1 m unit at up to 1.5 rad/s
+/// (omega = F L / (2 c_a)), a 6.7 m radius at 10 m/s, well inside the 30-length view; with 3 N
+/// (0.75 rad/s) headless runs splintered: turns wider than the view lost neighbours, and
+/// separation, bounded by the same thruster, no longer kept units from touching.
+inline constexpr CraftParams kDemo4Craft{1, 0.5, 1, 4, 6, 0.4, 4, 2};
 
 /// T35 AIDemo4 scenario parameters.
 struct Demo4Params {
@@ -173,11 +182,12 @@ struct Demo4Params {
   real player_factor = 0.5;             ///< thruster factor of the arrow keys. [Limit: 0..1]
   std::int32_t leader = 1;              ///< id flagged Leader, -1 = none. [Limit: -1 or 1..num_units-1]
   std::int32_t interceptor = 2;         ///< id flagged Interceptor, -1 = none. [Limit: -1 or 1..num_units-1]
-  bool seed_wrap = false;               ///< true: the seed's snap wrap (x > W -> 0); false: continuous x mod W (T14)
-  real spawn_speed = 8;                 ///< initial speed of the units, m/s. [Limit: >= 0]
-  CraftParams unit_craft;               ///< physics of the AI units (T10)
-  CraftParams player_craft;             ///< physics of the player's unit (T10)
-  FlockUnitParams ai;                   ///< flocking / chase tuning
+  bool wrap = true;        ///< T14 wrap every unit; false: no wrap (a host that confines units itself, or a control)
+  bool seed_wrap = false;  ///< with wrap: true = the seed's snap wrap (x > W -> 0); false = continuous x mod W
+  real spawn_speed = 8;    ///< initial speed of the units, m/s. [Limit: >= 0]
+  /// Physics of every unit, the player's included: AIDemo4 flies one RigidBody2D class (T10).
+  CraftParams craft = kDemo4Craft;
+  FlockUnitParams ai;  ///< flocking / chase tuning
 };
 
 /// T35 player keyboard input for one tick (arrow keys).
@@ -192,6 +202,8 @@ struct Demo4World {
   std::array<FlockRole, kDemo4MaxUnits> roles{};       ///< role per id (id 0 unused)
   std::array<ChaseMode, kDemo4MaxUnits> modes{};       ///< interceptor chase mode per id
   std::array<Vec2, kDemo4MaxUnits> aims{};             ///< annotation: last aim point per id
+  std::array<std::int32_t, kDemo4MaxUnits> seen{};     ///< annotation: neighbours each unit saw last tick
+  std::array<bool, kDemo4MaxUnits> leader_seen{};      ///< annotation: the unit saw the leader last tick
   std::array<Circle, kDemo4MaxObstacles> obstacles{};  ///< circular obstacles
   std::int32_t num_units = 0;                          ///< units in use, including the player
   std::int32_t num_obstacles = 0;                      ///< obstacles in use
@@ -207,10 +219,16 @@ struct Demo4World {
 /// beyond kDemo4MaxObstacles are ignored.
 Demo4World demo4_make(const Demo4Params& params, std::span<const Circle> obstacles, Rng& rng);
 
-/// T35 one physics tick: player thrusters from input, then every AI unit's DoUnitAI computed
-/// from the tick-start state (compute-then-commit, so unit order does not matter), then all
-/// units integrated (T10) and wrapped (T14). Returns true when this tick should be rendered;
-/// the render counter never feeds back into the physics.
+/// T35 one physics tick, in the seed's order: the player (id 0) from the arrow keys, integrated
+/// and wrapped; then demo4_step_units. Returns true when this tick should be rendered; the render
+/// counter never feeds back into the physics.
 bool demo4_step(Demo4World& world, const Demo4Params& params, Demo4Input input);
+
+/// T35 the units' half of the tick (step 2 of the seed's loop): every AI unit's DoUnitAI from the
+/// state after the player moved (compute-then-commit, so unit order does not matter; the seed
+/// updates in place), then every AI unit integrated (T10) and wrapped (T14, when params.wrap).
+/// The player (id 0) is read, never moved: the live world (sim::World) moves its players with
+/// the step its clients predict with, then calls this for each bourg_flock group.
+void demo4_step_units(Demo4World& world, const Demo4Params& params);
 
 }  // namespace flockstep::behavior

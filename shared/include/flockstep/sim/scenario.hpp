@@ -179,13 +179,19 @@ struct GroupSpec {
   real kinematic_max_rotation = 3;  ///< kKinematicWander rotation bound, rad/s. [Limit: >= 0]
   RaySpec rays{};
   /// kBourgFlock: the T33 visibility model, 0 wide (270 deg), 1 limited (180 deg), 2 narrow
-  /// (90 deg); tunable live like AIDemo4's keys. [Limit: 0..2]
+  /// (45 deg); tunable live like AIDemo4's keys. [Limit: 0..2]
   std::int32_t view_model = 0;
   /// kBourgFlock: the group's lowest-id unit leads (line-of-sight chase of the nearest player,
   /// T21) and the others are pulled toward it when they see it (T36).
   bool leader_unit = true;
   /// kBourgFlock: the group's second-lowest-id unit intercepts the nearest player (T23/T24).
   bool interceptor_unit = true;
+  /// kBourgFlock: followers flock (T34 rules, leader and player pulls); false flies them
+  /// straight on, like AIDemo4's flocking toggle. Tunable live.
+  bool flocking = true;
+  /// kBourgFlock: the T36 obstacle rule; false only to show what it does (the push-out rule
+  /// then catches the units that fly into rocks, and pushout_stats counts them).
+  bool avoid_obstacles = true;
   /// kComposed: the movement model (kVehicle or kSteering) and its composition.
   Model model = Model::kVehicle;
   Composition compose{};

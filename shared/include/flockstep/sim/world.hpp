@@ -3,7 +3,8 @@
 /// The authoritative world: agents in structure-of-arrays storage sized at init, static geometry,
 /// and a fixed-dt phased tick (house style section 2):
 ///   apply commands -> rebuild grid -> steering for everyone (reads state only) ->
-///   integrate everyone -> rules (obstacle projection, wrap, capture, respawn) -> tick++.
+///   integrate everyone -> rules (obstacle projection, wrap) -> Bourg's flocks by AIDemo4's own
+///   loop (T35, once the players moved) -> captures, respawn -> tick++.
 /// Compute-then-commit makes every agent's steering independent of agent order and of how the
 /// steering phase is partitioned across threads: the per-agent phases run as a fixed partition
 /// of tasks through a host-lent TaskRunner (task_runner.hpp), bit-identical on 1 or N threads.
@@ -73,6 +74,12 @@ class World {
   /// Lend the World a runner for its per-agent phases (steering, integration, gathering). The
   /// runner's context must outlive every later step(); a default TaskRunner runs serially.
   void set_task_runner(const TaskRunner& runner) { runner_ = runner; }
+  /// T35 the AIDemo4 world a bourg_flock group is stepped as at the next step() (its units in dense
+  /// order from id 1, the target as id 0), with the parameters it is stepped with; `members` (optional)
+  /// gets the dense index of each table id (id 0: the player, or -1 for the idle target). Tests step it themselves to
+  /// check the world runs exactly demo4_step_units. An unknown or empty group gives num_units 1 (the target alone).
+  behavior::Demo4World bourg_world(std::int32_t group, behavior::Demo4Params& params,
+                                   std::vector<std::int32_t>* members = nullptr) const;
   /// The runner lent by set_task_runner (hosts reuse it for their own per-agent batches).
   const TaskRunner& task_runner() const { return runner_; }
 
@@ -160,9 +167,9 @@ class World {
   void compute_steering(std::int32_t begin, std::int32_t end);
   void steer_vehicle(std::int32_t i, std::int32_t slot, behavior::Neighbour* nb);
   void steer_craft(std::int32_t i);
-  /// T33-T36 one bourg_flock unit's lateral force, with `player` the dense index of the nearest player (or -1).
-  behavior::FlockSteering bourg_flock_steering(std::int32_t i, const GroupSpec& g, const behavior::CraftState& cs,
-                                               std::int32_t player);
+  /// T35 step every bourg_flock group with AIDemo4's loop (behavior::demo4_step_units), after the
+  /// players moved: the seed's order. Serial: a group's units read each other.
+  void step_bourg_groups();
   behavior::Thrusters pattern_thrusters(std::int32_t i, const behavior::CraftState& cs);
   behavior::CraftState craft_state_of(std::int32_t i) const;
   real radius_of(std::int32_t i) const;
