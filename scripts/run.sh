@@ -108,7 +108,7 @@ else
   wait "$viewer_pid" || failed+=(viewer)
   ((${#failed[@]} == 0)) || die "the ${failed[*]} build failed (logs: $LOGS)"
 fi
-say "builds: ok ($((SECONDS - t)) s; steps: $(awk -F'\t' '{printf "%s%s %s s", NR > 1 ? ", " : "", $1, $2}' "$LOGS/timings.tsv"))"
+say "builds: ok ($((SECONDS - t)) s; steps: $(awk -F'\t' '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $1, $2}' "$LOGS/timings.tsv"))"
 say "ready to serve $((SECONDS - T0)) s after start"
 
 # Defaults only for what the caller did not pass (program_options rejects a repeated option).
