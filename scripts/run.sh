@@ -33,6 +33,9 @@ JOBS="${FLOCKSTEP_JOBS:-2}"
 export FLOCKSTEP_JOBS="$JOBS"
 export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CCACHE_DIR="${CCACHE_DIR:-$FLOCKSTEP_CACHE/ccache}"
+# As scripts/test.sh: paths relative to the checkout in ccache's hashes, so the objects one of
+# the two scripts compiled (here or in another clone) are hits for the other.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 SERVER="$ROOT/build/release/server/flockstep-server"
