@@ -5,7 +5,8 @@
 #
 # Then open http://localhost:8080/ (or the port you passed). Steps (docs/building.md has the
 # measured time of each):
-#   1. scripts/setup.sh without its npm and wasm-protobuf parts (neither is needed to serve);
+#   1. scripts/setup.sh with FLOCKSTEP_SETUP_PROFILE=run (build and serve packages only: no browser,
+#      fuzzing compiler or test servers) and without its npm and wasm-protobuf parts;
 #   2. two lanes side by side, each a chain of steps:
 #        server: configure the `release` preset (build/release), build target flockstep-server;
 #        viewer: scripts/build-protobuf-wasm.sh (cached after the first run), configure the `wasm`
@@ -61,7 +62,9 @@ if [[ "${FLOCKSTEP_SKIP_SETUP:-0}" != 1 ]]; then
   t=$SECONDS
   # npm's packages drive the browser tests only; the wasm protobuf runtime is built in the viewer
   # lane below, where it overlaps the server build instead of delaying both.
-  FLOCKSTEP_SKIP_NPM=1 FLOCKSTEP_SKIP_WASM_PROTOBUF=1 "$ROOT/scripts/setup.sh" || die "scripts/setup.sh failed"
+  # Profile "run": the browser, fuzzing compiler and test servers are the test command's business.
+  FLOCKSTEP_SETUP_PROFILE=run FLOCKSTEP_SKIP_NPM=1 FLOCKSTEP_SKIP_WASM_PROTOBUF=1 "$ROOT/scripts/setup.sh" \
+    || die "scripts/setup.sh failed"
   say "setup: ok ($((SECONDS - t)) s)"
 fi
 mkdir -p "$LOGS"

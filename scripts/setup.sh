@@ -11,6 +11,8 @@
 #   FLOCKSTEP_SKIP_APT=1     skip step 1 (e.g. a machine you manage yourself)
 #   FLOCKSTEP_SKIP_NPM=1     skip step 2
 #   FLOCKSTEP_SKIP_WASM_PROTOBUF=1  skip step 3
+#   FLOCKSTEP_SETUP_PROFILE  "all" (default: build, run and test) or "run" (only what building and
+#                            serving need: scripts/run.sh; the test command installs the rest)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +36,10 @@ PACKAGES=(
   # WebAssembly: emscripten 3.1.6 (uses Debian's clang-14/lld-14/binaryen); node-acorn for its JS
   # optimizer; dpkg-dev + xz-utils unpack the protobuf source package for the wasm runtime
   emscripten node-acorn dpkg-dev xz-utils
+)
+# What only the test suite needs (FLOCKSTEP_SETUP_PROFILE=run leaves these out, so a first start
+# with scripts/run.sh does not wait for a browser, a second compiler and test servers).
+TEST_PACKAGES=(
   # browser tests: Debian's chromium driven by playwright-core (never a downloaded browser);
   # fonts-liberation so screenshots have readable text
   chromium fonts-liberation
@@ -56,6 +62,12 @@ PACKAGES=(
   # clang-format: the formatting check of every C++ file (ctest format_check)
   clang-format
 )
+
+case "${FLOCKSTEP_SETUP_PROFILE:-all}" in
+  all) PACKAGES+=("${TEST_PACKAGES[@]}") ;;
+  run) ;;
+  *) die "FLOCKSTEP_SETUP_PROFILE must be 'all' or 'run', not '${FLOCKSTEP_SETUP_PROFILE}'" ;;
+esac
 
 if [[ $(id -u) -eq 0 ]]; then
   SUDO=()
