@@ -11,7 +11,7 @@ behavior::CraftState World::craft_state_of(std::int32_t i) const {
   return {position_[i], velocity_[i], orientation_[i], angular_velocity_[i]};
 }
 
-void World::steer_craft(std::int32_t i) {
+void World::steer_craft(std::int32_t i, Tally& tally) {
   const behavior::CraftState cs = craft_state_of(i);
   behavior::Thrusters t{};
   AgentId target{};
@@ -30,6 +30,8 @@ void World::steer_craft(std::int32_t i) {
       case Technique::kLosChase: {
         const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
         t = behavior::los_chase_thrusters(cs, goal, los);
+        tally.add(21);
+        tally.add(11);  // the bearing in the craft's local frame
         aim = goal;
         if (pj >= 0) { target = id_[pj]; st = BehaviorState::kSeeking; }
         break;
@@ -40,23 +42,28 @@ void World::steer_craft(std::int32_t i) {
           const behavior::InterceptParams ip{g.intercept_max_prediction, true};
           const behavior::InterceptChaseOutput out = behavior::intercept_chase(cs, prey, ip, los, chase_mode_[i]);
           t = out.thrusters;
+          tally.add(23);
+          tally.add(24);  // the feasibility test and its fall-back
           aim = out.aim.point;
           target = id_[pj];
           st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
         } else {
           t = behavior::los_chase_thrusters(cs, centre, los);
+          tally.add(21);
           aim = centre;
         }
         break;
       }
       case Technique::kPattern: {
         t = pattern_thrusters(i, cs);
+        tally.add(29);
+        tally.add(30);
         aim = pattern_[i].initial_position;
         st = BehaviorState::kPatrolling;
         break;
       }
       case Technique::kBourgFlock: {
-        const behavior::FlockSteering fs = bourg_flock_steering(i, g, cs, pj);
+        const behavior::FlockSteering fs = bourg_flock_steering(i, g, cs, pj, tally);
         force_[i] = {fs.lateral_force, 0};  // integrate() applies it with craft_step_lateral
         aim = fs.aim;
         if (pj >= 0) target = id_[pj];
@@ -74,7 +81,7 @@ void World::steer_craft(std::int32_t i) {
 }
 
 behavior::FlockSteering World::bourg_flock_steering(std::int32_t i, const GroupSpec& g, const behavior::CraftState& cs,
-                                                    std::int32_t player) {
+                                                    std::int32_t player, Tally& tally) {
   // AIDemo4's unit table, seen from this unit: id 0 is the player (the nearest one; none: a
   // point out of every view), then the group's units in dense order, each at its torus copy
   // nearest to this unit. At most 64 entries (validate caps the group at 63 units).
@@ -108,6 +115,14 @@ behavior::FlockSteering World::bourg_flock_steering(std::int32_t i, const GroupS
   params.intercept.max_prediction = g.intercept_max_prediction;
   behavior::ChaseMode mode = chase_mode_[i];
   const behavior::FlockSteering fs = behavior::flock_unit_ai(self, cs, g.craft.length, role, ctx, params, mode);
+  // Coverage: every unit gathers by its view model and applies the rules; the leader LOS-chases
+  // (T21), the interceptor intercepts (T23/T24).
+  for (const int id : {31, 32, 33, 34, 35, 36}) tally.add(id);
+  if (role == behavior::FlockRole::leader) tally.add(21);
+  if (role == behavior::FlockRole::interceptor) {
+    tally.add(23);
+    tally.add(24);
+  }
   chase_mode_[i] = mode;  // own state only
   return fs;
 }
