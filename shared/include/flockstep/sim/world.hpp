@@ -111,7 +111,8 @@ class World {
   /// where the technique's work is done, so a configured behaviour with nothing to do (no
   /// obstacle near, no walls, no player inside the panic range) counts nothing. Always on: one
   /// increment per agent and technique run, and a sum over 82 counters per task per step
-  /// (docs/performance.md gives the measured cost).
+  /// (measured with callgrind on BM_ArenaTick, 1 thread: 2.1475 M -> 2.1705 M instructions per
+  /// World::step, +1.1 %, together with the combiner accumulators).
   const TechniqueCounts& technique_counts() const { return technique_counts_; }
 
   /// Live tuning: validate `spec` for group `group` (the rules of validate(); technique, kind,
