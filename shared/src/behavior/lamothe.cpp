@@ -13,15 +13,18 @@ std::int32_t clamp_int(std::int32_t v, std::int32_t lo, std::int32_t hi) { retur
 
 std::int32_t abs_int(std::int32_t v) { return v < 0 ? -v : v; }
 
-// Step from `from` toward `to` by at most `speed`, never past it.
-std::int32_t step_toward(std::int32_t from, std::int32_t to, std::int32_t speed) {
+// Step from `from` toward `to` by at most `speed`, never past it. One rule for LaMothe's integer
+// pixels and the world's metres (T17).
+template <class T>
+T step_toward(T from, T to, T speed) {
   if (to > from) return from + (to - from < speed ? to - from : speed);
   if (to < from) return from - (from - to < speed ? from - to : speed);
   return from;
 }
 
 // Step away from `threat`; an equal coordinate gives no direction, so no move (seed behaviour).
-std::int32_t step_away(std::int32_t from, std::int32_t threat, std::int32_t speed) {
+template <class T>
+T step_away(T from, T threat, T speed) {
   if (from > threat) return from + speed;
   if (from < threat) return from - speed;
   return from;
@@ -70,6 +73,14 @@ IntVec2 track_step(IntVec2 chaser, IntVec2 target, std::int32_t speed) {
 }
 
 IntVec2 evade_step(IntVec2 evader, IntVec2 threat, std::int32_t speed) {
+  return {step_away(evader.x, threat.x, speed), step_away(evader.y, threat.y, speed)};
+}
+
+Vec2 track_step(Vec2 chaser, Vec2 target, real speed) {
+  return {step_toward(chaser.x, target.x, speed), step_toward(chaser.y, target.y, speed)};
+}
+
+Vec2 evade_step(Vec2 evader, Vec2 threat, real speed) {
   return {step_away(evader.x, threat.x, speed), step_away(evader.y, threat.y, speed)};
 }
 

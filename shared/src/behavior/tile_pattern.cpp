@@ -113,7 +113,10 @@ std::int32_t mark_track_segment(TileTrack& track, Tile start, Tile end) {
   return marked;
 }
 
-bool on_track(const TileTrack& track, Tile t) { return in_track_bounds(t) && track.cells[track_index(t)] == 1; }
+bool on_track(TrackView track, Tile t) {
+  if (t.row < 0 || t.col < 0 || t.row >= track.rows || t.col >= track.cols) return false;
+  return track.cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(track.cols) + static_cast<std::size_t>(t.col)] == 1;
+}
 
 std::int32_t track_tile_count(const TileTrack& track) {
   std::int32_t count = 0;
@@ -121,7 +124,7 @@ std::int32_t track_tile_count(const TileTrack& track) {
   return count;
 }
 
-std::int32_t track_candidates(const TileTrack& track, Tile current, Tile previous, std::span<Tile, 8> out) {
+std::int32_t track_candidates(TrackView track, Tile current, Tile previous, std::span<Tile, 8> out) {
   std::int32_t n = 0;
   for (std::size_t k = 0; k < 8; ++k) {
     const Tile t{current.row + kNeighborRowOffsets[k], current.col + kNeighborColOffsets[k]};
@@ -132,7 +135,7 @@ std::int32_t track_candidates(const TileTrack& track, Tile current, Tile previou
   return n;
 }
 
-Tile follow_track(TrackFollower& follower, const TileTrack& track, Rng& rng) {
+Tile follow_track(TrackFollower& follower, TrackView track, Rng& rng) {
   std::array<Tile, 8> candidates{};
   const std::int32_t n = track_candidates(track, follower.current, follower.previous, candidates);
   follower.candidate_count = n;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "flockstep/sim/world.hpp"
+
 namespace flockstep::sim {
 namespace {
 
@@ -31,9 +33,8 @@ constexpr TechniqueEntry kTable[] = {
      "math::to_local / to_world_point in obstacle_avoidance_force, offset_pursuit_force, los_bearing"},
     {"T12", "Angle wrapping and scalar sign", C::kInternal, "model:craft model:steering model:kinematic",
      "math::wrap_angle in craft_step, integrate_steering, kinematic_integrate"},
-    {"T13", "Binomial random numbers", C::kInternal,
-     "behavior:wander behavior:flock behavior:dynamic_wander technique:kinematic_wander",
-     "math::Rng::binomial in wander_force, dynamic_wander, kinematic_wander"},
+    {"T13", "Binomial random numbers", C::kInternal, "behavior:dynamic_wander technique:kinematic_wander",
+     "math::Rng::binomial in dynamic_wander and kinematic_wander (wander_force draws uniform numbers)"},
     {"T14", "Toroidal world wrap", C::kWorld, "world:wrap", "scenario \"wrap\": true"},
     {"T15", "Straight-line constant-velocity motion", C::kTechnique, "technique:straight", ""},
     {"T16", "Random motion (LaMothe's fly)", C::kTechnique, "technique:fly", ""},
@@ -43,8 +44,8 @@ constexpr TechniqueEntry kTable[] = {
     {"T20", "Range-gated noisy homing mine", C::kTechnique, "technique:mine", ""},
     {"T21", "Line-of-sight chase with bow thrusters", C::kTechnique, "technique:los_chase technique:bourg_flock",
      "also the bourg_flock leader"},
-    {"T22", "Line-of-sight chase on tiles", C::kTechnique, "technique:tile_chase technique:tile_patrol",
-     "also tile_patrol's break-out chase"},
+    {"T22", "Line-of-sight chase on tiles", C::kTechnique, "technique:tile_patrol technique:tile_chase",
+     "tile_patrol's break-out chase (a player within chase_range); also the tile_chase technique"},
     {"T23", "Intercept (predictive chase)", C::kTechnique, "technique:intercept technique:bourg_flock",
      "also the bourg_flock interceptor"},
     {"T24", "Intercept feasibility and the fall-back to line of sight", C::kTechnique,
@@ -125,59 +126,35 @@ static_assert(std::size(kTable) == 82);
 constexpr const char* kCarrierNames[] = {"behavior", "combiner",  "model", "option",
                                          "filter",   "technique", "world", "internal"};
 
-/// The keys of a space-separated list, one at a time.
-template <class F>
-void for_each_key(std::string_view keys, F&& f) {
-  while (!keys.empty()) {
-    const std::size_t sp = keys.find(' ');
-    const std::string_view k = keys.substr(0, sp);
-    if (!k.empty()) f(k);
-    if (sp == std::string_view::npos) break;
-    keys.remove_prefix(sp + 1);
-  }
-}
-
 }  // namespace
 
 const char* carrier_name(Carrier c) { return kCarrierNames[static_cast<std::size_t>(c)]; }
 
 std::span<const TechniqueEntry> technique_table() { return kTable; }
 
-std::vector<std::string> scenario_uses(const Scenario& s) {
-  std::vector<std::string> u;
-  if (s.wrap) u.emplace_back("world:wrap");
-  if (s.tiles.cols > 0 && s.tiles.rows > 0) u.emplace_back("world:tiles");
-  for (const GroupSpec& g : s.groups) {
-    const Model m = model_of(g);
-    u.push_back(std::string("technique:") + technique_name(g.technique));
-    u.push_back(std::string("model:") + model_name(m));
-    const Composition c = composition_of(g);
-    if (c.behaviors.empty()) continue;
-    u.push_back(std::string("combiner:") + combiner_name(c.combiner));
-    if (c.combiner == Combiner::kBlend)
-      u.emplace_back(m == Model::kVehicle ? "option:vehicle_blend" : "option:steering_blend");
-    if (c.filters.heading_samples > 0 && m == Model::kVehicle) u.emplace_back("filter:heading_samples");
-    if (c.filters.facing_fraction > 0 && m == Model::kSteering) u.emplace_back("filter:facing_fraction");
-    if (m == Model::kSteering && c.integration == 1) u.emplace_back("option:exact_integration");
-    if (m == Model::kSteering && c.actuation == 1) u.emplace_back("option:car_actuation");
-    for (const BehaviorSpec& b : c.behaviors) {
-      if (!(b.weight > 0)) continue;  // switched off: not exercised
-      u.push_back(std::string("behavior:") + behavior_name(b.type));
-      if (b.type == BehaviorType::kFollowPath && b.predict_time > 0) u.emplace_back("option:predictive_path");
+TechniqueCounts exercise_scenario(const Scenario& s, std::int32_t ticks) {
+  World w(s);
+  const AgentId player = w.add_player();
+  std::int32_t visit = 0;
+  for (std::int32_t t = 0; t < ticks; ++t) {
+    if (player.valid() && t % kCoverageVisitTicks == 0 && !s.groups.empty()) {
+      // The next group in turn that has agents: its first agent in dense order.
+      for (std::size_t tries = 0; tries < s.groups.size(); ++tries, ++visit) {
+        const auto group = static_cast<std::int32_t>(static_cast<std::size_t>(visit) % s.groups.size());
+        std::int32_t at = -1;
+        for (std::int32_t k = 0; k < w.size() && at < 0; ++k)
+          if (w.view(k).group == group && w.view(k).kind != AgentKind::kPlayer) at = k;
+        if (at < 0) continue;
+        w.place(player, w.view(at).position + Vec2{4, 0});
+        ++visit;
+        break;
+      }
     }
+    // Fly forward, turning one way for a second and the other way the next.
+    w.set_input(player, {(t / 60) % 2 == 0 ? real(0.5) : real(-0.5), 1});
+    w.step();
   }
-  std::sort(u.begin(), u.end());
-  u.erase(std::unique(u.begin(), u.end()), u.end());
-  return u;
-}
-
-bool technique_used(const TechniqueEntry& t, std::span<const std::string> uses) {
-  bool used = false;
-  for_each_key(t.keys, [&](std::string_view k) {
-    if (k == "*") used = true;
-    else used = used || std::binary_search(uses.begin(), uses.end(), k);
-  });
-  return used;
+  return w.technique_counts();
 }
 
 std::string technique_carrier_name(const TechniqueEntry& t) {

@@ -52,6 +52,7 @@ World::World(const Scenario& scenario)
   kin_rotation_.resize(cap);
   kpattern_.resize(cap);
   task_pushout_.resize(cap / static_cast<std::size_t>(kAgentsPerTask) + 1);
+  task_tally_.resize(cap / static_cast<std::size_t>(kAgentsPerTask) + 1);
   dyn_wander_.resize(cap);
   path_state_.resize(cap);
   tile_.resize(cap);
@@ -263,6 +264,12 @@ void World::step() {
   run_phase(Phase::kSteer);
   // Phase 4: integrate everyone, then the per-agent rules (obstacle projection, wrap/borders).
   run_phase(Phase::kIntegrate);
+  const auto tasks = static_cast<std::size_t>((count_ + kAgentsPerTask - 1) / kAgentsPerTask);
+  for (std::size_t t = 0; t < tasks; ++t) {
+    Tally& tally = task_tally_[t];
+    for (std::size_t k = 0; k < kTechniqueCount; ++k) technique_counts_[k] += tally.n[k];
+    tally = Tally{};
+  }
   for (PushoutStats& t : task_pushout_) {
     pushout_.corrections += t.corrections;
     pushout_.max_depth = math::max(pushout_.max_depth, t.max_depth);
@@ -317,6 +324,7 @@ void World::gather_slots(std::int32_t begin, std::int32_t end) {
 void World::compute_steering(std::int32_t begin, std::int32_t end) {
   // Walk agents in slot (cell) order: consecutive agents share most of their neighbour cells.
   const std::span<const std::int32_t> slots = grid_.slots();
+  Tally& tally = tally_of(begin);
   // Scenario::steering_interval_ticks: force-model agents whose turn it is not keep their last output.
   const auto interval = static_cast<std::uint64_t>(scenario_.steering_interval_ticks);
   // Force-model agents are steered in batches of one group (compose.hpp); the one-controller
@@ -328,9 +336,9 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
     const Model model = motion_[i];
-    if (model == Model::kCraft) steer_craft(i);
-    else if (model == Model::kTile) steer_tile(i);
-    else if (model == Model::kKinematic) steer_kinematic(i);
+    if (model == Model::kCraft) steer_craft(i, tally);
+    else if (model == Model::kTile) steer_tile(i, tally);
+    else if (model == Model::kKinematic) steer_kinematic(i, tally);
     else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) {
       batch_slot[m] = k;
       batch_group[m] = group_[i];
@@ -365,7 +373,7 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
     const std::int32_t g = batch_group[order[q]];
     std::int32_t n = 0;
     while (q < m && batch_group[order[q]] == g && n < kComposeBatch) run[n++] = batch_slot[order[q++]];
-    steer_composed(g, run, n);
+    steer_composed(g, run, n, tally);
   }
 }
 
@@ -374,13 +382,14 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
 namespace flockstep::sim {
 
 void World::integrate(std::int32_t begin, std::int32_t end) {
+  Tally& tally = tally_of(begin);
   for (std::int32_t i = begin; i < end; ++i) {
     switch (motion_[i]) {
       case Model::kTile:
         integrate_tile(i);  // moves between tile centres inside the map: no confine needed
         continue;
-      case Model::kKinematic: integrate_kinematic(i); break;
-      case Model::kSteering: integrate_steering_model(i); break;
+      case Model::kKinematic: integrate_kinematic(i, tally); break;
+      case Model::kSteering: integrate_steering_model(i, tally); break;
       case Model::kCraft:
         if (kind_[i] == AgentKind::kPlayer) {
           // The one player step shared with every client's predictor (player.hpp).
@@ -399,6 +408,8 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
           // Bourg's flocking units move in step_bourg_groups, by AIDemo4's own loop.
           if (g.technique == Technique::kBourgFlock) continue;
           behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
+          tally.add(10);  // the rigid-body craft
+          tally.add(12);  // its angle kept wrapped
           position_[i] = cs.position;
           velocity_[i] = cs.velocity;
           // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
@@ -411,18 +422,22 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
         const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
         behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
         behavior::body_update(b, force_[i], dt_);
+        tally.add(8);
         position_[i] = b.position;
         velocity_[i] = b.velocity;
         heading_[i] = b.heading;
         // T82: the heading the agent shows (and looks ahead with) averages its recent velocity
         // directions, so a force that flips side every tick does not judder it; the velocity is untouched.
         const std::int32_t samples = heading_samples_[static_cast<std::size_t>(group_[i])];
-        if (samples > 0) heading_[i] = behavior::smooth_heading(smoother_[i], samples, b.velocity, b.heading);
+        if (samples > 0) {
+          heading_[i] = behavior::smooth_heading(smoother_[i], samples, b.velocity, b.heading);
+          tally.add(82);
+        }
         // orientation_[i] is not kept for vehicles: orientation_at() derives it from the heading.
         break;
       }
     }
-    confine(i);
+    confine(i, tally);
     FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
   }
 }
@@ -431,7 +446,7 @@ real World::radius_of(std::int32_t i) const {
   return group_[i] >= 0 ? scenario_.groups[group_[i]].radius : scenario_.player_craft.length * 0.5;
 }
 
-void World::confine(std::int32_t i) {
+void World::confine(std::int32_t i, Tally& tally) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real r = radius_of(i);
   // (Players are confined by step_player.) The depth the rule found is what avoidance missed.
@@ -441,7 +456,10 @@ void World::confine(std::int32_t i) {
     ++st.corrections;
     st.max_depth = math::max(st.max_depth, depth);
   }
+  const Vec2 before = position_[i];
   apply_border(position_[i], velocity_[i], r, scenario_);
+  // T14 counts the agent-ticks in which the torus actually carried an agent across the seam.
+  if (scenario_.wrap && !(position_[i] == before)) tally.add(14);
 }
 
 void World::apply_captures() {

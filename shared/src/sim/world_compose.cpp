@@ -20,10 +20,6 @@ namespace {
 
 using behavior::SteeringOutput;
 
-real length_of(const behavior::SteeringOutput& s) {
-  return math::length(s.linear) + (s.angular < 0 ? -s.angular : s.angular);
-}
-
 /// An output as plain numbers: trivially constructible, so a lane's eight slots cost nothing
 /// until a behaviour writes one.
 struct RawOutput {
@@ -44,11 +40,12 @@ struct World::Lane {
   std::int32_t k = 0;  // slot index (cell order)
   Vec2 pos, vel, head;
   behavior::TruncatedRunningSum sum{0};
-  RawOutput out[kMaxBehaviors];  // raw outputs of the evaluated behaviours (valid where `has` says)
-  std::uint32_t has = 0;         // bit q: behaviour q produced an output
-  real angular = 0;              // running-sum / dither angular part (steering model)
-  bool decided = false;          // T78/T80: a winner was found
-  SteeringOutput result;         // T78/T80: the winner's output
+  RawOutput out[kMaxBehaviors];         // raw outputs of the evaluated behaviours (valid where `has` says)
+  std::uint32_t has = 0;                // bit q: behaviour q produced an output
+  real angular = 0;                     // running-sum / dither angular part (steering model)
+  behavior::PriorityArbiter priority;   // T78
+  behavior::GroupedPriorities grouped;  // T80
+  std::int32_t open_priority = -1;      // T80: the priority of the group being blended (-1: none yet)
   BehaviorState st = BehaviorState::kNone;
   AgentId target;
   Vec2 aim;
@@ -58,30 +55,32 @@ struct World::Lane {
 /// combiner's step for its output.
 struct World::ComposeSink {
   World* world;
+  Tally* tally;  // this task's technique counts
   const Composition* c;
   const BehaviorSpec* bs;
   std::size_t bk;
   bool lazy_sum;      // running_sum / dither: stop evaluating once the budget is full
-  bool keep_outputs;  // blend, grouped, urgency: the outputs are reread at the end
+  bool keep_outputs;  // blend, urgency (and traced batches): the outputs are reread at the end
   // Forced inline: the kernels call these once per agent, and an out-of-line call per agent and
   // behaviour was measured at ~3 % of the mixed arena's tick.
   [[gnu::always_inline]] bool active(Lane& L) const {
-    if (c->combiner == Combiner::kPriority || c->combiner == Combiner::kGrouped) return !L.decided;
+    if (c->combiner == Combiner::kPriority) return !L.priority.decided();
+    if (c->combiner == Combiner::kGrouped) return !L.grouped.decided();
     if (lazy_sum && L.sum.full()) return false;
     // T81: the draw comes from the agent's own stream (its slot copy, written back at the end).
-    if (c->combiner == Combiner::kDither) return world->slot_rng_[L.k].uniform01() < bs->probability;
+    if (c->combiner == Combiner::kDither) return behavior::dither_considers(world->slot_rng_[L.k], bs->probability);
     return true;
   }
+  /// One more agent-tick of catalog ID T<id> (the kernels call it where the technique's work is done).
+  [[gnu::always_inline]] void count(int id) const { tally->add(id); }
   [[gnu::always_inline]] void emit(Lane& L, const behavior::SteeringOutput& raw) const {
     if (lazy_sum) {
       L.sum.add(bs->weight, raw.linear);
       L.angular += raw.angular * bs->weight;
     } else if (c->combiner == Combiner::kPriority) {
-      const behavior::SteeringOutput w = raw * bs->weight;
-      if (length_of(w) > c->epsilon) {
-        L.decided = true;
-        L.result = w;
-      }
+      L.priority.offer(raw * bs->weight);
+    } else if (c->combiner == Combiner::kGrouped) {
+      L.grouped.add(raw * bs->weight);
     }
     if (keep_outputs) {
       L.out[bk].set(raw);
@@ -105,7 +104,7 @@ struct EmitOnExit {
 };
 }  // namespace
 
-void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n) {
+void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n, Tally& tally) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
   const Composition& c = compose_[static_cast<std::size_t>(gi)];
   const bool vehicle = group_model_[static_cast<std::size_t>(gi)] == Model::kVehicle;
@@ -146,6 +145,8 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
     L.vel = slot_velocity_[L.k];
     L.head = slot_heading_[L.k];
     L.sum = behavior::TruncatedRunningSum{budget};
+    L.priority = behavior::PriorityArbiter{c.epsilon};
+    L.grouped = behavior::GroupedPriorities{c.epsilon};
     L.aim = L.pos;
   }
 
@@ -153,30 +154,23 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
     const BehaviorSpec& bs = c.behaviors[bk];
     if (!(bs.weight > 0)) continue;  // T09: a zero weight switches the behaviour off
     // T80: entering a new priority group, the previous group's blend decides if it is non-zero.
-    if (c.combiner == Combiner::kGrouped && bk > 0 && bs.priority != c.behaviors[bk - 1].priority) {
+    if (c.combiner == Combiner::kGrouped) {
       for (std::int32_t j = 0; j < n; ++j) {
         Lane& L = lanes[j];
-        if (L.decided) continue;
-        SteeringOutput s{};
-        for (std::size_t q = 0; q < bk; ++q)
-          if ((L.has >> q & 1u) && c.behaviors[q].priority == c.behaviors[bk - 1].priority)
-            s += L.out[q].get() * c.behaviors[q].weight;
-        if (length_of(s) > c.epsilon) {
-          L.decided = true;
-          L.result = s;
-        }
+        if (L.open_priority >= 0 && L.open_priority != bs.priority && !L.grouped.decided()) L.grouped.close_group();
+        L.open_priority = bs.priority;
       }
     }
     // The combiner's step for this behaviour, fused into the kernel's loop: which lanes evaluate
     // it (the lazy combiners skip the rest) and what happens to each output (measured: separate
     // loops cost the mixed arena's many small batches ~5 % of its tick).
     ComposeSink sink{this,
+                     &tally,
                      &c,
                      &bs,
                      bk,
                      lazy_sum,
-                     traced_here || c.combiner == Combiner::kBlend || c.combiner == Combiner::kGrouped ||
-                         c.combiner == Combiner::kUrgency};
+                     traced_here || c.combiner == Combiner::kBlend || c.combiner == Combiner::kUrgency};
     run_behavior(g, gi, bs, lanes, n, sink);
   }
 
@@ -185,20 +179,24 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
     SteeringOutput r{};
     switch (c.combiner) {
       case Combiner::kRunningSum:
-      case Combiner::kDither: r = {L.sum.result(), math::clamp(L.angular, -c.max_angular, c.max_angular)}; break;
-      case Combiner::kPriority: r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{}; break;
-      case Combiner::kGrouped: {
-        if (!L.decided) {  // the last group decides, or nothing does
-          SteeringOutput s{};
-          const std::int32_t last = c.behaviors.back().priority;
-          for (std::size_t q = 0; q < nb; ++q)
-            if ((L.has >> q & 1u) && c.behaviors[q].priority == last) s += L.out[q].get() * c.behaviors[q].weight;
-          if (length_of(s) > c.epsilon) {
-            L.decided = true;
-            L.result = s;
-          }
+      case Combiner::kDither:
+        r = {L.sum.result(), math::clamp(L.angular, -c.max_angular, c.max_angular)};
+        if (c.combiner == Combiner::kDither) {
+          tally.add(81);
+        } else {
+          tally.add(79);
+          tally.add(9);  // layers in priority order, weight 0 switching one off
         }
-        r = L.decided ? behavior::clip_steering(L.result, clip) : SteeringOutput{};
+        break;
+      case Combiner::kPriority:
+        r = L.priority.decided() ? behavior::clip_steering(L.priority.winner(), clip) : SteeringOutput{};
+        tally.add(78);
+        break;
+      case Combiner::kGrouped: {
+        if (!L.grouped.decided() && L.open_priority >= 0)
+          L.grouped.close_group();  // the last group decides, or nothing does
+        r = L.grouped.decided() ? behavior::clip_steering(L.grouped.winner(), clip) : SteeringOutput{};
+        tally.add(80);
         break;
       }
       case Combiner::kBlend:
@@ -213,7 +211,9 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
         const std::span<const SteeringOutput> so(outs, nb);
         if (c.combiner == Combiner::kBlend) {
           r = behavior::blend_steering(so, std::span<const real>(base, nb), clip);
+          tally.add(vehicle ? 77 : 61);
         } else {
+          tally.add(62);
           const behavior::BlendWeights bw = behavior::urgency_weights(so, std::span<const real>(base, nb), c.sharpness);
           r = behavior::blend_steering(so, bw.view(), clip);
         }
@@ -229,6 +229,7 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
       car.max_brake_force = g.max_force;
       car.max_torque = g.max_force * g.radius;
       r = behavior::acceleration_of(behavior::actuate_car(r, L.head, car), car.inertia);
+      tally.add(7);
     }
     // The agent's random streams were advanced in its slot copies: write them back (only
     // compositions with a random behaviour or dithering draw at all).
@@ -321,6 +322,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         if (!sink.active(L)) continue;
         EmitOnExit<ComposeSink, Lane> e{sink, L};
         e.o.linear = behavior::wall_avoidance_force(body_of(L), scenario_.walls, g.feelers);
+        sink.count(75);
         if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kAvoiding;
         e.produced = true;
       }
@@ -333,6 +335,8 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         const std::span<const Circle> near = obstacles_near(L.pos);
         if (near.empty()) continue;
         e.o.linear = behavior::obstacle_avoidance_force(body_of(L), near, g.detection);
+        sink.count(73);
+        sink.count(11);  // the detection box in the agent's local frame
         if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kAvoiding;
         e.produced = true;
       }
@@ -347,6 +351,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         const std::int32_t pj = nearest_player(L.pos, &d);
         if (pj < 0 || !(d < range)) continue;
         e.o.linear = behavior::flee_force(body_of(L), L.pos + delta(L.pos, position_[pj]), range);
+        sink.count(65);
         L.st = BehaviorState::kFleeing;
         L.target = id_[pj];
         e.produced = true;
@@ -361,6 +366,10 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         if (!sink.active(L)) continue;
         EmitOnExit<ComposeSink, Lane> e{sink, L};
         e.o.linear = flock_force(g, gi, L.k, nb, cells);
+        sink.count(76);
+        sink.count(31);
+        sink.count(32);
+        if (g.flock.w_wander > 0) sink.count(71);
         if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
         e.produced = true;
       }
@@ -386,13 +395,17 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
           L.aim = L.pos + delta(L.pos, bs.goal);
           e.o.linear = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, L.aim)
                                                       : behavior::arrive_force(b, L.aim, bs.deceleration);
+          sink.count(bs.type == BehaviorType::kSeek ? 64 : 66);
           L.st = BehaviorState::kSeeking;
           continue;
         }
         if (tj < 0) {
           // No target (no player yet, or the target group is empty): idle at the world centre;
           // flee has nothing to flee from.
-          if (bs.type != BehaviorType::kFlee) e.o.linear = behavior::arrive_force(b, centre, g.arrive_deceleration);
+          if (bs.type != BehaviorType::kFlee) {
+            e.o.linear = behavior::arrive_force(b, centre, g.arrive_deceleration);
+            sink.count(66);
+          }
           if (seek_like) {
             L.aim = centre;
             L.st = BehaviorState::kSeeking;
@@ -405,29 +418,37 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             e.o.linear = behavior::seek_force(b, tpos);
             L.aim = tpos;
             L.st = BehaviorState::kSeeking;
+            sink.count(64);
             break;
           case BehaviorType::kArrive:
             e.o.linear = behavior::arrive_force(b, tpos, bs.deceleration);
             L.aim = tpos;
             L.st = BehaviorState::kSeeking;
+            sink.count(66);
             break;
           case BehaviorType::kPursue:
             e.o.linear = behavior::pursue_force(b, tm);
             L.aim = behavior::pursue_point(b, tm);
             L.st = BehaviorState::kSeeking;
+            sink.count(67);
             break;
           case BehaviorType::kEvade:
             e.o.linear = behavior::evade_force(b, tm);
             L.st = BehaviorState::kFleeing;
+            sink.count(68);
             break;
           case BehaviorType::kFlee:
             e.o.linear = behavior::flee_force(b, tpos, bs.range > 0 ? bs.range : math::kInfinity);
             L.aim = tpos;
-            if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kFleeing;
+            if (!math::is_zero(e.o.linear)) {  // outside the range flee_force has nothing to do
+              L.st = BehaviorState::kFleeing;
+              sink.count(65);
+            }
             break;
           default: {  // kHide
             behavior::HideDebug dbg{};
             e.o.linear = behavior::hide_force(b, tm, scenario_.obstacles, g.hide, &dbg);
+            sink.count(74);
             L.aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : L.pos;
             L.st = BehaviorState::kHiding;
             break;
@@ -456,6 +477,8 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
                                       lg.radius};
           e.o.linear = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
                                                       bs.deceleration);
+          sink.count(69);
+          sink.count(11);  // the offset in the leader's local frame
           L.target = id_[li];
           L.aim = math::to_world_point(bs.offset, leader.position, leader.heading);
           L.st = BehaviorState::kSeeking;
@@ -466,6 +489,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
           if (tj < 0) continue;
           const behavior::Mover leader{L.pos + delta(L.pos, position_[li]), velocity_[li]};
           e.o.linear = behavior::interpose_force(b, tm, leader, bs.deceleration);
+          sink.count(70);
           L.aim = behavior::interpose_point(b, tm, leader);
           L.target = id_[tj];
           L.st = BehaviorState::kSeeking;
@@ -480,6 +504,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::WanderState& ws = slot_wander_[L.k];  // own state only: no other agent reads it
         e.o.linear = behavior::wander_force(body_of(L), g.wander, ws, slot_rng_[L.k], dt_);
+        sink.count(71);
         L.aim = math::to_world_point(ws.target_local + Vec2{g.wander.distance, 0}, L.pos, L.head);
         e.produced = true;
       }
@@ -493,6 +518,7 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::WaypointState ws = waypoint_[L.i];
         e.o.linear = behavior::follow_waypoints_force(body_of(L), path.points, wp, ws);
+        sink.count(72);
         waypoint_[L.i] = ws;
         L.aim = path.points[static_cast<std::size_t>(ws.current)];
         L.st = BehaviorState::kPatrolling;
@@ -527,10 +553,12 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
           case BehaviorType::kDynamicSeek:
             e.o = behavior::dynamic_seek(k, point, {accel});
             L.st = BehaviorState::kSeeking;
+            sink.count(42);
             break;
           case BehaviorType::kDynamicFlee:
             e.o = behavior::dynamic_flee(k, point, {accel});
             L.st = BehaviorState::kFleeing;
+            sink.count(43);
             break;
           case BehaviorType::kDynamicArrive: {
             behavior::ArriveParams ap;
@@ -542,9 +570,14 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             ap.brake_inside_target = true;  // settle on the point rather than drift (T44 refinement)
             e.o = behavior::dynamic_arrive(k, point, ap);
             L.st = BehaviorState::kSeeking;
+            sink.count(44);
             break;
           }
-          default: e.o = behavior::face(k, point, align_params(bs)); break;
+          default:
+            e.o = behavior::face(k, point, align_params(bs));
+            sink.count(49);
+            sink.count(41);  // face delegates to align
+            break;
         }
       }
       return;
@@ -569,9 +602,13 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         L.target = id_[tj];
         L.aim = tpos;
         switch (bs.type) {
-          case BehaviorType::kAlign: e.o = behavior::align(k, orientation_at(tj), align_params(bs)); break;
+          case BehaviorType::kAlign:
+            e.o = behavior::align(k, orientation_at(tj), align_params(bs));
+            sink.count(45);
+            break;
           case BehaviorType::kVelocityMatch:
             e.o = behavior::velocity_match(k, tm.velocity, {accel, bs.time_to_target});
+            sink.count(46);
             break;
           case BehaviorType::kDynamicPursue: {
             behavior::DynamicPursueParams pp;
@@ -584,6 +621,8 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             pp.arrive.target_radius = bs.target_radius;
             pp.arrive.time_to_target = bs.time_to_target;
             const behavior::Delegated<Vec2> d = behavior::dynamic_pursue_delegated(k, tm, pp);
+            sink.count(47);
+            sink.count(41);
             e.o = d.steering;
             L.aim = d.surrogate;
             L.st = BehaviorState::kSeeking;
@@ -594,6 +633,8 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
             ep.prediction.max_prediction = bs.max_prediction;
             ep.flee.max_acceleration = accel;
             const behavior::Delegated<Vec2> d = behavior::dynamic_evade_delegated(k, tm, ep);
+            sink.count(48);
+            sink.count(41);
             e.o = d.steering;
             L.aim = d.surrogate;
             L.st = BehaviorState::kFleeing;
@@ -607,6 +648,8 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         Lane& L = lanes[j];
         if (!sink.active(L)) continue;
         sink.emit(L, behavior::look_where_you_are_going(kin_of(L), align_params(bs)));
+        sink.count(50);
+        sink.count(41);
       }
       return;
     case BehaviorType::kDynamicWander: {
@@ -619,6 +662,9 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         EmitOnExit<ComposeSink, Lane> e{sink, L};
         behavior::DynamicWanderState ws = dyn_wander_[L.i];
         const behavior::DynamicWanderOutput o = behavior::dynamic_wander(kin_of(L), ws, wp, slot_rng_[L.k]);
+        sink.count(51);
+        sink.count(13);  // the wander orientation moves by a binomial draw
+        sink.count(41);
         dyn_wander_[L.i] = ws;
         e.o = o.steering;
         L.aim = o.target;
@@ -643,6 +689,10 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
                                                  ? behavior::follow_path_predictive(kin_of(L), path, ps, pp)
                                                  : behavior::follow_path(kin_of(L), path, ps, pp.follow);
         path_state_[L.i] = ps;
+        sink.count(52);
+        sink.count(54);  // the scenario path as a parameterised line path
+        sink.count(41);
+        if (bs.predict_time > 0) sink.count(53);
         e.o = o.steering;
         L.aim = o.target;
         L.st = BehaviorState::kPatrolling;
@@ -659,6 +709,16 @@ void World::run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec
         Lane& L = lanes[j];
         if (!sink.active(L)) continue;
         sink.emit(L, neighbour_behavior(g, gi, bs, L.i, L.k, &L.st));
+        switch (bs.type) {
+          case BehaviorType::kSeparation: sink.count(55); break;
+          case BehaviorType::kAttraction: sink.count(56); break;
+          case BehaviorType::kConeAvoid: sink.count(57); break;
+          case BehaviorType::kCollisionAvoid: sink.count(58); break;
+          default:
+            sink.count(63);
+            sink.count(31);  // Reynolds' three rules, blended
+            break;
+        }
       }
       return;
     default: return;
@@ -842,7 +902,7 @@ behavior::FlockSums World::flock_sums_per_neighbour(const GroupSpec& g, std::int
   return behavior::flock_sums(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
 }
 
-void World::integrate_steering_model(std::int32_t i) {
+void World::integrate_steering_model(std::int32_t i, Tally& tally) {
   // T05 Newton-Euler-1 with the speed clip, as Millington's steering behaviours expect; the
   // angular output turns the facing unless T02 facing smoothing is on, which turns it toward the
   // direction of motion instead.
@@ -855,10 +915,15 @@ void World::integrate_steering_model(std::int32_t i) {
     k.velocity = math::truncate(k.velocity, g.max_speed);
     k.rotation = math::clamp(k.rotation, -c.max_rotation, c.max_rotation);
     k.orientation = math::wrap_angle(k.orientation);
+    tally.add(4);
   } else {
     behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_, c.max_rotation);
+    tally.add(5);
   }
+  tally.add(1);   // the orientation kept as an angle and shown as a vector
+  tally.add(12);  // wrapped
   if (c.filters.facing_fraction > 0) {
+    tally.add(2);
     k.orientation = behavior::smooth_facing(k.orientation, k.velocity, {c.filters.facing_fraction});
     k.rotation = 0;
   }

@@ -13,7 +13,7 @@ behavior::CraftState World::craft_state_of(std::int32_t i) const {
   return {position_[i], velocity_[i], orientation_[i], angular_velocity_[i]};
 }
 
-void World::steer_craft(std::int32_t i) {
+void World::steer_craft(std::int32_t i, Tally& tally) {
   const behavior::CraftState cs = craft_state_of(i);
   behavior::Thrusters t{};
   AgentId target{};
@@ -32,6 +32,8 @@ void World::steer_craft(std::int32_t i) {
       case Technique::kLosChase: {
         const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
         t = behavior::los_chase_thrusters(cs, goal, los);
+        tally.add(21);
+        tally.add(11);  // the bearing in the craft's local frame
         aim = goal;
         if (pj >= 0) {
           target = id_[pj];
@@ -45,18 +47,23 @@ void World::steer_craft(std::int32_t i) {
           const behavior::InterceptParams ip{g.intercept_max_prediction, true};
           const behavior::InterceptChaseOutput out = behavior::intercept_chase(cs, prey, ip, los, chase_mode_[i]);
           t = out.thrusters;
+          tally.add(23);
+          tally.add(24);  // the feasibility test and its fall-back
           aim = out.aim.point;
           target = id_[pj];
           st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting
                                                               : BehaviorState::kLosFallback;
         } else {
           t = behavior::los_chase_thrusters(cs, centre, los);
+          tally.add(21);
           aim = centre;
         }
         break;
       }
       case Technique::kPattern: {
         t = pattern_thrusters(i, cs);
+        tally.add(29);
+        tally.add(30);
         aim = pattern_[i].initial_position;
         st = BehaviorState::kPatrolling;
         break;
@@ -149,6 +156,7 @@ behavior::Demo4World World::bourg_world(std::int32_t group, behavior::Demo4Param
 
 void World::step_bourg_groups() {
   std::vector<std::int32_t> members;
+  Tally tally;  // serial phase: one tally, folded below
   for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) {
     if (scenario_.groups[static_cast<std::size_t>(g)].technique != Technique::kBourgFlock) continue;
     behavior::Demo4Params params;
@@ -157,6 +165,23 @@ void World::step_bourg_groups() {
     // The target's id, for viewers: the player the table put at id 0 (none when idle).
     const AgentId target = members[0] >= 0 ? id_[members[0]] : AgentId{};
     behavior::demo4_step_units(w, params);  // T35: AIDemo4's loop, step 2
+    // Coverage: the loop (T35) integrates every unit as a rigid-body craft (T10, angle wrapped:
+    // T12); followers gather by their view model and apply the rules while flocking is on
+    // (T31-T34, T36); the leader LOS-chases (T21), the interceptor intercepts (T23/T24).
+    for (std::size_t u = 1; u < members.size(); ++u) {
+      for (const int id : {35, 10, 12}) tally.add(id);
+      switch (w.roles[u]) {
+        case behavior::FlockRole::leader: tally.add(21); break;
+        case behavior::FlockRole::interceptor:
+          tally.add(23);
+          tally.add(24);
+          break;
+        case behavior::FlockRole::follower:
+          if (w.flocking)
+            for (const int id : {31, 32, 33, 34, 36}) tally.add(id);
+          break;
+      }
+    }
     for (std::size_t u = 1; u < members.size(); ++u) {
       const std::int32_t i = members[u];
       const behavior::CraftState& cs = w.units[u];
@@ -198,6 +223,7 @@ void World::step_bourg_groups() {
       FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
     }
   }
+  for (std::size_t k = 0; k < kTechniqueCount; ++k) technique_counts_[k] += tally.n[k];
 }
 
 behavior::Thrusters World::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {

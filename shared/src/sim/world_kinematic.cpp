@@ -5,6 +5,7 @@
 #include <array>
 
 #include "flockstep/behavior/kinematic.hpp"
+#include "flockstep/behavior/lamothe.hpp"
 #include "flockstep/behavior/pattern.hpp"
 #include "flockstep/behavior/ray_avoid.hpp"
 
@@ -38,7 +39,7 @@ void World::init_technique_state(std::int32_t i) {
   }
 }
 
-void World::steer_kinematic(std::int32_t i) {
+void World::steer_kinematic(std::int32_t i, Tally& tally) {
   // Writes only agent i's outputs and its own technique state (fly_, ray_state_, rng_).
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   const Vec2 pos = position_[i];
@@ -62,6 +63,7 @@ void World::steer_kinematic(std::int32_t i) {
       out = math::as_vector(math::wrap_angle(deg * math::kDegToRad)) * g.max_speed;
       aim = pos + out;
       target = {};
+      tally.add(15);
       break;
     }
     case Technique::kFly: {
@@ -74,33 +76,30 @@ void World::steer_kinematic(std::int32_t i) {
       fp.max_burst_ticks = g.fly.max_burst_ticks;
       behavior::fly_update(f, fp, rng_[i]);
       fly_[i] = f;
+      tally.add(16);
       out = Vec2{static_cast<real>(f.velocity.x), static_cast<real>(f.velocity.y)} * (g.max_speed / 8);
       aim = pos + out;
       target = {};
       break;
     }
     case Technique::kTrack:
-      // T17 on metres: on each axis move toward the target by min(max_speed * dt, |d|).
+      // T17 on metres: LaMothe's step from the agent (at the origin) toward the target's offset,
+      // max_speed * dt a tick on each axis, as a velocity.
       if (tj >= 0) {
-        const Vec2 d = tpos - pos;
-        const real step = g.max_speed * dt_;
-        auto axis = [&](real c) {
-          const real a = math::min(step, c < 0 ? -c : c);
-          return (c > 0 ? a : (c < 0 ? -a : real(0))) / dt_;
-        };
-        out = {axis(d.x), axis(d.y)};
+        out = behavior::track_step(Vec2{}, tpos - pos, g.max_speed * dt_) / dt_;
         aim = tpos;
         st = BehaviorState::kSeeking;
+        tally.add(17);
       }
       break;
     case Technique::kAntiTrack:
-      // T18 on metres: on each axis move max_speed away from the target; an equal axis stays.
+      // T18 on metres: the step away from the target's offset at max_speed on each axis (an
+      // equal axis stays), as a velocity.
       if (tj >= 0) {
-        const Vec2 d = tpos - pos;
-        auto axis = [&](real c) { return c > 0 ? -g.max_speed : (c < 0 ? g.max_speed : real(0)); };
-        out = {axis(d.x), axis(d.y)};
+        out = behavior::evade_step(Vec2{}, tpos - pos, g.max_speed);
         aim = tpos;
         st = BehaviorState::kFleeing;
+        tally.add(18);
       }
       break;
     case Technique::kVectorTrack: {
@@ -111,6 +110,7 @@ void World::steer_kinematic(std::int32_t i) {
         vp.rate = accel * dt_ * dt_;
         vp.max_speed = g.max_speed * dt_;
         behavior::vector_track_update(t, goal, vp);
+        tally.add(19);
         aim = goal;
         st = BehaviorState::kSeeking;
       }
@@ -132,6 +132,7 @@ void World::steer_kinematic(std::int32_t i) {
       // No target: a point beyond the activation radius (fast_length errs by at most ~7%).
       const Vec2 prey = tj >= 0 ? tpos : pos + Vec2{2 * g.mine.tracking_distance + 1, 0};
       const behavior::MineTick mt = behavior::mine_update(t, prey, mp, rng_[i]);
+      tally.add(20);
       out = t.velocity / dt_;
       if (mt.tracking) {
         aim = tpos;
@@ -142,6 +143,7 @@ void World::steer_kinematic(std::int32_t i) {
     case Technique::kKinematicSeek:
       if (has_aim) {
         out = behavior::kinematic_seek({pos, orientation_[i]}, goal, {g.max_speed}).velocity;
+        tally.add(37);
         aim = goal;
         st = BehaviorState::kSeeking;
         if (has_goal) target = {};
@@ -151,6 +153,7 @@ void World::steer_kinematic(std::int32_t i) {
       // T38: full speed straight away from the target (no target: stand still).
       if (tj >= 0) {
         out = behavior::kinematic_flee({pos, orientation_[i]}, tpos, {g.max_speed}).velocity;
+        tally.add(38);
         aim = tpos;
         st = BehaviorState::kFleeing;
       }
@@ -162,6 +165,7 @@ void World::steer_kinematic(std::int32_t i) {
         ap.max_speed = g.max_speed;
         ap.radius = g.radius;
         out = behavior::kinematic_arrive({pos, orientation_[i]}, goal, ap).velocity;
+        tally.add(39);
         aim = goal;
         st = BehaviorState::kSeeking;
         if (has_goal) target = {};
@@ -191,6 +195,7 @@ void World::steer_kinematic(std::int32_t i) {
       ps.last_applied = static_cast<std::int32_t>(at);
       ps.index = static_cast<std::int32_t>((at + 1) % base.size());
       kpattern_[i] = ps;
+      tally.add(25);
       out = (ps.position - pos) / dt_;
       rotation = 0;
       aim = pos + out;
@@ -201,6 +206,8 @@ void World::steer_kinematic(std::int32_t i) {
     case Technique::kKinematicWander: {
       const behavior::KinematicSteeringOutput o =
           behavior::kinematic_wander({pos, orientation_[i]}, {g.max_speed, g.kinematic_max_rotation}, rng_[i]);
+      tally.add(40);
+      tally.add(13);  // its rotation is a binomial draw
       out = o.velocity;
       rotation = o.rotation;
       aim = pos + out;
@@ -225,12 +232,15 @@ void World::steer_kinematic(std::int32_t i) {
       behavior::MultiRayDebug dbg;
       behavior::SteeringOutput so = behavior::multi_ray_avoidance(k, det, mp, rs, dt_, &dbg);
       ray_state_[i] = rs;
+      tally.add(59);
+      tally.add(60);  // the group's ray configuration (and corner remedy when set)
       target = {};
       if (!so.none()) {
         aim = dbg.target;
         st = BehaviorState::kAvoiding;
       } else if (has_goal) {
         so = behavior::dynamic_seek(k, goal, {accel});
+        tally.add(42);
         aim = goal;
         st = BehaviorState::kSeeking;
       } else {
@@ -250,12 +260,13 @@ void World::steer_kinematic(std::int32_t i) {
   state_[i] = st;
 }
 
-void World::integrate_kinematic(std::int32_t i) {
+void World::integrate_kinematic(std::int32_t i, Tally& tally) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   if (g.technique == Technique::kRayAvoid) {
     // Millington's T05 update with the facing following the velocity (T01).
     behavior::Kinematic k{position_[i], orientation_[i], velocity_[i], angular_velocity_[i]};
     behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_);
+    tally.add(5);
     k.orientation = math::new_orientation(k.orientation, k.velocity);
     position_[i] = k.position;
     velocity_[i] = k.velocity;
@@ -265,6 +276,8 @@ void World::integrate_kinematic(std::int32_t i) {
     // T03: the velocity is set directly; wander keeps its own facing and rotation.
     behavior::Static s{position_[i], orientation_[i]};
     behavior::kinematic_integrate(s, {force_[i], kin_rotation_[i]}, dt_, g.technique != Technique::kKinematicWander);
+    tally.add(3);
+    tally.add(12);
     position_[i] = s.position;
     velocity_[i] = force_[i];
     orientation_[i] = s.orientation;

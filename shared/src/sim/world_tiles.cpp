@@ -311,7 +311,7 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
   return tile_of_cell(c);
 }
 
-void World::next_tile(std::int32_t i, TileState& ts) {
+void World::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
   const GroupSpec& g = scenario_.groups[group_[i]];
   const TileMapSpec& m = scenario_.tiles;
   switch (g.technique) {
@@ -325,6 +325,8 @@ void World::next_tile(std::int32_t i, TileState& ts) {
       }
       if (ts.mode == 0) {
         // T27 one entry per step; an enemy in range stops the pattern on this step.
+        tally.add(26);  // the normalised tile path pattern
+        tally.add(27);  // its patrol step
         if (behavior::patrol_step(ts.patrol, p, anchor, j >= 0)) {
           ts.to = ts.patrol.tile;
           ts.target = {};
@@ -336,6 +338,7 @@ void World::next_tile(std::int32_t i, TileState& ts) {
         ts.mode = 1;
         ts.target = id_[j];
         ts.to = tile_step_toward(ts, tile_at(position_[i] + delta(position_[i], position_[j])));
+        tally.add(22);  // the break-out chase
       } else {
         ts.mode = 2;  // the enemy is gone: walk back to the pattern tile it left
         ts.target = {};
@@ -344,22 +347,12 @@ void World::next_tile(std::int32_t i, TileState& ts) {
       return;
     }
     case Technique::kTileTrack: {
-      // T28 FollowPattern on this track's matrix (any map size; same rules as behavior::follow_track).
+      // T28 FollowPattern on this track's map-sized matrix, with the agent's own stream (only
+      // it draws from it). steer_tile keeps `previous` itself, on arrival.
       const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
-      auto on_track = [&](Tile t) {
-        return on_map(m, t) && cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) +
-                                     static_cast<std::size_t>(t.col)] != 0;
-      };
-      Tile cand[8];
-      std::int32_t n = 0;
-      for (std::size_t k = 0; k < 8; ++k) {
-        const Tile t{ts.from.row + behavior::kNeighborRowOffsets[k], ts.from.col + behavior::kNeighborColOffsets[k]};
-        if (on_track(t) && !(t == ts.previous)) cand[n++] = t;
-      }
-      if (n == 1) ts.to = cand[0];
-      else if (n > 1) ts.to = cand[rng_[i].range(0, n - 1)];  // own stream: only this agent draws from it
-      else if (on_track(ts.previous)) ts.to = ts.previous;    // dead end: turn back
-      else ts.to = ts.from;
+      behavior::TrackFollower follower{ts.from, ts.previous};
+      ts.to = behavior::follow_track(follower, {cells.data(), m.rows, m.cols}, rng_[i]);
+      tally.add(28);
       return;
     }
     default: {
@@ -371,12 +364,13 @@ void World::next_tile(std::int32_t i, TileState& ts) {
       }
       ts.target = id_[j];
       ts.to = tile_step_toward(ts, tile_at(position_[i] + delta(position_[i], position_[j])));
+      tally.add(22);
       return;
     }
   }
 }
 
-void World::steer_tile(std::int32_t i) {
+void World::steer_tile(std::int32_t i, Tally& tally) {
   const GroupSpec& g = scenario_.groups[group_[i]];
   TileState ts = tile_[i];
   ts.progress += g.tile_speed * dt_;
@@ -386,7 +380,7 @@ void World::steer_tile(std::int32_t i) {
     if (ts.progress >= 1) ts.progress = 0;
     if (!(ts.to == ts.from)) ts.previous = ts.from;
     ts.from = ts.to;
-    next_tile(i, ts);
+    next_tile(i, ts, tally);
   }
   tile_[i] = ts;
   target_[i] = ts.target;

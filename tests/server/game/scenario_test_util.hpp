@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "flockstep/sim/world.hpp"
+#include "game/rooms.hpp"
 #include "game/scenario_file.hpp"
+#include "game/technique_list.hpp"
 
 namespace flockstep::server::game::scenario_test {
 
@@ -23,6 +25,22 @@ inline std::filesystem::path scenario_dir() { return std::filesystem::path(FLOCK
 
 inline Scenario load(const std::string& name) {
   return load_scenario_file((scenario_dir() / (name + ".json")).string());
+}
+
+/// The shipped scenario files and their coverage runs (sim::exercise_scenario, the same run
+/// --list-techniques makes), computed once per test binary: a run of all files takes seconds.
+struct ShippedCoverage {
+  std::vector<ScenarioFile> files;
+  std::vector<sim::TechniqueCounts> counts;  ///< per file, in files' order
+};
+inline const ShippedCoverage& shipped_coverage() {
+  static const ShippedCoverage c = [] {
+    ShippedCoverage r;
+    r.files = load_scenario_files(scenario_dir().string());
+    r.counts = exercise_files(r.files);
+    return r;
+  }();
+  return c;
 }
 
 inline std::int32_t group_named(const Scenario& s, const std::string& name) {

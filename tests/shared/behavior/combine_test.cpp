@@ -115,6 +115,16 @@ TEST(Combine, T78_AllZeroGivesZeroAfterAskingEveryone) {
   EXPECT_EQ(prioritized(10, kPriorityEpsilon), (Vec2{}));  // no behaviours at all
 }
 
+TEST(Combine, T78_ArbiterKeepsTheFirstOutputAboveEpsilonCountingTurns) {
+  // The accumulator the world runs: the magnitude is |linear| + |angular|.
+  PriorityArbiter a{0.1};
+  EXPECT_FALSE(a.offer({{0.05, 0}, 0.04}));  // 0.09: below epsilon
+  EXPECT_TRUE(a.offer({{}, -0.2}));          // only turns, but enough
+  EXPECT_TRUE(a.offer({{5, 5}, 0}));         // ignored: already decided
+  EXPECT_EQ(a.winner(), (SteeringOutput{{}, -0.2}));
+  EXPECT_EQ(PriorityArbiter{}.winner(), SteeringOutput{});
+}
+
 TEST(Combine, T78_NonZeroMeansAboveEpsilonAndWinnerIsTruncated) {
   int a = 0, b = 0;
   // 1e-7 N is "zero" for epsilon 1e-6, so the second behaviour decides.
@@ -204,8 +214,7 @@ TEST(Combine, T80_NonZeroTopGroupMasksLowerGroups) {
   };
   auto separation_group = [&] { return weighted_sum_of(Weighted{1.0, Mock{{5, 5}, &separation}}); };
   auto goal_group = [&] { return weighted_sum_of(Weighted{1.0, Mock{{-5, 0}, &seek}}); };
-  const Vec2 out =
-      grouped_priorities(10, GroupArbitration::kFirstNonZero, avoidance_group, separation_group, goal_group);
+  const Vec2 out = grouped_priorities(10, avoidance_group, separation_group, goal_group);
   EXPECT_EQ(out, (Vec2{2, 1}));  // exactly the top group's blend
   EXPECT_EQ(wall + obstacle, 2);
   EXPECT_EQ(separation + seek, 0);  // lower groups never evaluated
@@ -218,27 +227,60 @@ TEST(Combine, T80_WithinGroupOutputIsThatGroupsWeightedBlend) {
     return weighted_sum_of(Weighted{0.5, Mock{{2, 0}, &n}}, Weighted{2.0, Mock{{0, 1}, &n}},
                            Weighted{1.0, Mock{{-1, 1}, &n}});
   };
-  EXPECT_EQ(grouped_priorities(10, GroupArbitration::kFirstNonZero, silent_group, flocking_group), (Vec2{0, 3}));
+  EXPECT_EQ(grouped_priorities(10, silent_group, flocking_group), (Vec2{0, 3}));
   EXPECT_EQ(n, 5);
   // The group blend is truncated to max_force as a whole.
-  EXPECT_EQ(grouped_priorities(1.5, GroupArbitration::kFirstNonZero, silent_group, flocking_group), (Vec2{0, 1.5}));
+  EXPECT_EQ(grouped_priorities(1.5, silent_group, flocking_group), (Vec2{0, 1.5}));
 }
 
-TEST(Combine, T80_RunningSumAcrossGroups) {
-  int low = 0;
-  auto top = [] { return weighted_sum_of(Weighted{1.0, [] { return Vec2{6, 0}; }}); };
-  auto middle = [] { return weighted_sum_of(Weighted{1.0, [] { return Vec2{0, 2}; }}); };
-  auto bottom = [&] { return weighted_sum_of(Weighted{1.0, Mock{{0, 1}, &low}}); };
-  // Nothing saturates: all groups add up.
-  EXPECT_EQ(grouped_priorities(100, GroupArbitration::kRunningSum, top, middle, bottom), (Vec2{6, 3}));
-  EXPECT_EQ(low, 1);
-  // Budget 7: Buckland's form keeps the top group whole and clips the middle one; bottom skipped.
-  const Vec2 out = grouped_priorities(7, GroupArbitration::kRemainingBudget, top, middle, bottom);
-  EXPECT_EQ(out, (Vec2{6, 1}));
-  EXPECT_EQ(low, 1);
+TEST(Combine, T80_AccumulatorBlendsEachGroupAndTheFirstNonZeroGroupWins) {
+  // What the world's batches do: members add their weighted outputs, close_group() ends a group.
+  GroupedPriorities gp;
+  gp.add({{1, 0}, 0});
+  gp.add({{-1, 0}, 0});  // the avoidance group cancels out: nothing to avoid
+  EXPECT_FALSE(gp.close_group());
+  gp.add({{0, 2}, 0});
+  gp.add({{1, 0}, 0.5});  // separation: two members blended, the angular part counts too
+  EXPECT_TRUE(gp.close_group());
+  EXPECT_EQ(gp.winner(), (SteeringOutput{{1, 2}, 0.5}));
+  // Once decided, later groups do not change the winner.
+  gp.add({{9, 9}, 0});
+  gp.close_group();
+  EXPECT_EQ(gp.winner(), (SteeringOutput{{1, 2}, 0.5}));
+  // A group that only turns is not "nothing".
+  GroupedPriorities turning;
+  turning.add({{}, 0.25});
+  EXPECT_TRUE(turning.close_group());
+}
+
+TEST(Combine, T80_GroupingDiffersFromPlainPriority) {
+  // Two members of one group that T78 would arbitrate one by one: priority takes the first
+  // non-zero member alone, grouping blends both.
+  PriorityArbiter plain;
+  plain.offer({{3, 0}, 0});
+  plain.offer({{0, 4}, 0});
+  GroupedPriorities grouped;
+  grouped.add({{3, 0}, 0});
+  grouped.add({{0, 4}, 0});
+  grouped.close_group();
+  EXPECT_EQ(plain.winner().linear, (Vec2{3, 0}));
+  EXPECT_EQ(grouped.winner().linear, (Vec2{3, 4}));
 }
 
 // ------------------------------------------------------------------------------------------ T81
+
+TEST(Combine, T81_DitherDrawIsOneUniformNumberBelowTheProbability) {
+  Rng a = Rng::seeded(810), b = Rng::seeded(810);
+  for (int t = 0; t < 1000; ++t) {
+    const real u = b.uniform01();
+    EXPECT_EQ(dither_considers(a, 0.3), u < 0.3);
+  }
+  Rng c = Rng::seeded(1);
+  for (int t = 0; t < 100; ++t) {
+    EXPECT_FALSE(dither_considers(c, 0));
+    EXPECT_TRUE(dither_considers(c, 1));
+  }
+}
 
 TEST(Combine, T81_EvaluationFrequenciesMatchProbabilities) {
   Rng rng = Rng::seeded(81);

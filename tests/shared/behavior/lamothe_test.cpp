@@ -264,6 +264,22 @@ TEST(Lamothe, T18_EvadeIsTheReverseOfTrack) {
   }
 }
 
+TEST(Lamothe, T17_T18_ContinuousStepsFollowThePixelRules) {
+  // The world moves trackers in metres through the Vec2 forms: on integer inputs they give the
+  // pixel forms' results exactly, and a fractional step never passes the target.
+  fm::Rng rng = fm::Rng::seeded(1718);
+  auto as_vec = [](IntVec2 p) { return fm::Vec2{static_cast<fm::real>(p.x), static_cast<fm::real>(p.y)}; };
+  for (int i = 0; i < 200; ++i) {
+    const IntVec2 a{rng.range(-20, 20), rng.range(-20, 20)};
+    const IntVec2 b{rng.range(-20, 20), rng.range(-20, 20)};
+    const std::int32_t speed = rng.range(0, 4);
+    EXPECT_EQ(fb::track_step(as_vec(a), as_vec(b), speed), as_vec(fb::track_step(a, b, speed)));
+    EXPECT_EQ(fb::evade_step(as_vec(a), as_vec(b), speed), as_vec(fb::evade_step(a, b, speed)));
+  }
+  EXPECT_EQ(fb::track_step(fm::Vec2{0, 0}, fm::Vec2{0.25, -3}, 0.5), (fm::Vec2{0.25, -0.5}));
+  EXPECT_EQ(fb::evade_step(fm::Vec2{0, 0}, fm::Vec2{0.25, 0}, 0.5), (fm::Vec2{-0.5, 0}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // T19
 

@@ -341,6 +341,22 @@ TEST(TilePattern, T28_DeadEndFallsBackToPreviousTile) {
   EXPECT_EQ(g.previous, (Tile{-1, -1}));
 }
 
+TEST(TilePattern, T28_AMapSizedTrackBeyondTheSeedMatrixIsWalkedByTheSameRule) {
+  // The world walks matrices the size of its tile map (a 3 x 40 corridor here, wider than the
+  // seed's 32 columns) through a TrackView.
+  std::vector<std::uint8_t> cells(3 * 40, 0);
+  for (std::int32_t c = 0; c < 40; ++c) cells[static_cast<std::size_t>(40 + c)] = 1;  // row 1
+  const fb::TrackView view{cells.data(), 3, 40};
+  EXPECT_TRUE(fb::on_track(view, {1, 39}));
+  EXPECT_FALSE(fb::on_track(view, {1, 40}));
+  EXPECT_FALSE(fb::on_track(view, {0, 39}));
+  auto rng = flockstep::math::Rng::seeded(28);
+  fb::TrackFollower f{{1, 30}, {1, 29}};
+  for (std::int32_t c = 31; c < 40; ++c) EXPECT_EQ(fb::follow_track(f, view, rng), (Tile{1, c}));
+  EXPECT_EQ(fb::follow_track(f, view, rng), (Tile{1, 38}));  // the end of the corridor: turn back
+  EXPECT_TRUE(f.dead_end);
+}
+
 TEST(TilePattern, T28_BoundsCheckedAtMatrixEdges) {
   fb::TileTrack t;
   fb::clear_track(t);

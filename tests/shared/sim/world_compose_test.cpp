@@ -445,6 +445,38 @@ TEST(ComposeCombiner, T80_GroupedPrioritiesBlendInsideTheFirstNonZeroGroup) {
   EXPECT_GT(d.y, 0.5);
 }
 
+/// Where a fish between a player (5 m west) and a shark (5 m south) heads after one second, with
+/// the slides' groups: avoidance {flee the player, flee the shark}, goal {seek west}.
+Vec2 escape_heading(Combiner c) {
+  Scenario s = open_field();
+  BehaviorSpec from_player = beh(BehaviorType::kFleePlayers);
+  from_player.range = 10;
+  BehaviorSpec from_shark = on_group(BehaviorType::kFlee, 1);
+  from_shark.range = 10;
+  BehaviorSpec home = to_goal(BehaviorType::kSeek, {10, 100});
+  home.priority = 1;
+  s.groups.push_back(composed("fish", Model::kVehicle, {from_player, from_shark, home}, {100, 100}, c));
+  s.groups[0].max_force = 100;  // room for both flights
+  s.groups.push_back(straight("shark", {100, 95}, 0, 0.001));
+  World w = make(s);
+  const AgentId p = w.add_player();
+  w.place(p, {95, 100});
+  for (int t = 0; t < 60; ++t) w.step();
+  return math::normalized(agent(w, 0).velocity);
+}
+
+TEST(ComposeCombiner, T80_T78_GroupingBlendsTheAvoidanceGroupWherePlainPriorityLetsTheFirstWin) {
+  const Vec2 grouped = escape_heading(Combiner::kGrouped);
+  const Vec2 plain = escape_heading(Combiner::kPriority);
+  // Grouped: both threats are in the top group, so the fish flees both (north-east).
+  EXPECT_GT(grouped.x, 0.5);
+  EXPECT_GT(grouped.y, 0.5);
+  // Plain priority with the same list: the player comes first and is non-zero, so the fish flees
+  // only the player (east) and the shark gets no say.
+  EXPECT_GT(plain.x, 0.95);
+  EXPECT_LT(std::fabs(plain.y), 0.3);
+}
+
 TEST(ComposeCombiner, T81_DitheringConsidersEachBehaviourWithItsProbability) {
   // All probabilities 1: dithering is the running sum (bit for bit, apart from the draws).
   const Vec2 all = heading_after_two_seeks(Combiner::kDither, 1, 1);

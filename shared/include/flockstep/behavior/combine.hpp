@@ -6,9 +6,12 @@
 /// grouped priorities (T80), prioritised dithering (T81) and display-heading smoothing against
 /// judder (T82).
 ///
-/// Lazy combinators are templates over callables `Vec2()` so lower-priority behaviours are not
-/// evaluated once a decision is made (that is the CPU saving the slides claim, and tests count
-/// calls). Nothing here allocates; callables are invoked in argument order.
+/// Each rule is an accumulator the world's batches feed one behaviour at a time
+/// (TruncatedRunningSum, PriorityArbiter, GroupedPriorities, dither_considers); the lazy forms
+/// (templates over callables `Vec2()`, for code that has its behaviours as functions) are built
+/// on the same accumulators, so lower-priority behaviours are not evaluated once a decision is
+/// made (the CPU saving the slides claim; tests count calls). Nothing here allocates; callables
+/// are invoked in argument order.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -55,25 +58,47 @@ Vec2 weighted_sum_of(Weighted<Fs>... entries) {
 /// T78 a force counts as "non-zero" when its length exceeds this, N.
 inline constexpr real kPriorityEpsilon = 1e-6;
 
-/// T78 prioritised steering: evaluates the callables in order and returns the first force whose
-/// length exceeds `epsilon` (N), truncated to max_force; the remaining callables are NOT called.
-/// All below epsilon: returns zero.
+/// T78 how far an output is from "nothing": |linear| + |angular| (an output that only turns
+/// still asks for something).
+inline real steering_magnitude(const SteeringOutput& s) {
+  return math::length(s.linear) + (s.angular < 0 ? -s.angular : s.angular);
+}
+
+/// T78 prioritised arbitration for one agent, fed in priority order: the first output whose
+/// steering_magnitude exceeds epsilon wins and later offers are ignored. Check decided() before
+/// computing a lower-priority output: that is what skips its evaluation. Clip the winner to the
+/// budget yourself (it is returned as offered).
+class PriorityArbiter {
+ public:
+  /// epsilon: in the outputs' units. [Limit: >= 0]
+  explicit constexpr PriorityArbiter(real epsilon = kPriorityEpsilon) : epsilon_(epsilon) {}
+  constexpr bool decided() const { return decided_; }
+  /// Offer the next output (already weighted). Returns decided().
+  bool offer(const SteeringOutput& s) {
+    if (!decided_ && steering_magnitude(s) > epsilon_) {
+      decided_ = true;
+      winner_ = s;
+    }
+    return decided_;
+  }
+  /// The winning output, or zero while none has won.
+  constexpr const SteeringOutput& winner() const { return winner_; }
+
+ private:
+  SteeringOutput winner_{};
+  real epsilon_;
+  bool decided_ = false;
+};
+
+/// T78 prioritised steering over callables: evaluates them in order and returns the first force
+/// whose length exceeds `epsilon` (N), truncated to max_force; the remaining callables are NOT
+/// called. All below epsilon: returns zero. (PriorityArbiter, for forces.)
 template <class... Behaviours>
 Vec2 prioritized(real max_force, real epsilon, Behaviours&&... behaviours) {
-  Vec2 winner;
-  const real eps2 = epsilon * epsilon;
-  auto try_one = [&](auto&& behaviour) {
-    const Vec2 f = behaviour();
-    if (math::length_sq(f) > eps2) {
-      winner = f;
-      return true;
-    }
-    return false;
-  };
+  PriorityArbiter arbiter{epsilon};
   // A fold over || evaluates left to right and stops at the first true.
-  (void)(try_one(std::forward<Behaviours>(behaviours)) || ...);
-  (void)try_one;  // an empty pack never uses it
-  return math::truncate(winner, max_force);
+  (void)(arbiter.offer({std::forward<Behaviours>(behaviours)(), 0}) || ...);
+  return math::truncate(arbiter.winner().linear, max_force);
 }
 
 // --------------------------------------------------------------------------------------- T79
@@ -131,28 +156,47 @@ Vec2 prioritized_running_sum(real max_force, RunningSumMode mode, Weighted<Fs>..
 
 // --------------------------------------------------------------------------------------- T80
 
-/// T80 how groups are arbitrated.
-enum class GroupArbitration : std::uint8_t {
-  kFirstNonZero,     ///< T78 between groups: the first group with a non-zero blend wins
-  kRunningSum,       ///< T79 slides' running sum of group blends (truncate the total)
-  kRemainingBudget,  ///< T79 Buckland's remaining-budget running sum of group blends
+/// T80 grouped priorities for one agent (the slides' groups: avoidance, separation, flocking,
+/// goal): the members of the open group add their weighted outputs, which blend by summing;
+/// close_group() offers the group's blend to a T78 arbiter, so the first group whose blend is
+/// non-zero wins and lower groups need not be evaluated once decided(). Clip the winner yourself.
+class GroupedPriorities {
+ public:
+  explicit constexpr GroupedPriorities(real epsilon = kPriorityEpsilon) : arbiter_(epsilon) {}
+  constexpr bool decided() const { return arbiter_.decided(); }
+  /// A member of the open group: its weighted output joins the group's blend.
+  void add(const SteeringOutput& weighted) { blend_ += weighted; }
+  /// End the open group: its blend is offered to the arbitration, and the next group starts
+  /// empty. Returns decided().
+  bool close_group() {
+    arbiter_.offer(blend_);
+    blend_ = {};
+    return arbiter_.decided();
+  }
+  /// The winning group's blend, or zero while none has won.
+  constexpr const SteeringOutput& winner() const { return arbiter_.winner(); }
+
+ private:
+  PriorityArbiter arbiter_;
+  SteeringOutput blend_{};
 };
 
-/// T80 grouped priorities: each group is a callable returning the weighted blend of its members
-/// (use weighted_sum_of inside it); groups are listed by priority and arbitrated by `mode`.
-/// Lower groups are not evaluated once the decision is made. Result truncated to max_force (N).
+/// T80 grouped priorities over callables: each group is a callable returning the weighted blend
+/// of its members (use weighted_sum_of inside it), listed by priority; the first group with a
+/// non-zero blend wins, lower groups are not evaluated. Result truncated to max_force (N).
+/// (GroupedPriorities, for forces.)
 template <class... Groups>
-Vec2 grouped_priorities(real max_force, GroupArbitration mode, Groups&&... groups) {
-  if (mode == GroupArbitration::kFirstNonZero) {
-    return prioritized(max_force, kPriorityEpsilon, std::forward<Groups>(groups)...);
-  }
-  TruncatedRunningSum sum{max_force, mode == GroupArbitration::kRunningSum ? RunningSumMode::kTruncateTotal
-                                                                           : RunningSumMode::kRemainingBudget};
-  (void)((sum.add(1, groups()), sum.full()) || ...);
-  return sum.result();
+Vec2 grouped_priorities(real max_force, Groups&&... groups) {
+  GroupedPriorities gp;
+  (void)((gp.add({std::forward<Groups>(groups)(), 0}), gp.close_group()) || ...);
+  return math::truncate(gp.winner().linear, max_force);
 }
 
 // --------------------------------------------------------------------------------------- T81
+
+/// T81 Reynolds' dithering draw for one behaviour: one uniform number from the agent's stream;
+/// true means the behaviour is considered this tick (evaluated and added to the running sum).
+inline bool dither_considers(Rng& rng, real probability) { return rng.uniform01() < probability; }
 
 /// T81 a behaviour for prioritised dithering: considered on a tick with `probability`, then
 /// added with `weight`. Slides' example: avoidance 0.9, wander 0.2.
@@ -173,7 +217,7 @@ template <class... Fs>
 Vec2 prioritized_dithering(Rng& rng, real max_force, Dithered<Fs>... entries) {
   TruncatedRunningSum sum{max_force, RunningSumMode::kTruncateTotal};
   auto consider = [&](auto& entry) {
-    if (rng.uniform01() < entry.probability) sum.add(entry.weight, entry.behaviour());
+    if (dither_considers(rng, entry.probability)) sum.add(entry.weight, entry.behaviour());
     return sum.full();
   };
   (void)(consider(entries) || ...);

@@ -109,6 +109,13 @@ IntVec2 track_step(IntVec2 chaser, IntVec2 target, std::int32_t speed = 1);
 /// clamp_playfield or wrap_playfield to stay on screen. speed in pixels/tick. [Limit: >= 0]
 IntVec2 evade_step(IntVec2 evader, IntVec2 threat, std::int32_t speed = 1);
 
+/// T17 on continuous coordinates (the world's metres): the same axis-wise rule, `speed` in
+/// units per step. [Limit: >= 0]
+Vec2 track_step(Vec2 chaser, Vec2 target, real speed);
+
+/// T18 on continuous coordinates: the same axis-wise rule, `speed` in units per step. [Limit: >= 0]
+Vec2 evade_step(Vec2 evader, Vec2 threat, real speed);
+
 // ---------------------------------------------------------------------------------------------
 // T19 trajectory vectoring and T20 mines (fractional velocities).
 

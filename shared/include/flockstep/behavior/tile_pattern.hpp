@@ -95,10 +95,19 @@ bool patrol_step(TilePatrolState& state, const TilePathPattern& pattern, Tile an
 inline constexpr std::int32_t kMaxTrackRows = 32;
 inline constexpr std::int32_t kMaxTrackCols = 32;
 
-/// T28 the pattern matrix: 1 = legal tile, 0 = not. Outside the matrix counts as 0 (bounds are
-/// checked, so no one-tile border is needed).
+/// T28 a read-only view of a track matrix of any size: rows x cols cells, row-major, 1 = legal
+/// tile. Outside the matrix counts as 0 (bounds are checked, so no one-tile border is needed).
+/// The world walks its own map-sized matrices through it; TileTrack converts to it.
+struct TrackView {
+  const std::uint8_t* cells = nullptr;  ///< rows * cols entries
+  std::int32_t rows = 0;
+  std::int32_t cols = 0;
+};
+
+/// T28 the pattern matrix (fixed size, for the seed's track): 1 = legal tile, 0 = not.
 struct TileTrack {
   std::array<std::uint8_t, kMaxTrackRows * kMaxTrackCols> cells{};  ///< row-major, 0 or 1
+  constexpr operator TrackView() const { return {cells.data(), kMaxTrackRows, kMaxTrackCols}; }
 };
 
 /// T28 clear the matrix to 0.
@@ -110,7 +119,7 @@ void clear_track(TileTrack& track);
 std::int32_t mark_track_segment(TileTrack& track, Tile start, Tile end);
 
 /// T28 true if t is inside the matrix and marked 1.
-bool on_track(const TileTrack& track, Tile t);
+bool on_track(TrackView track, Tile t);
 
 /// T28 number of tiles marked 1.
 std::int32_t track_tile_count(const TileTrack& track);
@@ -122,7 +131,7 @@ inline constexpr std::array<std::int32_t, 8> kNeighborColOffsets{-1, 0, 1, -1, 1
 
 /// T28 candidate moves: the 8-neighbours of current (in table order) that are on the track,
 /// excluding previous. Writes at most 8 tiles to out; returns how many.
-std::int32_t track_candidates(const TileTrack& track, Tile current, Tile previous, std::span<Tile, 8> out);
+std::int32_t track_candidates(TrackView track, Tile current, Tile previous, std::span<Tile, 8> out);
 
 /// T28 per-entity track state (caller-owned). previous starts at (-1, -1): no tile yet.
 struct TrackFollower {
@@ -136,6 +145,6 @@ struct TrackFollower {
 /// more, so straight runs consume no randomness), then previous = current, current = chosen.
 /// Dead end (no candidates): fall back to the previous tile if it is on the track, otherwise stay
 /// put (the seed would call Rnd(0, -1)). Returns the new current tile.
-Tile follow_track(TrackFollower& follower, const TileTrack& track, Rng& rng);
+Tile follow_track(TrackFollower& follower, TrackView track, Rng& rng);
 
 }  // namespace flockstep::behavior
