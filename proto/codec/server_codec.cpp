@@ -497,7 +497,7 @@ Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in, const v1::PlayerSn
     const v1::OwnCraft& o = player->own();
     sim::AgentView own;
     own.id.value = o.id();
-    if (own.id.value == 0) return fail(Status::kMalformed, "delta_snapshot.own.id is 0 (no agent)");
+    if (own.id.value == 0) return fail(Status::kMalformed, "player.own.id is 0 (no agent)");
     if (!get(o.position(), own.position) || !get(o.velocity(), own.velocity) || !finite(o.heading()) ||
         !finite(o.angular_velocity()))
       return not_finite("player.own");

@@ -115,7 +115,8 @@ std::int32_t mark_track_segment(TileTrack& track, Tile start, Tile end) {
 
 bool on_track(TrackView track, Tile t) {
   if (t.row < 0 || t.col < 0 || t.row >= track.rows || t.col >= track.cols) return false;
-  return track.cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(track.cols) + static_cast<std::size_t>(t.col)] == 1;
+  return track.cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(track.cols) +
+                     static_cast<std::size_t>(t.col)] == 1;
 }
 
 std::int32_t track_tile_count(const TileTrack& track) {
