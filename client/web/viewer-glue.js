@@ -267,7 +267,12 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     if (world && world.room) currentRoom = world.room;
     $('room-title').textContent = roomTitle();
     $('room-name').textContent = currentRoom ? `(${currentRoom}${world && world.replay ? ', recording' : ''})` : '';
-    $('room-description').textContent = roomDescription();
+    // The summary line says what to watch (every room's description opens with that sentence);
+    // opening it shows the whole description.
+    const text = roomDescription();
+    const cut = text.indexOf('. ');
+    $('room-watch').textContent = text ? (cut > 0 ? text.slice(0, cut + 1) : text) : 'about this room';
+    $('room-description').textContent = text;
     $('tune-room').textContent = currentRoom;
   }
   function showRoomInfo(show) {

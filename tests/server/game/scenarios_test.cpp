@@ -185,6 +185,9 @@ TEST(Scenarios, EveryFileLoadsIsNamedAfterItsFileAndDescribesWhatToWatch) {
     EXPECT_EQ(s.name, e.path().stem().string());
     EXPECT_GE(s.description.size(), 40u);
     EXPECT_LE(s.description.size(), 600u);
+    // The lobby and the viewer show the description: its first sentence tells a visitor what to
+    // look at, the rest explains it.
+    EXPECT_EQ(s.description.rfind("Watch ", 0), 0u) << "starts: " << s.description.substr(0, 60);
     EXPECT_FALSE(s.groups.empty());
   }
 }
