@@ -267,12 +267,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     if (world && world.room) currentRoom = world.room;
     $('room-title').textContent = roomTitle();
     $('room-name').textContent = currentRoom ? `(${currentRoom}${world && world.replay ? ', recording' : ''})` : '';
-    // The summary line says what to watch (every room's description opens with that sentence);
-    // opening it shows the whole description.
-    const text = roomDescription();
-    const cut = text.indexOf('. ');
-    $('room-watch').textContent = text ? (cut > 0 ? text.slice(0, cut + 1) : text) : 'about this room';
-    $('room-description').textContent = text;
+    $('room-description').textContent = roomDescription();
     $('tune-room').textContent = currentRoom;
   }
   function showRoomInfo(show) {

@@ -19,7 +19,7 @@ const protobuf = require('protobufjs');
 
 const missing = checkBuilt();
 const ROOM = 'millington';
-const GROUP = 'separation crowd';  // steering model, a blend of three behaviours
+const GROUP = '3.3.13 separation: a mob chasing the rabbit keeps its spacing';  // steering model, a blend of three behaviours
 
 function loadSchema() {
   const root = new protobuf.Root();
