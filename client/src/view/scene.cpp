@@ -116,6 +116,15 @@ void Viewer::set_occluders(const std::string& list) {
   if (at_fit_ && follow_id_ == 0 && screen_ != Screen::kPlay) fit_world();
 }
 
+namespace {
+// A group's name on the map: the part before ": " (rooms name groups "Fig 3.12 pursue: heads where
+// the rabbit will be", a caption for the legend and inspector that would cover the world as a label).
+std::string map_name(const std::string& name) {
+  const std::size_t colon = name.find(": ");
+  return colon == std::string::npos ? name : name.substr(0, colon);
+}
+}  // namespace
+
 void Viewer::build_labels() {
   labels_.clear();
   if (!have_world_ || cam_.zoom <= 0) return;
@@ -143,10 +152,10 @@ void Viewer::build_labels() {
     } else if (focus || groups) {
       if (!g) continue;
       const char* tech = sim::technique_name(g->technique);
-      text = g->name == tech ? g->name : g->name + " \xC2\xB7 " + tech;
+      text = g->name == tech ? g->name : map_name(g->name) + " \xC2\xB7 " + tech;
       prio = 1;
       if (const char* role = flock_role_of(a)) {
-        text = g->name + " \xC2\xB7 " + role;  // AIDemo4's leader and interceptor are told apart
+        text = map_name(g->name) + " \xC2\xB7 " + role;  // AIDemo4's leader and interceptor are told apart
         prio = role[0] == 'f' ? 1 : 2;
       }
     } else {
@@ -182,8 +191,8 @@ void Viewer::build_labels() {
       const Vec2 s = at(best[g]->position);
       const sim::GroupSpec& spec = scenario_.groups[g];
       const char* tech = sim::technique_name(spec.technique);
-      c.push_back(
-          {spec.name == tech ? spec.name : spec.name + " \xC2\xB7 " + tech, s.x, s.y - lift, 1, color_of(*best[g])});
+      c.push_back({spec.name == tech ? spec.name : map_name(spec.name) + " \xC2\xB7 " + tech, s.x, s.y - lift, 1,
+                   color_of(*best[g])});
     }
     // AIDemo4's leader and interceptor are named on their own, whatever the group's size.
     for (const DrawAgent& a : agents_) {
@@ -198,10 +207,12 @@ void Viewer::build_labels() {
     const Vec2 s = at(own_pose().position);
     c.push_back({name_ + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
   }
-  // The inspected agent's force vectors, each named at its tip.
+  // The inspected agent's force vectors, each named at its tip, placed before anything else: an
+  // arrow pointing up would otherwise end under the agent's own label and lose its name (the agent
+  // is named in the inspector panel, and its label moves below it when blocked).
   for (const ForceArrow& f : inspector_arrows()) {
     const Vec2 s = at(f.to);
-    c.push_back({f.label, s.x, s.y, 4, f.color});
+    c.push_back({f.label, s.x, s.y, 7, f.color});
   }
   // Captions of the layers (path and pattern names, spawn areas) below every agent label.
   for (const WorldCaption& cap : layers_.captions) {
