@@ -46,6 +46,10 @@ export CMAKE_BUILD_PARALLEL_LEVEL="$JOBS"
 export CCACHE_DIR="${CCACHE_DIR:-$FLOCKSTEP_CACHE/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
 # Paths relative to the checkout in ccache's hashes, so a fresh clone elsewhere (CI) reuses them.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+# With -g (release and dev builds) ccache also hashes the working directory, which differs in every
+# fresh clone: a CI run started from a clone got 0 hits of 135. Not hashing it lets clones share the
+# cache; the price is that a cached object's debug info may name another clone's build directory.
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 # emcc's JS optimizer needs Debian's acorn, which NodeSource's node does not find by itself.
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 LOGS="$ROOT/build/test-logs"
