@@ -91,6 +91,8 @@ class BitWriter {
 /// callers check ok() once per record instead of after every field (the bytes are untrusted).
 class BitReader {
  public:
+  /// Largest code a reader accepts, in value bits (see get_ueg).
+  static constexpr unsigned kMaxCodeBits = 48;
   explicit BitReader(std::string_view in) : in_(in) {}
   /// The next `bits` bits (bits <= 32).
   std::uint64_t get(unsigned bits) {
@@ -112,11 +114,14 @@ class BitReader {
     }
     return v;
   }
-  /// Unsigned exp-Golomb of order k; a zero run longer than 62 bits is an error.
+  /// Unsigned exp-Golomb of order k. A code whose value could reach 2^kMaxCodeBits is an error:
+  /// no field we send comes near it, and the cap keeps every sum a decoder forms from a few
+  /// decoded values (index + gap, prediction + residual) far inside int64, so hostile bytes can
+  /// not overflow them (the snapshot fuzzer found exactly that with 62-bit codes).
   std::uint64_t get_ueg(unsigned k) {
     unsigned lg = 0;
     while (get(1) == 0) {
-      if (error_ || ++lg > 62) {
+      if (error_ || ++lg + k >= kMaxCodeBits) {
         error_ = true;
         return 0;
       }

@@ -79,6 +79,23 @@ TEST(BitStream, ExpGolombRoundTripsAcrossOrdersAndMagnitudes) {
   EXPECT_FALSE(r.ok());
 }
 
+TEST(BitStream, CodesPastTheValueCapAreRejectedSoDecoderSumsCannotOverflow) {
+  // The largest value under the cap decodes; one bit more is an error, whatever the order.
+  for (unsigned k : {0u, 8u, 24u}) {
+    std::string buf;
+    BitWriter w(buf);
+    const std::uint64_t top = (std::uint64_t{1} << (BitReader::kMaxCodeBits - 1)) - 1;
+    w.put_ueg(top, k);
+    w.put_ueg(std::uint64_t{1} << 62, k);  // what the snapshot fuzzer sent as an index gap
+    w.finish();
+    BitReader r(buf);
+    EXPECT_EQ(r.get_ueg(k), top) << "k=" << k;
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.get_ueg(k), 0u);
+    EXPECT_FALSE(r.ok()) << "k=" << k;
+  }
+}
+
 TEST(SnapshotCodec, QuantisedStateSurvivesDequantiseAndQuantiseExactly) {
   // Every QAgent field the wire can carry: dequantise -> quantise gives it back bit for bit.
   const WireGeometry g = WireGeometry::of(sim::canonical::mixed());
