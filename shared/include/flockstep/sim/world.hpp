@@ -326,11 +326,14 @@ class World {
   static constexpr std::int32_t kComposeBatch = 64;
   /// Groups up to which a task orders its agents by group with a counting sort on the stack.
   static constexpr std::int32_t kCountingSortGroups = 64;
+  // Defined in world_compose_internal.hpp: a batch's lanes, the combiner's sink, one behaviour
+  // over a batch, and the batch functions with their table indexed by BehaviorType.
   struct Lane;
   struct ComposeSink;
+  struct LaneOutput;
+  struct Batch;
+  struct Behaviors;
   void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n, Tally& tally);
-  void run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
-                    const ComposeSink& sink);
   behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
                                               std::int32_t i, std::int32_t slot, BehaviorState* st) const;
   static behavior::AlignParams align_params(const BehaviorSpec& bs);
