@@ -129,7 +129,7 @@ Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t
                                            slot_group_.data()};
     const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
         q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
-        flock_kernel_ == FlockKernel::kLanes ? behavior::LaneKernel::kSimd : behavior::LaneKernel::kScalar);
+        flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
     sums = lr.sums;
     // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
     // or a neighbour exactly on top (the coincident separation rule).
