@@ -20,6 +20,7 @@
 #include <emscripten/html5.h>
 
 #include "codec/server_codec.hpp"
+#include "flockstep/sim/world.hpp"
 #include "input/input.hpp"
 #include "net/clock_sync.hpp"
 #include "net/session.hpp"

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/math/vec2.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
+#include "flockstep/sim/trace.hpp"
 #include "predict/remote_agents.hpp"
 #include "view/world_layers.hpp"
 

@@ -2,7 +2,7 @@
 /// \file palette.hpp
 /// Every colour the viewer draws with, in one place so docs/viewer.md and the legend describe
 /// the same thing the canvas shows.
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 #include "view/geometry.hpp"
 
 namespace flockstep::client::palette {

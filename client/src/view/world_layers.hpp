@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/math/vec2.hpp"
+#include "flockstep/sim/scenario.hpp"
 #include "view/geometry.hpp"
 
 namespace flockstep::client {

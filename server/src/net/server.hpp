@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::server::ops {
 class Logger;

@@ -12,18 +12,9 @@ Vec2 blend_truncated(std::span<const WeightedForce> forces, real max_force) {
   return math::truncate(weighted_force_sum(forces), max_force);
 }
 
-bool TruncatedRunningSum::add(real weight, Vec2 force) {
-  if (full_) return false;
-  const Vec2 to_add = force * weight;
-  if (mode_ == RunningSumMode::kTruncateTotal) {
-    total_ += to_add;
-    if (math::length_sq(total_) >= max_force_ * max_force_) {
-      total_ = math::truncate(total_, max_force_);
-      full_ = true;
-    }
-    return !full_;
-  }
+bool TruncatedRunningSum::add_remaining(real weight, Vec2 force) {
   // kRemainingBudget (Buckland): spend at most what is left of max_force.
+  const Vec2 to_add = force * weight;
   const real remaining = max_force_ - math::length(total_);
   if (remaining <= 0) {
     full_ = true;

@@ -1,7 +1,7 @@
 #include "flockstep/sim/rules.hpp"
 
 #include "flockstep/math/transform.hpp"
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::sim {
 namespace {
@@ -103,28 +103,30 @@ real push_out_of_obstacles(Vec2& p, Vec2& v, real radius, std::span<const behavi
   return deepest;
 }
 
+namespace {
+/// One axis of the solid border: clamp p into [lo, hi] and cancel the velocity that points out.
+/// The low side first, then the high one, as the rule always did (a body wider than the world
+/// ends at hi).
+void clamp_axis(real& p, real& v, real lo, real hi) {
+  if (p < lo) {
+    p = lo;
+    if (v < 0) v = 0;
+  }
+  if (p > hi) {
+    p = hi;
+    if (v > 0) v = 0;
+  }
+}
+}  // namespace
+
 void apply_border(Vec2& p, Vec2& v, real radius, const Scenario& s) {
   const real w = s.width, h = s.height;
   if (s.wrap) {
     p = math::wrap_torus(p, w, h);  // T14
     return;
   }
-  if (p.x < radius) {
-    p.x = radius;
-    if (v.x < 0) v.x = 0;
-  }
-  if (p.x > w - radius) {
-    p.x = w - radius;
-    if (v.x > 0) v.x = 0;
-  }
-  if (p.y < radius) {
-    p.y = radius;
-    if (v.y < 0) v.y = 0;
-  }
-  if (p.y > h - radius) {
-    p.y = h - radius;
-    if (v.y > 0) v.y = 0;
-  }
+  clamp_axis(p.x, v.x, radius, w - radius);
+  clamp_axis(p.y, v.y, radius, h - radius);
 }
 
 }  // namespace flockstep::sim

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "flockstep/behavior/body.hpp"
+#include "flockstep/behavior/body_lanes.hpp"
 #include "flockstep/behavior/combine.hpp"
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/intercept.hpp"
@@ -381,8 +382,51 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
 
 namespace flockstep::sim {
 
+bool World::update_vehicle_bodies(std::int32_t begin, std::int32_t end) {
+  if (flock_kernel_ == FlockKernel::kPerNeighbour || flock_kernel_ == FlockKernel::kLanesPerAgentBody) return false;
+  const behavior::LaneKernel kernel =
+      flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd;
+  // Each body's update reads and writes only its own state, so updating every vehicle of the
+  // task first and running the per-agent rules after gives the bits of the per-agent order.
+  behavior::BodyLanes b{};
+  std::int32_t lane_index[behavior::kLaneWidth];
+  std::int32_t m = 0;
+  auto flush = [&] {
+    for (std::int32_t j = m; j < behavior::kLaneWidth; ++j) b.mass[j] = 1;  // spare lanes: zeros, mass 1
+    behavior::body_update_lanes(b, dt_, kernel);
+    for (std::int32_t j = 0; j < m; ++j) {
+      const auto i = static_cast<std::size_t>(lane_index[j]);
+      position_[i] = {b.px[j], b.py[j]};
+      velocity_[i] = {b.vx[j], b.vy[j]};
+      heading_[i] = {b.hx[j], b.hy[j]};
+    }
+    b = behavior::BodyLanes{};
+    m = 0;
+  };
+  for (std::int32_t i = begin; i < end; ++i) {
+    if (motion_[i] != Model::kVehicle) continue;
+    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+    b.px[m] = position_[i].x;
+    b.py[m] = position_[i].y;
+    b.vx[m] = velocity_[i].x;
+    b.vy[m] = velocity_[i].y;
+    b.hx[m] = heading_[i].x;
+    b.hy[m] = heading_[i].y;
+    b.fx[m] = force_[i].x;
+    b.fy[m] = force_[i].y;
+    b.mass[m] = g.mass;
+    b.max_force[m] = g.max_force;
+    b.max_speed[m] = g.max_speed;
+    lane_index[m++] = i;
+    if (m == behavior::kLaneWidth) flush();
+  }
+  if (m > 0) flush();
+  return true;
+}
+
 void World::integrate(std::int32_t begin, std::int32_t end) {
   Tally& tally = tally_of(begin);
+  const bool bodies_done = update_vehicle_bodies(begin, end);
   for (std::int32_t i = begin; i < end; ++i) {
     switch (motion_[i]) {
       case Model::kTile:
@@ -419,18 +463,20 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
         }
         break;
       default: {
-        const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-        behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
-        behavior::body_update(b, force_[i], dt_);
+        if (!bodies_done) {
+          const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
+          behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
+          behavior::body_update(b, force_[i], dt_);
+          position_[i] = b.position;
+          velocity_[i] = b.velocity;
+          heading_[i] = b.heading;
+        }
         tally.add(8);
-        position_[i] = b.position;
-        velocity_[i] = b.velocity;
-        heading_[i] = b.heading;
         // T82: the heading the agent shows (and looks ahead with) averages its recent velocity
         // directions, so a force that flips side every tick does not judder it; the velocity is untouched.
         const std::int32_t samples = heading_samples_[static_cast<std::size_t>(group_[i])];
         if (samples > 0) {
-          heading_[i] = behavior::smooth_heading(smoother_[i], samples, b.velocity, b.heading);
+          heading_[i] = behavior::smooth_heading(smoother_[i], samples, velocity_[i], heading_[i]);
           tally.add(82);
         }
         // orientation_[i] is not kept for vehicles: orientation_at() derives it from the heading.

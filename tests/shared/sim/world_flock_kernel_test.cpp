@@ -31,6 +31,19 @@ TEST(WorldFlockKernel, T76_T32_SimdKernelAndScalarReferenceGiveTheSameWorld) {
   EXPECT_NE(simd, run(s, World::FlockKernel::kPerNeighbour, 300));
 }
 
+TEST(WorldFlockKernel, T08_VehicleBodiesInLanesGiveThePerAgentUpdatesBits) {
+  // The T08 body update four vehicles at a time (kLanes, kLanesScalar) against body_update per
+  // agent (kLanesPerAgentBody), on the flock and on the mixed arena (vehicles of many groups
+  // between agents of other models, so lanes mix groups and skip agents).
+  const Scenario flock = canonical::flock(1500, 5);
+  const std::uint64_t per_agent = run(flock, World::FlockKernel::kLanesPerAgentBody, 200);
+  EXPECT_EQ(per_agent, run(flock, World::FlockKernel::kLanes, 200));
+  EXPECT_EQ(run(canonical::mixed(), World::FlockKernel::kLanesPerAgentBody, 300),
+            run(canonical::mixed(), World::FlockKernel::kLanes, 300));
+  // Control: a world that moved differently has another hash (the comparison can fail).
+  EXPECT_NE(per_agent, run(flock, World::FlockKernel::kLanesPerAgentBody, 199));
+}
+
 TEST(WorldFlockKernel, T76_LaneAndPerNeighbourPathsAgreeToRounding) {
   // One tick from the same state: the two summation orders give forces equal to rounding, so
   // positions after one step agree to far below a millimetre.

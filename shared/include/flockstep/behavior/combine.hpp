@@ -130,7 +130,18 @@ class TruncatedRunningSum {
   constexpr bool full() const { return full_; }
 
   /// Add weight * force (N) in priority order. Returns true while there is budget left.
-  bool add(real weight, Vec2 force);
+  /// The default mode is inline: the world's running sums call it per agent and behaviour, and
+  /// the out-of-line call was 5 % of the 10,000-boid flock tick (perf).
+  bool add(real weight, Vec2 force) {
+    if (full_) return false;
+    if (mode_ != RunningSumMode::kTruncateTotal) return add_remaining(weight, force);
+    total_ += force * weight;
+    if (math::length_sq(total_) >= max_force_ * max_force_) {
+      total_ = math::truncate(total_, max_force_);
+      full_ = true;
+    }
+    return !full_;
+  }
 
   /// The combined force so far, N. |result()| <= max_force.
   constexpr Vec2 result() const { return total_; }
@@ -139,6 +150,7 @@ class TruncatedRunningSum {
   constexpr real max_force() const { return max_force_; }
 
  private:
+  bool add_remaining(real weight, Vec2 force);  // RunningSumMode::kRemainingBudget
   Vec2 total_;
   real max_force_;
   RunningSumMode mode_;

@@ -133,8 +133,10 @@ class World {
   /// How T76 flock neighbourhoods are summed. kLanes (the default) and kLanesScalar give the
   /// same bits (the SIMD kernel and its scalar reference, flocking_lanes.hpp); kPerNeighbour is
   /// the earlier candidate-by-candidate path with its own summation order (other bits), kept so
-  /// benchmarks can compare the kernels in one run. Switch only between steps.
-  enum class FlockKernel : std::uint8_t { kLanes, kLanesScalar, kPerNeighbour };
+  /// benchmarks can compare the kernels in one run. kLanes and kLanesScalar also update vehicle
+  /// bodies (T08) four at a time (behavior/body_lanes.hpp); kLanesPerAgentBody is kLanes with the
+  /// earlier body_update per agent (the same bits, kept to measure the batch). Switch only between steps.
+  enum class FlockKernel : std::uint8_t { kLanes, kLanesScalar, kPerNeighbour, kLanesPerAgentBody };
   void set_flock_kernel(FlockKernel k) { flock_kernel_ = k; }
   FlockKernel flock_kernel() const { return flock_kernel_; }
 
@@ -193,6 +195,9 @@ class World {
   behavior::CraftState craft_state_of(std::int32_t i) const;
   real radius_of(std::int32_t i) const;
   void integrate(std::int32_t begin, std::int32_t end);
+  /// T08 for the vehicles among dense indices [begin, end), four at a time; false (nothing done)
+  /// when the flock kernel asks for the per-agent update.
+  bool update_vehicle_bodies(std::int32_t begin, std::int32_t end);
   void confine(std::int32_t i, Tally& tally);
   void apply_captures();
   /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
@@ -326,11 +331,14 @@ class World {
   static constexpr std::int32_t kComposeBatch = 64;
   /// Groups up to which a task orders its agents by group with a counting sort on the stack.
   static constexpr std::int32_t kCountingSortGroups = 64;
+  // Defined in world_compose_internal.hpp: a batch's lanes, the combiner's sink, one behaviour
+  // over a batch, and the batch functions with their table indexed by BehaviorType.
   struct Lane;
   struct ComposeSink;
+  struct LaneOutput;
+  struct Batch;
+  struct Behaviors;
   void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n, Tally& tally);
-  void run_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs, Lane* lanes, std::int32_t n,
-                    const ComposeSink& sink);
   behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
                                               std::int32_t i, std::int32_t slot, BehaviorState* st) const;
   static behavior::AlignParams align_params(const BehaviorSpec& bs);

@@ -1,0 +1,162 @@
+#pragma once
+/// \file world_compose_internal.hpp
+/// Private to the force-model steering files (world_compose.cpp: the driver and the combiners;
+/// world_behaviors.cpp: one batch function per behaviour and the table that dispatches to them;
+/// world_neighbours.cpp: the neighbourhood kernels). Not installed, not for other code.
+#include <cstdint>
+
+#include "flockstep/behavior/combine.hpp"
+#include "flockstep/sim/world.hpp"
+
+namespace flockstep::sim {
+
+/// An output as plain numbers: trivially constructible, so a lane's eight slots cost nothing
+/// until a behaviour writes one.
+struct RawOutput {
+  real lx, ly, a;
+  behavior::SteeringOutput get() const { return {{lx, ly}, a}; }
+  void set(const behavior::SteeringOutput& o) {
+    lx = o.linear.x;
+    ly = o.linear.y;
+    a = o.angular;
+  }
+};
+
+/// Per-agent scratch of one batch: the combiner's state and the annotation.
+struct World::Lane {
+  std::int32_t i = 0;  // dense index
+  std::int32_t k = 0;  // slot index (cell order)
+  Vec2 pos, vel, head;
+  behavior::TruncatedRunningSum sum{0};
+  RawOutput out[kMaxBehaviors];         // raw outputs of the evaluated behaviours (valid where `has` says)
+  std::uint32_t has = 0;                // bit q: behaviour q produced an output
+  real angular = 0;                     // running-sum / dither angular part (steering model)
+  behavior::PriorityArbiter priority;   // T78
+  behavior::GroupedPriorities grouped;  // T80
+  std::int32_t open_priority = -1;      // T80: the priority of the group being blended (-1: none yet)
+  BehaviorState st = BehaviorState::kNone;
+  AgentId target;
+  Vec2 aim;
+};
+
+/// What steer_composed hands each batch function: whether a lane evaluates the behaviour, and
+/// the combiner's step for its output.
+struct World::ComposeSink {
+  World* world;
+  Tally* tally;  // this task's technique counts
+  const Composition* c;
+  const BehaviorSpec* bs;
+  std::size_t bk;
+  bool lazy_sum;      // running_sum / dither: stop evaluating once the budget is full
+  bool keep_outputs;  // blend, urgency (and traced batches): the outputs are reread at the end
+  // Forced inline: the kernels call these once per agent, and an out-of-line call per agent and
+  // behaviour was measured at ~3 % of the mixed arena's tick.
+  [[gnu::always_inline]] bool active(Lane& L) const {
+    if (c->combiner == Combiner::kPriority) return !L.priority.decided();
+    if (c->combiner == Combiner::kGrouped) return !L.grouped.decided();
+    if (lazy_sum && L.sum.full()) return false;
+    // T81: the draw comes from the agent's own stream (its slot copy, written back at the end).
+    if (c->combiner == Combiner::kDither) return behavior::dither_considers(world->slot_rng_[L.k], bs->probability);
+    return true;
+  }
+  /// One more agent-tick of catalog ID T<id> (the kernels call it where the technique's work is done).
+  [[gnu::always_inline]] void count(int id) const { tally->add(id); }
+  [[gnu::always_inline]] void emit(Lane& L, const behavior::SteeringOutput& raw) const {
+    if (lazy_sum) {
+      L.sum.add(bs->weight, raw.linear);
+      L.angular += raw.angular * bs->weight;
+    } else if (c->combiner == Combiner::kPriority) {
+      L.priority.offer(raw * bs->weight);
+    } else if (c->combiner == Combiner::kGrouped) {
+      L.grouped.add(raw * bs->weight);
+    }
+    if (keep_outputs) {
+      L.out[bk].set(raw);
+      L.has |= 1u << bk;
+    }
+  }
+};
+
+/// The output a batch function's per-lane body fills in. It reaches the combiner when the body
+/// returns (whichever `return` ends it), if `produced` was set.
+struct World::LaneOutput {
+  const ComposeSink& sink;
+  Lane& lane;
+  behavior::SteeringOutput o{};
+  bool produced = false;
+  [[gnu::always_inline]] ~LaneOutput() {
+    if (produced) sink.emit(lane, o);
+  }
+  /// Set the output and mark it produced.
+  [[gnu::always_inline]] void put(const behavior::SteeringOutput& s) {
+    o = s;
+    produced = true;
+  }
+};
+
+/// One behaviour over the lanes of a group's batch: what every batch function gets.
+struct World::Batch {
+  World& w;
+  const GroupSpec& g;
+  std::int32_t gi;
+  const BehaviorSpec& bs;
+  Lane* lanes;
+  std::int32_t n;
+  const ComposeSink& sink;
+
+  /// The prologue every batch function shares, written once: `body(L, out)` runs for each lane
+  /// the combiner still wants this behaviour for (the lazy combiners skip the rest), and `out`
+  /// goes to the combiner when the body returns. Forced inline so the body inlines into the loop.
+  template <class Body>
+  [[gnu::always_inline]] void each(Body&& body) const {
+    for (std::int32_t j = 0; j < n; ++j) {
+      Lane& L = lanes[j];
+      if (!sink.active(L)) continue;
+      LaneOutput out{sink, L};
+      body(L, out);
+    }
+  }
+  /// Accelerations are the steering model's unit: max_force / mass.
+  real accel() const { return g.max_force / g.mass; }
+  behavior::Body body_of(const Lane& L) const {
+    return behavior::Body{L.pos, L.vel, L.head, g.mass, g.max_force, g.max_speed, g.radius};
+  }
+  behavior::Kinematic kin_of(const Lane& L) const {
+    return behavior::Kinematic{L.pos, w.orientation_at(L.i), L.vel, w.angular_velocity_[L.i]};
+  }
+  /// The behaviour's target for lane L: the nearest live agent of target_group, or the nearest
+  /// player (-1: none); its position is taken at its torus copy nearest to the agent.
+  std::int32_t target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const {
+    std::int32_t tj;
+    if (bs.target_group >= 0) tj = w.nearest_in_group(bs.target_group, L.i, L.pos, nullptr);
+    else tj = w.nearest_player(L.pos, nullptr);
+    tpos = tj >= 0 ? L.pos + w.delta(L.pos, w.position_[tj]) : Vec2{};
+    tmover = {tpos, tj >= 0 ? w.velocity_[tj] : Vec2{}};
+    return tj;
+  }
+};
+
+/// The batch functions (world_behaviors.cpp), one per behaviour family, and the table indexed by
+/// BehaviorType that steer_composed dispatches through.
+struct World::Behaviors {
+  using Fn = void (*)(const Batch&);
+  /// The batch function of behaviour type t. [Limit: t < BehaviorType::kCount]
+  static Fn of(BehaviorType t);
+  // Members of a nested class, so they read the World's private state.
+  static void wall_avoid(const Batch& b);
+  static void obstacle_avoid(const Batch& b);
+  static void flee_players(const Batch& b);
+  static void flock(const Batch& b);
+  static void seek_like(const Batch& b);  // seek, flee, arrive, pursue, evade, hide
+  static void leader(const Batch& b);     // offset pursuit, interpose
+  static void wander(const Batch& b);
+  static void follow_waypoints(const Batch& b);
+  static void dynamic_point(const Batch& b);   // dynamic seek, flee, arrive; face
+  static void dynamic_target(const Batch& b);  // align, velocity match, dynamic pursue, evade
+  static void look_where_going(const Batch& b);
+  static void dynamic_wander(const Batch& b);
+  static void follow_path(const Batch& b);
+  static void neighbours(const Batch& b);  // separation, attraction, cone, collision, Millington flock
+};
+
+}  // namespace flockstep::sim
