@@ -4,6 +4,7 @@
 
 #include "flockstep/sim/tick.hpp"
 #include "game/recorder.hpp"
+#include "game/room_state.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 
@@ -86,6 +87,20 @@ std::future<sim::Scenario> Game::post_scenario() {
   return f;
 }
 
+std::string Game::restore(const v1::RoomState& saved) {
+  std::string why = room_.restore(saved);
+  if (why.empty()) {
+    tick_.store(room_.current_tick(), std::memory_order_relaxed);
+    agents_.store(static_cast<std::uint32_t>(room_.world().size()), std::memory_order_relaxed);
+  }
+  return why;
+}
+
+void Game::set_autosave(std::chrono::milliseconds period, std::function<void(v1::RoomState)> sink) {
+  autosave_period_ = period;
+  autosave_ = std::move(sink);
+}
+
 void Game::set_recorder(std::unique_ptr<Recorder> recorder) {
   recorder_ = std::move(recorder);
   room_.set_recorder(recorder_.get());
@@ -121,6 +136,7 @@ void Game::run() {
   const double period_s = 1.0 / tick_rate_hz_;
   auto last = clock::now();
   std::uint64_t dropped_reported = 0;
+  auto next_autosave = last + autosave_period_;
   for (;;) {
     const auto now = clock::now();
     const auto elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(now - last).count();
@@ -152,6 +168,21 @@ void Game::run() {
         room_metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
         if (report_world_tick_) metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
       }
+    }
+    // The periodic save: the world's bytes are built here, between two ticks (the state must be
+    // one tick's), and written by the store's thread. Its cost is reported per save.
+    if (autosave_ && autosave_period_.count() > 0 && clock::now() >= next_autosave) {
+      next_autosave = clock::now() + autosave_period_;
+      const auto t0 = clock::now();
+      v1::RoomState state = room_.save_state();
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count();
+      last_autosave_us_.store(static_cast<std::uint64_t>(us), std::memory_order_relaxed);
+      if (log_)
+        log_->debug("room_autosave", {{"room", state.room()},
+                                      {"tick", state.tick()},
+                                      {"bytes", static_cast<std::uint64_t>(state.world_state().size())},
+                                      {"build_us", static_cast<std::uint64_t>(us)}});
+      autosave_(std::move(state));
     }
     if (ticks.dropped_ticks() != dropped_reported) {
       if (room_metrics_) room_metrics_->ticks_skipped.inc(ticks.dropped_ticks() - dropped_reported);

@@ -19,6 +19,10 @@
 #include "game/client_sink.hpp"
 #include "game/snapshot_streams.hpp"
 
+namespace flockstep::v1 {
+class RoomState;
+}
+
 namespace flockstep::server::ops {
 struct ServerMetrics;
 struct RoomMetrics;
@@ -100,6 +104,16 @@ class Room {
   /// One simulation tick: apply one queued input per player, step the world, turn its events
   /// into messages, expire resume windows, and send a snapshot when one is due.
   void tick();
+
+  /// The room for a restart (state_dir): the world (codec::encode_world_state) and every
+  /// player's session, score and input counters. Connections, spectators, queued inputs and the
+  /// inspector are not kept. Runs on the game thread (or after it stopped).
+  v1::RoomState save_state() const;
+  /// Replace this fresh room (call before the first tick()) by a saved one. Every check runs
+  /// before anything changes: on an error the room is untouched (fresh) and the message says
+  /// what did not fit. Saved players come back disconnected, their resume window counted from
+  /// the saved tick (connected ones from it), so their tokens work for resume_window_ms.
+  std::string restore(const v1::RoomState& saved);
 
   const sim::World& world() const { return world_; }
   /// Lend the world threads for its per-agent phases (results do not depend on them); the
