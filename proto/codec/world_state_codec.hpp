@@ -4,6 +4,7 @@
 /// (proto/flockstep/v1/world_state.proto). A world decoded from the bytes of another steps to
 /// exactly the same state_hash() sequence as the original, natively and in wasm. See
 /// docs/world-state.md.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,6 +12,10 @@
 #include "flockstep/sim/world.hpp"
 
 namespace flockstep::codec {
+
+/// The format version encode_world_state writes and the only one decode_world_state reads
+/// (WorldStateFile.format_version). Any change of a record layout needs a new one.
+inline constexpr std::uint32_t kWorldStateFormatVersion = 1;
 
 /// The whole state of a world in its versioned wire form (see world_state.proto).
 std::string encode_world_state(const sim::World& world);
