@@ -83,7 +83,7 @@ std::optional<v1::Welcome> join(bot::WsClient& ws, std::uint16_t port, const std
   std::string bytes;
   codec::encode_join(j, bytes);
   EXPECT_TRUE(ws.send(bytes));
-  auto m = next(ws, [](const v1::ServerMessage& m) { return m.has_welcome(); });
+  auto m = next(ws, [](const v1::ServerMessage& x) { return x.has_welcome(); });
   if (!m) return std::nullopt;
   return m->welcome();
 }
@@ -102,7 +102,7 @@ std::optional<v1::Score> score_of(bot::WsClient& ws, std::uint32_t player_id) {
   const auto deadline = std::chrono::steady_clock::now() + 3s;
   while (std::chrono::steady_clock::now() < deadline) {
     auto m = next(
-        ws, [](const v1::ServerMessage& m) { return m.has_events() && m.events().scores_size() > 0; }, 1s);
+        ws, [](const v1::ServerMessage& x) { return x.has_events() && x.events().scores_size() > 0; }, 1s);
     if (!m) continue;
     for (const v1::Score& s : m->events().scores())
       if (s.player_id() == player_id) return s;
