@@ -384,13 +384,25 @@ nlohmann::json describe_json(const LoadResult& r) {
   return {{"file", std::move(file)}, {"config", std::move(values)}, {"sources", std::move(sources)}};
 }
 
+namespace {
+/// A table cell's text: a bare '|' (the choices of a key, "text|json") would end the cell.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
 std::string markdown_reference() {
   const Config defaults;
   std::ostringstream o;
   o << "| key | flag | environment | default | limit | meaning |\n|---|---|---|---|---|---|\n";
   for (const Key& k : keys())
     o << "| `" << k.name << "` | `" << flag_of(k.name) << "` | `" << env_of(k.name) << "` | `"
-      << value_text(k, defaults) << "` | " << limit_text(k) << " | " << k.help << " |\n";
+      << value_text(k, defaults) << "` | " << markdown_cell(limit_text(k)) << " | " << k.help << " |\n";
   return o.str();
 }
 
