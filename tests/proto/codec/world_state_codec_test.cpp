@@ -315,6 +315,11 @@ TEST(WorldState, OtherVersionAndInconsistentStateAreRefusedWithAMessage) {
   refused([](sim::WorldState& s) { s.slot_dense[0] = 1 << 20; }, "slot_dense");
   refused([](sim::WorldState& s) { s.scenario.width = -1; }, "scenario");
   refused([](sim::WorldState& s) { s.players.push_back(1 << 20); }, "players");
+  refused(
+      [](sim::WorldState& s) {
+        s.commands.push_back({sim::WorldState::Command::Type::kInput, s.id[0], {5.0, 1.0}, {}});
+      },
+      "commands");
   // Garbage is not a world.
   const DecodedWorld d = decode_world_state("not a world state");
   EXPECT_FALSE(d.world);
