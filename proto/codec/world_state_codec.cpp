@@ -5,6 +5,7 @@
 #include <boost/pfr.hpp>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "codec/server_codec.hpp"
@@ -239,6 +240,8 @@ DecodedWorld decode_world_state(std::string_view bytes) {
     out.error = "world state: " + std::move(why);
     return std::move(out);
   };
+  // protobuf parses at most 2 GiB - 1 in one message (an int size): a larger state cannot be ours.
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return refuse("larger than 2 GiB");
   v1::WorldStateFile file;
   if (!file.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return refuse("not a WorldStateFile message");
   if (file.format_version() != kFormatVersion)
