@@ -1,10 +1,11 @@
 #include "codec/world_state_codec.hpp"
 
 #include <array>
-#include <bit>
 #include <cmath>
 #include <boost/pfr.hpp>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "codec/server_codec.hpp"
@@ -20,6 +21,15 @@ namespace {
 /// The record layout of every column below: changing a state struct changes the bytes, so it
 /// needs a new version (and a reader of the old one, if saved states must survive it).
 constexpr std::uint32_t kFormatVersion = kWorldStateFormatVersion;
+
+/// std::bit_cast, which the libc++ of Debian's Emscripten (clang 14) does not have yet.
+template <class To, class From>
+To bits_as(const From& v) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &v, sizeof to);
+  return to;
+}
 
 template <class T>
 struct IsStdArray : std::false_type {};
@@ -48,7 +58,7 @@ void put(std::string& out, const T& v) {
     for (std::size_t b = 0; b < sizeof(T); ++b) out.push_back(static_cast<char>((u >> (8 * b)) & 0xFFu));
   } else if constexpr (std::is_floating_point_v<T>) {
     static_assert(sizeof(T) == 8, "state reals are IEEE binary64");
-    put(out, std::bit_cast<std::uint64_t>(v));
+    put(out, bits_as<std::uint64_t>(v));
   } else if constexpr (IsStdArray<T>::value) {
     for (const auto& e : v) put(out, e);
   } else {
@@ -83,7 +93,7 @@ class Reader {
     } else if constexpr (std::is_floating_point_v<T>) {
       std::uint64_t bits = 0;
       get(bits);
-      v = std::bit_cast<T>(bits);
+      v = bits_as<T>(bits);
       // No state number is ever NaN or infinite (the World asserts finite positions and
       // velocities); one in the bytes is corruption.
       if (!std::isfinite(v)) fail("a number is not finite");
@@ -230,6 +240,8 @@ DecodedWorld decode_world_state(std::string_view bytes) {
     out.error = "world state: " + std::move(why);
     return std::move(out);
   };
+  // protobuf parses at most 2 GiB - 1 in one message (an int size): a larger state cannot be ours.
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return refuse("larger than 2 GiB");
   v1::WorldStateFile file;
   if (!file.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return refuse("not a WorldStateFile message");
   if (file.format_version() != kFormatVersion)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "flockstep/sim/player.hpp"
 #include "flockstep/sim/world.hpp"
 
 namespace flockstep::sim {
@@ -160,8 +161,18 @@ std::string check_state(const WorldState& s) {
     }
   }
   if (players > sc.max_players) return bad("agents", "more players than max_players");
-  for (const WorldState::Command& c : s.commands)
+  for (const WorldState::Command& c : s.commands) {
     if (c.type >= WorldState::Command::Type::kCount) return bad("commands", "unknown command");
+    // set_input and place queue only clamped values; the step applies them as they are.
+    const PlayerInput clamped = sanitize_input(c.input);
+    if (clamped.turn != c.input.turn || clamped.throttle != c.input.throttle)
+      return bad("commands", "input out of range");
+    if (c.position.x < 0 || c.position.x > sc.width || c.position.y < 0 || c.position.y > sc.height)
+      return bad("commands", "place outside the world");
+  }
+  for (const std::vector<Event>* list : {&s.events, &s.events_pending})
+    for (const Event& e : *list)
+      if (e.type > Event::Type::kDespawn) return bad("events", "unknown event type");
   for (const auto& [g, spec] : s.pending_groups)
     if (g < 0 || static_cast<std::size_t>(g) >= ngroups) return bad("pending_groups", "no such group");
   const auto in_dense = [n](std::int32_t i) { return i >= 0 && static_cast<std::size_t>(i) < n; };
@@ -206,6 +217,10 @@ std::unique_ptr<World> World::from_state(WorldState s, std::string& error) {
   // stored state in place.
   Scenario empty = s.scenario;
   for (GroupSpec& g : empty.groups) g.count = 0;
+  if (std::string e = validate(empty); !e.empty()) {  // the constructor asserts on it
+    error = "scenario without agents: " + e;
+    return nullptr;
+  }
   std::unique_ptr<World> w(new World(empty));
   for (std::size_t g = 0; g < s.scenario.groups.size(); ++g) w->scenario_.groups[g].count = s.scenario.groups[g].count;
   w->tick_ = s.tick;
