@@ -96,7 +96,8 @@ std::string Game::restore(const v1::RoomState& saved) {
   return why;
 }
 
-void Game::set_autosave(std::chrono::milliseconds period, std::function<void(v1::RoomState)> sink) {
+void Game::set_autosave(std::chrono::milliseconds period,
+                        std::function<void(v1::RoomState, std::unique_ptr<sim::World>)> sink) {
   autosave_period_ = period;
   autosave_ = std::move(sink);
 }
@@ -169,20 +170,21 @@ void Game::run() {
         if (report_world_tick_) metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
       }
     }
-    // The periodic save: the world's bytes are built here, between two ticks (the state must be
-    // one tick's), and written by the store's thread. Its cost is reported per save.
+    // The periodic save: the state is taken here, between two ticks (it must be one tick's): the
+    // sessions and a copy of the world; the store's thread encodes and writes it.
     if (autosave_ && autosave_period_.count() > 0 && clock::now() >= next_autosave) {
       next_autosave = clock::now() + autosave_period_;
       const auto t0 = clock::now();
-      v1::RoomState state = room_.save_state();
+      std::unique_ptr<sim::World> world;
+      v1::RoomState state = room_.save_state_deferred(world);
       const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count();
       last_autosave_us_.store(static_cast<std::uint64_t>(us), std::memory_order_relaxed);
       if (log_)
         log_->debug("room_autosave", {{"room", state.room()},
                                       {"tick", state.tick()},
-                                      {"bytes", static_cast<std::uint64_t>(state.world_state().size())},
-                                      {"build_us", static_cast<std::uint64_t>(us)}});
-      autosave_(std::move(state));
+                                      {"agents", static_cast<std::uint64_t>(world->size())},
+                                      {"copy_us", static_cast<std::uint64_t>(us)}});
+      autosave_(std::move(state), std::move(world));
     }
     if (ticks.dropped_ticks() != dropped_reported) {
       if (room_metrics_) room_metrics_->ticks_skipped.inc(ticks.dropped_ticks() - dropped_reported);

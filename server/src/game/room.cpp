@@ -139,12 +139,22 @@ void Room::set_recorder(Recorder* recorder) {
 }
 
 v1::RoomState Room::save_state() const {
+  v1::RoomState s = session_state();
+  finish_room_state(s, world_);
+  return s;
+}
+
+v1::RoomState Room::save_state_deferred(std::unique_ptr<sim::World>& world) const {
+  world = std::make_unique<sim::World>(world_);
+  return session_state();
+}
+
+v1::RoomState Room::session_state() const {
   v1::RoomState s;
   s.set_version(kRoomStateVersion);
   s.set_room(config_.room_name.empty() ? scenario_.name : config_.room_name);
   s.set_tick_rate_hz(config_.tick_rate_hz);
   s.set_tick(world_.tick());
-  s.set_state_hash(world_.state_hash());
   s.set_next_player_id(next_player_id_);
   for (const auto& p : players_) {
     v1::SavedPlayer* o = s.add_players();
@@ -168,7 +178,6 @@ v1::RoomState Room::save_state() const {
       o->set_bot_throttle(p->bot_input.throttle);
     }
   }
-  s.set_world_state(codec::encode_world_state(world_));
   s.set_saved_unix_ms(static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count()));

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "codec/world_state_codec.hpp"
 #include "ops/log.hpp"
 
 namespace flockstep::server::game {
@@ -49,6 +50,11 @@ std::string read_whole(const std::string& path, std::string& out) {
 }
 
 }  // namespace
+
+void finish_room_state(v1::RoomState& state, const sim::World& world) {
+  state.set_state_hash(world.state_hash());
+  state.set_world_state(codec::encode_world_state(world));
+}
 
 std::string encode_room_state(const v1::RoomState& state) {
   std::string out;
@@ -188,11 +194,11 @@ void StateStore::set_aside(const std::string& path, const std::string& why) {
         {{"file", path}, {"error", why}, {"moved_to", ec ? std::string("(not moved: ") + ec.message() + ")" : to}});
 }
 
-void StateStore::save_async(v1::RoomState state) {
+void StateStore::save_async(v1::RoomState state, std::unique_ptr<sim::World> world) {
   {
     std::lock_guard lock(mutex_);
     const std::string room = state.room();
-    pending_[room] = std::move(state);
+    pending_[room] = Pending{std::move(state), std::move(world)};
   }
   wake_.notify_one();
 }
@@ -241,15 +247,16 @@ void StateStore::run() {
       if (stopping_) return;
     }
     std::lock_guard io(io_mutex_);
-    v1::RoomState state;
+    Pending job;
     {
       std::lock_guard lock(mutex_);
       if (pending_.empty()) continue;  // taken by save_now or remove meanwhile
       auto it = pending_.begin();
-      state = std::move(it->second);
+      job = std::move(it->second);
       pending_.erase(it);
     }
-    write(state);
+    if (job.world) finish_room_state(job.state, *job.world);
+    write(job.state);
   }
 }
 

@@ -10,12 +10,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "flockstep/sim/world.hpp"
 #include "flockstep/v1/room_state.pb.h"
 
 namespace flockstep::server::ops {
@@ -33,6 +35,8 @@ inline constexpr std::uint64_t kMaxRoomStateBytes = 256ull << 20;
 inline constexpr std::string_view kRoomStateSuffix = ".room";
 inline constexpr std::string_view kRejectedSuffix = ".bad";
 
+/// Put the world into a room state: its state hash and codec::encode_world_state bytes.
+void finish_room_state(v1::RoomState& state, const sim::World& world);
 /// Serialise a room state (deterministic field order).
 std::string encode_room_state(const v1::RoomState& state);
 /// Parse and check the envelope of a state file: version, room name, a world. "" or why not.
@@ -73,8 +77,9 @@ class StateStore {
   void set_aside(const std::string& path, const std::string& why);
 
   /// Queue a save for the writer thread; a newer save of the same room replaces a queued one.
-  /// Cheap (a move under a short lock): the game thread calls it.
-  void save_async(v1::RoomState state);
+  /// Cheap (a move under a short lock): the game thread calls it. With `world`, the writer
+  /// thread first completes the state with it (finish_room_state).
+  void save_async(v1::RoomState state, std::unique_ptr<sim::World> world = nullptr);
   /// Write now on the calling thread (shutdown); a queued save of the same room is dropped.
   /// "" or the error (also logged).
   std::string save_now(const v1::RoomState& state);
@@ -96,7 +101,11 @@ class StateStore {
   std::mutex io_mutex_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::map<std::string, v1::RoomState> pending_;  // by room
+  struct Pending {
+    v1::RoomState state;
+    std::unique_ptr<sim::World> world;  // set: still to encode into `state`
+  };
+  std::map<std::string, Pending> pending_;  // by room
   bool stopping_ = false;
   std::uint64_t writes_ = 0;
   std::thread writer_;

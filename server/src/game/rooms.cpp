@@ -121,7 +121,9 @@ std::shared_ptr<Game> Rooms::make_game(const sim::Scenario& s, bool is_default) 
   auto game = std::make_shared<Game>(rc, s, config_.max_catchup_ticks, metrics_, log_);
   if (store_ && config_.save_interval.count() > 0)
     game->set_autosave(config_.save_interval,
-                       [store = store_.get()](v1::RoomState state) { store->save_async(std::move(state)); });
+                       [store = store_.get()](v1::RoomState state, std::unique_ptr<sim::World> world) {
+                         store->save_async(std::move(state), std::move(world));
+                       });
   return game;
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "../test_util.hpp"
+#include "codec/world_state_codec.hpp"
 #include "flockstep/v1/room_state.pb.h"
 #include "game/game.hpp"
 #include "game/scenario_file.hpp"
@@ -185,6 +186,28 @@ TEST(RoomsState, StoppedRoomsAreSavedAndANewRegistryRestoresThemButNotWithoutASt
   EXPECT_EQ(off.restored_count(), 0u);
   EXPECT_EQ(off.default_game().tick(), 0u);
   EXPECT_EQ(off.running("slides_obstacles"), nullptr);
+}
+
+TEST(RoomsState, PeriodicSavesAreWrittenWhileTheRoomRunsAndHoldTheWorldOfTheirTick) {
+  TempDir dir;
+  const std::string state = (dir.path() / "state").string();
+  RoomsConfig c = rooms_config(state);
+  c.save_interval = 50ms;
+  Rooms rooms(c, shipped("slides_walls"), {}, nullptr, nullptr);
+  rooms.start();
+  const std::string path = room_state_path(state, "slides_walls");
+  for (int i = 0; i < 500 && !fs::exists(path); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(fs::exists(path)) << "no periodic save while running";
+  v1::RoomState saved;
+  ASSERT_EQ(decode_room_state(read(path), saved), "");
+  // The world was copied on the game thread and encoded by the writer: the bytes decode to a
+  // world of the saved tick whose hash is the saved one.
+  const codec::DecodedWorld w = codec::decode_world_state(saved.world_state());
+  ASSERT_TRUE(w.world) << w.error;
+  EXPECT_EQ(w.world->tick(), saved.tick());
+  EXPECT_EQ(w.world->state_hash(), saved.state_hash());
+  EXPECT_EQ(saved.players_size(), 1) << "the bot";
+  rooms.stop();
 }
 
 TEST(RoomsState, ACorruptOrForeignFileIsLoggedSetAsideAndItsRoomStartsFresh) {
