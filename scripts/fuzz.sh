@@ -6,12 +6,14 @@
 # Configures a clang build in build/fuzz (FLOCKSTEP_FUZZ=ON; every library instrumented with
 # ASan/UBSan and coverage), builds the fuzz targets and runs each for SECONDS (default 60,
 # libFuzzer's -max_total_time) on a working copy of its seed corpus, so the corpus kept in the
-# repo (tests/fuzz/corpus/<target>/) is never rewritten by a run. Targets (default: all four):
+# repo (tests/fuzz/corpus/<target>/) is never rewritten by a run. Targets (default: all five):
 #   fuzz_client_codec, fuzz_ws_session      SECONDS each (what the server reads from clients)
 #   fuzz_snapshot_codec, fuzz_snapshot_receiver   SECONDS / 2 each (what a client decodes: the
 #                                           agent records and the delta stream; they share one
 #                                           target's time, so the test command's fuzz stage
 #                                           grows by one SECONDS, not two)
+#   fuzz_world_state                        SECONDS / 4 (saved worlds: read by operators' tools
+#                                           and the server from its own store, not from clients)
 # Targets named on the command line get SECONDS each. Exits non-zero if any target finds a crash,
 # a leak or a sanitizer report; the reproducer is left in build/fuzz/artifacts/<target>/.
 #
@@ -29,8 +31,8 @@ TARGETS=("$@")
 # small, fast targets (thousands of runs per second) and split one budget.
 declare -A DIVISOR=()
 if ((${#TARGETS[@]} == 0)); then
-  TARGETS=(fuzz_client_codec fuzz_ws_session fuzz_snapshot_codec fuzz_snapshot_receiver)
-  DIVISOR=([fuzz_snapshot_codec]=2 [fuzz_snapshot_receiver]=2)
+  TARGETS=(fuzz_client_codec fuzz_ws_session fuzz_snapshot_codec fuzz_snapshot_receiver fuzz_world_state)
+  DIVISOR=([fuzz_snapshot_codec]=2 [fuzz_snapshot_receiver]=2 [fuzz_world_state]=4)
 fi
 DIR="${FLOCKSTEP_FUZZ_DIR:-$ROOT/build/fuzz}"
 JOBS="${FLOCKSTEP_JOBS:-2}"

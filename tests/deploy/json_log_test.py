@@ -2,23 +2,28 @@
 """--log-format=json writes nothing but JSON lines on stderr: the real flockstep-server is started
 on an OS-chosen loopback port, made to log a variety of events (the effective configuration,
 listening, a player joining and leaving through flockstep-bot, a raw WebSocket session, a refused
-admin request, a forbidden path, a 431 for an oversized header, SIGTERM and the drain), and every
+admin request, a forbidden path, a 431 for an oversized header, a corrupt saved-room file set
+aside, SIGTERM, the drain and the room's save), and every
 stderr line must parse as a JSON object with ts, level and event. A start-up error in JSON mode
 (an unreadable scenario) must be a JSON line too.
 
 Usage: json_log_test.py SERVER_BINARY BOT_BINARY SOURCE_DIR
 """
 import json
+import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 from flockstep_server import FlockstepServer
 
 # Events this run must produce (each proves a different code path wrote JSON).
 EXPECTED_EVENTS = {"config", "listening", "join", "leave", "ws_open", "admin_denied", "http_forbidden",
-                   "http_header_too_large", "signal", "shutdown_started", "shutdown_complete"}
+                   "http_header_too_large", "signal", "shutdown_started", "shutdown_complete",
+                   "room_state_rejected", "room_saved"}
 
 
 def http(port, request, read_all=True):
@@ -57,7 +62,21 @@ def parse_lines(text, where):
 
 def main():
     binary, bot, source_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-    with FlockstepServer(binary, source_dir, extra_args=["--log-format=json", "--log-level=info"],
+    # Saved rooms: a corrupt state file of the default room is reported (room_state_rejected) and
+    # the room starts fresh; at SIGTERM the room is saved (room_saved).
+    state_dir = tempfile.mkdtemp(prefix="flockstep-json-log-")
+    corrupt = os.path.join(state_dir, "arena.room")
+    with open(corrupt, "wb") as f:
+        f.write(b"\x08\x01 not a room state \xff\xff")
+    try:
+        run(binary, bot, source_dir, state_dir, corrupt)
+    finally:
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def run(binary, bot, source_dir, state_dir, corrupt):
+    with FlockstepServer(binary, source_dir, extra_args=["--log-format=json", "--log-level=info",
+                                                         f"--state-dir={state_dir}"],
                          env={"FLOCKSTEP_ADMIN_TOKEN": "json-log-test"}) as server:
         port = server.port
         # A player joins, plays a second and leaves.
@@ -87,6 +106,11 @@ def main():
     assert config[0]["config"]["log_format"] == "json" and config[0]["sources"]["log_format"] == "flag", config[0]
     assert config[0]["config"]["admin_token"] == "(set)" and "json-log-test" not in text, "admin token leaked"
     assert isinstance(config[0]["config"]["port"], int), config[0]["config"]["port"]
+    rejected = [e for e in events if e["event"] == "room_state_rejected"]
+    assert rejected[0]["file"] == corrupt and rejected[0]["level"] == "error" and rejected[0]["error"], rejected
+    assert os.path.exists(corrupt + ".bad"), "the rejected file is kept aside"
+    saved = [e for e in events if e["event"] == "room_saved"]
+    assert saved[0]["room"] == "arena" and isinstance(saved[0]["tick"], int) and saved[0]["tick"] > 0, saved
     print(f"run: {len(events)} stderr lines, all JSON; events: {', '.join(sorted(seen))}")
 
     # A start-up error after the configuration was read: still JSON.

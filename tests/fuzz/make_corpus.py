@@ -4,7 +4,9 @@ output is committed, so fuzzing starts from messages a decoder really accepts (a
 refuses) instead of from nothing. The encodings are the wire formats of
 proto/flockstep/v1/messages.proto and of the bit-packed agent records (docs/protocol.md,
 "Quantised delta snapshots"), spelled out by hand so the script needs no protobuf module and no
-build."""
+build. Not the saved worlds of corpus/world_state/: those come from the C++ encoder itself
+(FLOCKSTEP_UPDATE_WORLD_STATE_GOLDEN=1 build/release/tests/proto/flockstep_codec_tests
+--gtest_filter='WorldState.Golden*', see docs/world-state.md)."""
 import os
 import struct
 

@@ -107,6 +107,13 @@ const std::vector<Key>& keys() {
        "recording"},
       {"record_keyframe_s", UintKey{&Config::record_keyframe_s, 1, 3600},
        "recordings: a full snapshot (keyframe, seek point) every this many seconds"},
+      {"state_dir", StringKey{&Config::state_dir, {}},
+       "folder where every running room is saved (world, players, resume tokens, scores) on SIGTERM and every "
+       "state_save_interval_s, and restored from at start-up, so a restarted server continues its rooms and players "
+       "resume with their tokens (docs/deploy.md); created if missing; empty = rooms are not saved"},
+      {"state_save_interval_s", UintKey{&Config::state_save_interval_s, 0, 3600},
+       "with state_dir: seconds between periodic room saves (a crash loses at most this much); 0 = save only on "
+       "SIGTERM/SIGINT"},
       {"tick_rate_hz", UintKey{&Config::tick_rate_hz, 1, 240},
        "simulation ticks per second (overrides the scenario's)"},
       {"snapshot_rate_hz", UintKey{&Config::snapshot_rate_hz, 1, 240}, "snapshots per second (at most tick_rate_hz)"},
@@ -377,13 +384,25 @@ nlohmann::json describe_json(const LoadResult& r) {
   return {{"file", std::move(file)}, {"config", std::move(values)}, {"sources", std::move(sources)}};
 }
 
+namespace {
+/// A table cell's text: a bare '|' (the choices of a key, "text|json") would end the cell.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
 std::string markdown_reference() {
   const Config defaults;
   std::ostringstream o;
   o << "| key | flag | environment | default | limit | meaning |\n|---|---|---|---|---|---|\n";
   for (const Key& k : keys())
     o << "| `" << k.name << "` | `" << flag_of(k.name) << "` | `" << env_of(k.name) << "` | `"
-      << value_text(k, defaults) << "` | " << limit_text(k) << " | " << k.help << " |\n";
+      << value_text(k, defaults) << "` | " << markdown_cell(limit_text(k)) << " | " << k.help << " |\n";
   return o.str();
 }
 

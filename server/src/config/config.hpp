@@ -54,6 +54,8 @@ struct Config {
   std::uint32_t room_idle_close_ms = 60000;  ///< a non-default room closes after being empty this long. [100..86400000]
   std::string record;                        ///< recording file of the default room's stream; empty = off
   std::uint32_t record_keyframe_s = 5;       ///< seconds between recording keyframes. [1..3600]
+  std::string state_dir;                     ///< folder of saved rooms (restart without ending games); empty = off
+  std::uint32_t state_save_interval_s = 5;   ///< seconds between room saves; 0 = only on SIGTERM. [0..3600]
   std::uint32_t tick_rate_hz = 60;           ///< simulation ticks per second (overrides the scenario). [1..240]
   std::uint32_t snapshot_rate_hz = 20;       ///< snapshots per second. [1..tick_rate_hz]
   std::uint32_t max_catchup_ticks = 5;       ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]

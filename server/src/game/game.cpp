@@ -4,6 +4,7 @@
 
 #include "flockstep/sim/tick.hpp"
 #include "game/recorder.hpp"
+#include "game/room_state.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 
@@ -86,6 +87,21 @@ std::future<sim::Scenario> Game::post_scenario() {
   return f;
 }
 
+std::string Game::restore(const v1::RoomState& saved) {
+  std::string why = room_.restore(saved);
+  if (why.empty()) {
+    tick_.store(room_.current_tick(), std::memory_order_relaxed);
+    agents_.store(static_cast<std::uint32_t>(room_.world().size()), std::memory_order_relaxed);
+  }
+  return why;
+}
+
+void Game::set_autosave(std::chrono::milliseconds period,
+                        std::function<void(v1::RoomState, std::unique_ptr<sim::World>)> sink) {
+  autosave_period_ = period;
+  autosave_ = std::move(sink);
+}
+
 void Game::set_recorder(std::unique_ptr<Recorder> recorder) {
   recorder_ = std::move(recorder);
   room_.set_recorder(recorder_.get());
@@ -121,6 +137,7 @@ void Game::run() {
   const double period_s = 1.0 / tick_rate_hz_;
   auto last = clock::now();
   std::uint64_t dropped_reported = 0;
+  auto next_autosave = last + autosave_period_;
   for (;;) {
     const auto now = clock::now();
     const auto elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(now - last).count();
@@ -152,6 +169,22 @@ void Game::run() {
         room_metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
         if (report_world_tick_) metrics_->ticks.set(static_cast<std::int64_t>(room_.current_tick()));
       }
+    }
+    // The periodic save: the state is taken here, between two ticks (it must be one tick's): the
+    // sessions and a copy of the world; the store's thread encodes and writes it.
+    if (autosave_ && autosave_period_.count() > 0 && clock::now() >= next_autosave) {
+      next_autosave = clock::now() + autosave_period_;
+      const auto t0 = clock::now();
+      std::unique_ptr<sim::World> world;
+      v1::RoomState state = room_.save_state_deferred(world);
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count();
+      last_autosave_us_.store(static_cast<std::uint64_t>(us), std::memory_order_relaxed);
+      if (log_)
+        log_->debug("room_autosave", {{"room", state.room()},
+                                      {"tick", state.tick()},
+                                      {"agents", static_cast<std::uint64_t>(world->size())},
+                                      {"copy_us", static_cast<std::uint64_t>(us)}});
+      autosave_(std::move(state), std::move(world));
     }
     if (ticks.dropped_ticks() != dropped_reported) {
       if (room_metrics_) room_metrics_->ticks_skipped.inc(ticks.dropped_ticks() - dropped_reported);

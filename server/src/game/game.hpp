@@ -9,14 +9,17 @@
 /// catch-up limit (after a stall at most max_catchup_ticks run back to back; the rest are
 /// skipped and counted).
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "flockstep/v1/room_state.pb.h"
 #include "game/room.hpp"
 #include "game/thread_pool.hpp"
 
@@ -47,6 +50,19 @@ class Game {
   /// the tick that applied it (status 200, tick, spec) or at once with 400/404. A game that is
   /// stopped before answering breaks the promise (the future throws).
   std::future<TuneResult> post_tune(std::int32_t group, std::vector<TunePatch> patches);
+  /// Before start(): replace the fresh room by a saved one (Room::restore; "" or why not, the
+  /// room then stays fresh).
+  std::string restore(const v1::RoomState& saved);
+  /// Before start(): every `period` (> 0) the game thread takes the room's state between two
+  /// ticks (Room::save_state_deferred: the sessions and a copy of the world) and hands both to
+  /// `sink`, which must be quick: StateStore::save_async queues them for its writer thread, which
+  /// encodes the world and writes the file, so neither the encoder nor file I/O runs here.
+  void set_autosave(std::chrono::milliseconds period,
+                    std::function<void(v1::RoomState, std::unique_ptr<sim::World>)> sink);
+  /// The room's state; only while the game thread is not running (before start(), after stop()).
+  v1::RoomState save_state() const { return room_.save_state(); }
+  /// Time the game thread spent taking the last periodic state, microseconds (relaxed).
+  std::uint64_t last_autosave_us() const { return last_autosave_us_.load(std::memory_order_relaxed); }
   /// Record the room's stream (call before start(); the game owns the recorder).
   void set_recorder(std::unique_ptr<Recorder> recorder);
 
@@ -95,6 +111,9 @@ class Game {
   bool stopping_ = false;
   std::thread thread_;
   std::atomic<std::uint64_t> tick_{0};
+  std::chrono::milliseconds autosave_period_{0};
+  std::function<void(v1::RoomState, std::unique_ptr<sim::World>)> autosave_;
+  std::atomic<std::uint64_t> last_autosave_us_{0};
   std::atomic<std::uint32_t> players_{0}, spectators_{0}, agents_{0};
 };
 

@@ -1,10 +1,14 @@
 #include "game/room.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "codec/group_fields.hpp"
+#include "codec/world_state_codec.hpp"
+#include "game/room_state.hpp"
 #include "game/recorder.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
@@ -132,6 +136,121 @@ TuneResult Room::tune(std::int32_t group, const std::vector<TunePatch>& patches)
 void Room::set_recorder(Recorder* recorder) {
   recorder_ = recorder;
   if (recorder_) recorder_->start(world_, scenario_, config_);
+}
+
+v1::RoomState Room::save_state() const {
+  v1::RoomState s = session_state();
+  finish_room_state(s, world_);
+  return s;
+}
+
+v1::RoomState Room::save_state_deferred(std::unique_ptr<sim::World>& world) const {
+  world = std::make_unique<sim::World>(world_);
+  return session_state();
+}
+
+v1::RoomState Room::session_state() const {
+  v1::RoomState s;
+  s.set_version(kRoomStateVersion);
+  s.set_room(config_.room_name.empty() ? scenario_.name : config_.room_name);
+  s.set_tick_rate_hz(config_.tick_rate_hz);
+  s.set_tick(world_.tick());
+  s.set_next_player_id(next_player_id_);
+  for (const auto& p : players_) {
+    v1::SavedPlayer* o = s.add_players();
+    o->set_player_id(p->player_id);
+    o->set_entity_id(p->entity.value);
+    o->set_display_name(p->name);
+    o->set_resume_token(p->token);
+    o->set_bot(p->bot);
+    o->set_best_ticks(p->best_ticks);
+    o->set_captures(p->captures);
+    o->set_last_received(p->last_received);
+    o->set_last_applied(p->last_applied);
+    o->set_applied_tick(p->applied_tick);
+    o->set_input_slips(p->input_slips);
+    // A connected player's window starts at the save: the restart is its disconnect.
+    o->set_disconnected_tick(p->conn == 0 ? p->disconnected_tick : world_.tick());
+    if (p->bot) {
+      o->set_bot_rng_state(p->bot_rng.state);
+      o->set_bot_rng_inc(p->bot_rng.inc);
+      o->set_bot_turn(p->bot_input.turn);
+      o->set_bot_throttle(p->bot_input.throttle);
+    }
+  }
+  s.set_saved_unix_ms(static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count()));
+  return s;
+}
+
+std::string Room::restore(const v1::RoomState& saved) {
+  const std::string room = config_.room_name.empty() ? scenario_.name : config_.room_name;
+  if (saved.room() != room) return "room: the file is room '" + saved.room() + "', not '" + room + "'";
+  if (saved.tick_rate_hz() != config_.tick_rate_hz)
+    return "tick_rate_hz: saved at " + std::to_string(saved.tick_rate_hz()) + ", the server runs " +
+           std::to_string(config_.tick_rate_hz) + " (a world keeps the rate it was stepped at)";
+  codec::DecodedWorld decoded = codec::decode_world_state(saved.world_state());
+  if (!decoded.world) return "world_state: " + decoded.error;
+  sim::World& w = *decoded.world;
+  if (w.tick() != saved.tick())
+    return "tick: the file says " + std::to_string(saved.tick()) + ", its world is at " + std::to_string(w.tick());
+  if (w.state_hash() != saved.state_hash()) return "state_hash: the restored world differs from the saved one";
+  const sim::Scenario& ws = w.scenario();
+  if (ws.groups.size() != scenario_.groups.size() || ws.width != scenario_.width || ws.height != scenario_.height ||
+      ws.wrap != scenario_.wrap || ws.max_players != scenario_.max_players || ws.tick_rate_hz != scenario_.tick_rate_hz)
+    return "the room's scenario or max_players changed since the save (groups " + std::to_string(ws.groups.size()) +
+           " saved, " + std::to_string(scenario_.groups.size()) +
+           " now; size, wrap, max_players and tick rate must "
+           "match too)";
+  if (saved.next_player_id() == 0) return "next_player_id: missing";
+  std::vector<std::unique_ptr<Player>> players;
+  std::set<std::uint32_t> ids, entities;
+  std::set<std::string> tokens;
+  for (const v1::SavedPlayer& sp : saved.players()) {
+    const std::string who = "players[" + std::to_string(players.size()) + "]";
+    if (sp.player_id() == 0 || sp.player_id() >= saved.next_player_id() || !ids.insert(sp.player_id()).second)
+      return who + ".player_id: " + std::to_string(sp.player_id()) + " is 0, repeated or not below next_player_id";
+    const sim::AgentId entity{sp.entity_id()};
+    const std::int32_t idx = w.index_of(entity);
+    if (idx < 0 || w.view(idx).kind != sim::AgentKind::kPlayer || !entities.insert(sp.entity_id()).second)
+      return who + ".entity_id: " + std::to_string(sp.entity_id()) + " is not a player craft of the saved world";
+    if (!sp.bot() && (sp.resume_token().size() != codec::kResumeTokenBytes || !tokens.insert(sp.resume_token()).second))
+      return who + ".resume_token: not " + std::to_string(codec::kResumeTokenBytes) + " bytes, or repeated";
+    if (sp.disconnected_tick() > w.tick()) return who + ".disconnected_tick: after the saved tick";
+    auto p = std::make_unique<Player>();
+    p->player_id = sp.player_id();
+    p->entity = entity;
+    p->name = sp.display_name();
+    p->token = sp.resume_token();
+    p->bot = sp.bot();
+    p->best_ticks = sp.best_ticks();
+    p->captures = sp.captures();
+    p->last_received = sp.last_received();
+    p->last_applied = sp.last_applied();
+    p->applied_tick = sp.applied_tick();
+    p->input_slips = sp.input_slips();
+    p->disconnected_tick = sp.disconnected_tick();
+    if (p->bot) {
+      p->bot_rng.state = sp.bot_rng_state();
+      p->bot_rng.inc = sp.bot_rng_inc() | 1;  // a PCG32 stream is odd
+      p->bot_input = {sp.bot_turn(), sp.bot_throttle()};
+    }
+    players.push_back(std::move(p));
+  }
+  // Every check passed: only now does the room change.
+  const sim::TaskRunner runner = world_.task_runner();
+  world_ = std::move(w);
+  world_.set_task_runner(runner);
+  // Players without a connection hold no input (as after leave()): a craft coasts until resumed.
+  for (const auto& p : players)
+    if (!p->bot) world_.set_input(p->entity, sim::PlayerInput{0, 0});
+  players_ = std::move(players);
+  next_player_id_ = saved.next_player_id();
+  // Later Welcomes carry the groups as tuned before the save.
+  for (std::size_t g = 0; g < scenario_.groups.size(); ++g) scenario_.groups[g] = world_.scenario().groups[g];
+  update_agent_metrics();
+  return {};
 }
 
 Room::Player* Room::find_by_conn(ConnectionId conn) {

@@ -1,9 +1,11 @@
 #include "game/rooms.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "game/game.hpp"
+#include "game/room_state.hpp"
 #include "game/scenario_file.hpp"
 #include "ops/log.hpp"
 
@@ -47,12 +49,65 @@ Rooms::Rooms(RoomsConfig config, sim::Scenario default_scenario, std::vector<sim
              ops::ServerMetrics* metrics, ops::Logger* log)
     : config_(std::move(config)), metrics_(metrics), log_(log), default_name_(default_scenario.name) {
   config_.max_rooms = std::max<std::uint32_t>(1, config_.max_rooms);
+  if (!config_.state_dir.empty()) store_ = std::make_unique<StateStore>(config_.state_dir, log_);
   default_ = make_game(default_scenario, true);
   rooms_[default_name_] = Entry{std::move(default_scenario), default_, {}};
   for (sim::Scenario& s : others) {
     if (rooms_.count(s.name)) continue;
     const std::string name = s.name;
     rooms_[name] = Entry{std::move(s), nullptr, {}};
+  }
+  if (store_) restore_saved();
+}
+
+namespace {
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+}  // namespace
+
+void Rooms::restore_saved() {
+  for (SavedRoomFile& f : store_->load_all()) {
+    if (!f.error.empty()) {
+      store_->set_aside(f.path, f.error);
+      continue;
+    }
+    const std::string name = f.state.room();
+    auto it = rooms_.find(name);
+    if (it == rooms_.end()) {
+      store_->set_aside(f.path, "room '" + name + "' is not a scenario of this server (scenario, scenario_dir)");
+      continue;
+    }
+    if (room_state_path(store_->dir(), name) != f.path) {
+      store_->set_aside(f.path, "room '" + name + "' belongs in " + room_state_path(store_->dir(), name));
+      continue;
+    }
+    Entry& e = it->second;
+    std::shared_ptr<Game> game = e.game;  // the default room exists already
+    if (!game) {
+      std::size_t running = 0;
+      for (const auto& [n, r] : rooms_) running += r.game ? 1 : 0;
+      if (running >= config_.max_rooms) {
+        store_->set_aside(f.path, "max_rooms (" + std::to_string(config_.max_rooms) + ") rooms are restored already");
+        continue;
+      }
+      game = make_game(e.scenario, false);
+    }
+    if (std::string why = game->restore(f.state); !why.empty()) {
+      store_->set_aside(f.path, why);  // a fresh game made for it is dropped unstarted
+      continue;
+    }
+    e.game = game;
+    e.idle_since = std::chrono::steady_clock::now();
+    ++restored_;
+    if (log_)
+      log_->info("room_restored", {{"room", name},
+                                   {"tick", f.state.tick()},
+                                   {"state_hash", hex64(f.state.state_hash())},
+                                   {"players", static_cast<std::uint64_t>(f.state.players_size())},
+                                   {"file", f.path}});
   }
 }
 
@@ -63,28 +118,57 @@ std::shared_ptr<Game> Rooms::make_game(const sim::Scenario& s, bool is_default) 
   rc.room_name = s.name;
   rc.report_world_tick = is_default;
   if (!is_default) rc.bots = 0;  // bots populate the default room only
-  return std::make_shared<Game>(rc, s, config_.max_catchup_ticks, metrics_, log_);
+  auto game = std::make_shared<Game>(rc, s, config_.max_catchup_ticks, metrics_, log_);
+  if (store_ && config_.save_interval.count() > 0)
+    game->set_autosave(config_.save_interval,
+                       [store = store_.get()](v1::RoomState state, std::unique_ptr<sim::World> world) {
+                         store->save_async(std::move(state), std::move(world));
+                       });
+  return game;
 }
 
 void Rooms::start() {
-  default_->start();
   std::lock_guard lock(mutex_);
+  for (auto& [name, e] : rooms_)
+    if (e.game) e.game->start();  // the default room, and rooms restored from the state_dir
   if (reaper_.joinable()) return;
   stopping_ = false;
   reaper_ = std::thread([this] { reap(); });
 }
 
 void Rooms::stop() {
-  std::vector<std::shared_ptr<Game>> games;
+  std::vector<std::pair<std::string, std::shared_ptr<Game>>> games;
+  bool save = false;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     for (auto& [name, e] : rooms_)
-      if (e.game) games.push_back(e.game);
+      if (e.game) games.emplace_back(name, e.game);
+    save = store_ && !saved_at_stop_;
+    saved_at_stop_ = true;
   }
   wake_.notify_all();
   if (reaper_.joinable()) reaper_.join();
-  for (auto& g : games) g->stop();
+  for (auto& [name, g] : games) g->stop();
+  if (!save) return;
+  // Every game thread has ended: each room's state is final and read from this thread.
+  for (auto& [name, g] : games) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const v1::RoomState state = g->save_state();
+    const auto built = std::chrono::steady_clock::now();
+    if (!store_->save_now(state).empty()) continue;  // logged by the store
+    const auto written = std::chrono::steady_clock::now();
+    using us = std::chrono::microseconds;
+    if (log_)
+      log_->info("room_saved", {{"room", name},
+                                {"tick", state.tick()},
+                                {"state_hash", hex64(state.state_hash())},
+                                {"players", static_cast<std::uint64_t>(state.players_size())},
+                                {"bytes", static_cast<std::uint64_t>(state.world_state().size())},
+                                {"build_us", std::chrono::duration_cast<us>(built - t0).count()},
+                                {"write_us", std::chrono::duration_cast<us>(written - built).count()},
+                                {"file", room_state_path(store_->dir(), name)}});
+  }
 }
 
 std::shared_ptr<Game> Rooms::acquire(std::string_view name, std::string& why) {
@@ -197,6 +281,7 @@ void Rooms::reap() {
     for (auto& [name, g] : closing) {
       g->stop();
       g.reset();
+      if (store_) store_->remove(name);  // closed for good: a restart must not bring it back
       if (log_)
         log_->info("room_closed",
                    {{"room", name}, {"idle_ms", static_cast<std::uint64_t>(config_.idle_close.count())}});

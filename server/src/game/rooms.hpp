@@ -29,6 +29,7 @@ class Logger;
 namespace flockstep::server::game {
 
 class Game;
+class StateStore;
 
 /// Read every `*.json` in `dir` (sorted by file name). Throws ScenarioError naming the file (and
 /// the key). A missing or empty `dir` gives no scenarios; two files with the same scenario name
@@ -43,6 +44,8 @@ struct RoomsConfig {
   std::uint32_t max_catchup_ticks = 5;
   std::uint32_t max_rooms = 8;  ///< running at once, default included. [>= 1]
   std::chrono::milliseconds idle_close{60000};
+  std::string state_dir;                          ///< saved rooms (one file each); empty = rooms are not saved
+  std::chrono::milliseconds save_interval{5000};  ///< periodic save; 0 = only at stop()
 };
 
 /// One row of GET /api/rooms.
@@ -61,17 +64,23 @@ struct RoomSummary {
 class Rooms {
  public:
   /// `default_scenario` is the default room; `others` the scenario_dir files (one with the
-  /// default's name is skipped: the default file wins). Nothing runs until start().
+  /// default's name is skipped: the default file wins). Nothing runs until start(). With a
+  /// state_dir, every saved room found there is restored now (the default one in place, others
+  /// up to max_rooms); a file that cannot be restored is logged, set aside (`*.bad`) and its
+  /// room starts fresh. Throws std::runtime_error when the state_dir cannot be created or written.
   Rooms(RoomsConfig config, sim::Scenario default_scenario, std::vector<sim::Scenario> others,
         ops::ServerMetrics* metrics, ops::Logger* log);
   ~Rooms();
   Rooms(const Rooms&) = delete;
   Rooms& operator=(const Rooms&) = delete;
 
-  /// Start the default room's game and the idle reaper.
+  /// Start the default room's game, the restored rooms and the idle reaper.
   void start();
-  /// Stop every room and the reaper (idempotent).
+  /// Stop every room and the reaper (idempotent). With a state_dir, the first call then saves
+  /// every room that was running (synchronously; logged as room_saved).
   void stop();
+  /// Rooms restored from the state_dir at construction.
+  std::size_t restored_count() const { return restored_; }
 
   /// The running room `name` ("" = default), starting it when needed. Null when there is no such
   /// scenario or max_rooms rooms already run; `why` then says which (a Close reason).
@@ -98,13 +107,17 @@ class Rooms {
     std::chrono::steady_clock::time_point idle_since{};
   };
   std::shared_ptr<Game> make_game(const sim::Scenario& s, bool is_default);
+  void restore_saved();
   void reap();
 
   RoomsConfig config_;
   ops::ServerMetrics* metrics_;
   ops::Logger* log_;
   std::string default_name_;
+  std::unique_ptr<StateStore> store_;  // before the games: their autosaves point into it
   std::shared_ptr<Game> default_;
+  std::size_t restored_ = 0;
+  bool saved_at_stop_ = false;
   mutable std::mutex mutex_;
   std::map<std::string, Entry, std::less<>> rooms_;  // by scenario name
   std::condition_variable wake_;

@@ -55,6 +55,8 @@ game::RoomsConfig rooms_config(const config::Config& c) {
   r.max_catchup_ticks = c.max_catchup_ticks;
   r.max_rooms = c.max_rooms;
   r.idle_close = std::chrono::milliseconds(c.room_idle_close_ms);
+  r.state_dir = c.state_dir;
+  r.save_interval = std::chrono::seconds(c.state_save_interval_s);
   return r;
 }
 
@@ -142,7 +144,8 @@ void Server::start() {
                            {"snapshot_rate_hz", m.config.snapshot_rate_hz},
                            {"web_root", m.config.web_root},
                            {"default_room", m.rooms.default_name()},
-                           {"max_rooms", m.config.max_rooms}});
+                           {"max_rooms", m.config.max_rooms},
+                           {"rooms_restored", static_cast<std::uint64_t>(m.rooms.restored_count())}});
 }
 
 void Server::handle_signals() {

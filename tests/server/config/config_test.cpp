@@ -1,7 +1,10 @@
 // Configuration precedence, validation and messages that name the bad key or flag.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -197,6 +200,32 @@ TEST(Config, MarkdownReferenceListsEveryKey) {
   EXPECT_NE(md.find("| `max_connections` | `--max-connections` | `FLOCKSTEP_MAX_CONNECTIONS` | `1100` |"),
             std::string::npos);
   EXPECT_NE(md.find("`send_queue_snapshots`"), std::string::npos);
+}
+
+TEST(Config, StateKeysHaveDefaultsFlagsEnvironmentFileAndLimits) {
+  const Config d = load_with({}).config;
+  EXPECT_EQ(d.state_dir, "") << "rooms are not saved unless asked";
+  EXPECT_EQ(d.state_save_interval_s, 5u);
+  const Config c = load_with({"--state-dir=/var/lib/flockstep/rooms", "--state-save-interval-s=0"}).config;
+  EXPECT_EQ(c.state_dir, "/var/lib/flockstep/rooms");
+  EXPECT_EQ(c.state_save_interval_s, 0u);
+  EXPECT_EQ(load_with({}, {{"FLOCKSTEP_STATE_DIR", "/s"}}).config.state_dir, "/s");
+  testing::TempDir dir;
+  const std::string file = dir.write("c.json", R"({"state_dir": "/f", "state_save_interval_s": 60})");
+  EXPECT_EQ(load_with({"--config=" + file}).config.state_save_interval_s, 60u);
+  const std::string too_long = error_of({"--state-save-interval-s=3601"});
+  EXPECT_NE(too_long.find("--state-save-interval-s"), std::string::npos) << too_long;
+  EXPECT_NE(too_long.find("0..3600"), std::string::npos) << too_long;
+  const std::string typed = error_of({"--config=" + dir.write("t.json", R"({"state_dir": 5})")});
+  EXPECT_NE(typed.find("state_dir"), std::string::npos) << typed;
+}
+
+TEST(Config, DocsServerMdHasEveryRowOfTheGeneratedReference) {
+  std::ifstream in(std::string(FLOCKSTEP_SOURCE_DIR) + "/docs/server.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream rows(markdown_reference());
+  std::string row;
+  while (std::getline(rows, row)) EXPECT_NE(doc.find(row + "\n"), std::string::npos) << "docs/server.md lacks: " << row;
 }
 
 }  // namespace

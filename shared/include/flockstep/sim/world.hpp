@@ -14,6 +14,7 @@
 /// randomness comes from per-agent PCG32 streams seeded from the scenario seed.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -42,6 +43,7 @@
 #include "flockstep/sim/task_runner.hpp"
 #include "flockstep/sim/techniques.hpp"
 #include "flockstep/sim/trace.hpp"
+#include "flockstep/sim/world_state.hpp"
 
 namespace flockstep::sim {
 
@@ -152,6 +154,16 @@ class World {
   /// agent was not steered this step (Scenario::steering_interval_ticks), and count = 0 for the
   /// craft, tile and kinematic models, which have a single controller and no composition.
   std::span<const SteeringTrace> traces() const { return {traces_.data(), traced_count_}; }
+
+  // ---- state as data: save and restore bit for bit (world_state.hpp, world_state.cpp) ----
+  /// Everything a later step() reads, as plain data (world_state.hpp lists what is and is not stored).
+  WorldState export_state() const;
+  /// A world that steps exactly as the one `state` was exported from. Checks the scenario
+  /// (validate()) and the consistency of every table (sizes, slot table, generations, ids, group
+  /// and kind ranges, dense indices) and returns null with `error` naming the first problem
+  /// instead of asserting. Numbers are taken as they are (the codec refuses non-finite ones).
+  static std::unique_ptr<World> from_state(WorldState state, std::string& error);
+  // ---- end of state as data ----
 
  private:
   /// One task's technique counts for the current step: each task of a phase writes only its
