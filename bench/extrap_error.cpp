@@ -36,9 +36,17 @@ constexpr int kSnapshotRateHz = 20;
 /// Hold-backs measured, ms.
 constexpr int kHoldMs[] = {100, 250};
 /// The shipped scenarios measured (every group kind the project ships).
-const char* const kScenarios[] = {"arena.json",    "aidemo4.json",     "flocking.json", "gallery.json",
-                                  "intercept.json", "lamothe.json",    "millington.json", "patterns.json",
-                                  "shoal.json",     "slides_hide.json", "slides_offset_pursuit.json",
+const char* const kScenarios[] = {"arena.json",
+                                  "aidemo4.json",
+                                  "flocking.json",
+                                  "gallery.json",
+                                  "intercept.json",
+                                  "lamothe.json",
+                                  "millington.json",
+                                  "patterns.json",
+                                  "shoal.json",
+                                  "slides_hide.json",
+                                  "slides_offset_pursuit.json",
                                   "tile_patrols.json"};
 /// A position error beyond this is a respawn or a wrap the snapshot could not show: not counted.
 constexpr double kTeleportM = 12;
@@ -90,7 +98,8 @@ int main(int argc, char** argv) {
         if (w.tick() % static_cast<std::uint64_t>(every) == 0) {
           std::vector<sim::AgentView> snap;
           snap.reserve(static_cast<std::size_t>(w.size()));
-          for (std::int32_t i = 0; i < w.size(); ++i) snap.push_back(codec::dequantize(codec::quantize(w.view(i), geo)));
+          for (std::int32_t i = 0; i < w.size(); ++i)
+            snap.push_back(codec::dequantize(codec::quantize(w.view(i), geo)));
           in_flight.emplace_back(w.tick(), std::move(snap));
         }
         bool arrived = false;
