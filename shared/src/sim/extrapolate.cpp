@@ -302,7 +302,16 @@ void Extrapolator::dead_reckon(ExtrapolatedAgent& a) const {
   // changing at their measured rates; the position advances semi-implicitly like the World's bodies.
   AgentView& v = a.view;
   const real speed = math::length(v.velocity);
-  const real next_speed = math::max(real(0), speed + a.accel);
+  // The rates carry on the change measured between two snapshots; a group's own speed limit
+  // bounds where that can lead (a kinematic agent that jumps to full speed would otherwise keep
+  // accelerating).
+  real next_speed = math::max(real(0), speed + a.accel);
+  if (v.group >= 0 && v.group < static_cast<std::int32_t>(scenario_.groups.size())) {
+    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
+    const Model m = model_of(g);
+    if (m == Model::kVehicle || m == Model::kSteering || m == Model::kKinematic)
+      next_speed = math::min(next_speed, math::max(speed, g.max_speed));
+  }
   if (speed > 0) v.velocity = math::rotate(v.velocity, a.turn) * (next_speed / speed);
   v.position += v.velocity * dt_;
   const bool free_heading = v.kind == AgentKind::kPlayer || v.angular_velocity != 0;
