@@ -3,12 +3,9 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "flockstep/behavior/body.hpp"
-#include "flockstep/behavior/force_steering.hpp"
-#include "flockstep/behavior/intercept.hpp"
-#include "flockstep/behavior/los_chase.hpp"
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
+#include "flockstep/sim/rules.hpp"
 
 namespace flockstep::client {
 
@@ -17,11 +14,6 @@ namespace {
 // A jump larger than this between two snapshots is a teleport (respawn, wrap), not motion: no
 // interpolation across it and no error sample from it.
 constexpr real kTeleportM = 12;
-
-bool is_craft(sim::Technique t) {
-  return t == sim::Technique::kPlayer || t == sim::Technique::kLosChase || t == sim::Technique::kIntercept ||
-         t == sim::Technique::kPattern;
-}
 
 DrawAgent draw_of(const sim::AgentView& v) {
   return {v.id.value, v.kind, v.group, v.position, v.velocity, v.orientation, v.aim, v.target.value, v.state};
@@ -32,6 +24,8 @@ DrawAgent draw_of(const sim::AgentView& v) {
 void RemoteAgents::configure(const sim::Scenario* scenario, real dt) {
   scenario_ = scenario;
   dt_ = dt;
+  extrapolator_.reset();
+  if (scenario_) extrapolator_.emplace(*scenario_, dt_);
 }
 
 void RemoteAgents::reset() {
@@ -43,7 +37,8 @@ void RemoteAgents::reset() {
   head_ = 0;
   count_ = 0;
   ex_.clear();
-  ex_target_.clear();
+  ex_prev_position_.clear();
+  ex_prev_orientation_.clear();
   ex_valid_ = false;
   error_ = {};
   rebase_jump_m_ = 0;
@@ -72,12 +67,10 @@ Vec2 RemoteAgents::delta(Vec2 from, Vec2 to) const {
   return to - from;
 }
 
-Vec2 RemoteAgents::wrap_position(Vec2 p, real radius) const {
+Vec2 RemoteAgents::confined(Vec2 p) const {
   if (!scenario_) return p;
-  const real w = scenario_->width, h = scenario_->height;
-  if (scenario_->wrap) return math::wrap_torus(p, w, h);
-  p.x = math::clamp(p.x, radius, w - radius);
-  p.y = math::clamp(p.y, radius, h - radius);
+  Vec2 v{};  // a drawn pose has no velocity to cancel
+  sim::apply_border(p, v, 0, *scenario_);
   return p;
 }
 
@@ -114,7 +107,7 @@ void RemoteAgents::push(std::uint64_t tick, std::vector<sim::AgentView>&& agents
       const auto it = index.find(id);
       if (it != index.end()) f.prev_index[i] = it->second;
     }
-    measure_error(prev, f);
+    measure_error(count_ - 2, f);
   }
 }
 
@@ -147,7 +140,7 @@ double RemoteAgents::sample_interpolated(double render_tick, std::vector<DrawAge
       const sim::AgentView& va = a.agents[static_cast<std::size_t>(ia)];
       const Vec2 dp = delta(va.position, vb.position);
       if (math::length_sq(dp) < kTeleportM * kTeleportM) {
-        d.position = wrap_position(va.position + dp * alpha, 0);
+        d.position = confined(va.position + dp * alpha);
         d.velocity = va.velocity + (vb.velocity - va.velocity) * alpha;
         d.orientation = math::wrap_angle(va.orientation + math::wrap_angle(vb.orientation - va.orientation) * alpha);
       } else if (alpha < 0.5) {
@@ -159,132 +152,37 @@ double RemoteAgents::sample_interpolated(double render_tick, std::vector<DrawAge
   return 0;
 }
 
-void RemoteAgents::init_ex(const Frame& f, std::vector<ExAgent>& ex, std::vector<std::int32_t>& target_index) const {
-  ex.resize(f.agents.size());
-  target_index.assign(f.agents.size(), -1);
-  std::unordered_map<std::uint32_t, std::int32_t> index;
-  index.reserve(f.agents.size());
-  for (std::size_t i = 0; i < f.agents.size(); ++i) {
-    const sim::AgentView& v = f.agents[i];
-    ExAgent& e = ex[i];
-    e.view = v;
-    e.cs = {v.position, v.velocity, v.orientation, v.angular_velocity};
-    e.heading = math::as_vector(v.orientation);
-    e.prev_position = v.position;
-    e.prev_orientation = v.orientation;
-    index.emplace(v.id.value, static_cast<std::int32_t>(i));
-  }
-  for (std::size_t i = 0; i < f.agents.size(); ++i) {
-    if (!f.agents[i].target.valid()) continue;
-    const auto it = index.find(f.agents[i].target.value);
-    if (it != index.end()) target_index[i] = it->second;
+void RemoteAgents::init_ex(std::int32_t k, std::vector<sim::ExtrapolatedAgent>& ex) const {
+  const Frame& f = frame(k);
+  if (k > 0) {
+    const Frame& before = frame(k - 1);
+    extrapolator_->init(f.agents, ex, before.agents, static_cast<std::int32_t>(f.tick - before.tick));
+  } else {
+    extrapolator_->init(f.agents, ex);
   }
 }
 
-void RemoteAgents::step_dead_reckoning(ExAgent& a, real dt) {
-  a.prev_position = a.cs.position;
-  a.prev_orientation = a.cs.orientation;
-  // Constant speed along a circle of the current turn rate (a straight line for vehicles).
-  const real dtheta = a.cs.angular_velocity * dt;
-  a.cs.position += a.cs.velocity * dt;
-  if (dtheta != 0) a.cs.velocity = math::rotate(a.cs.velocity, dtheta);
-  a.cs.orientation = math::wrap_angle(a.cs.orientation + dtheta);
-}
-
-void RemoteAgents::step_behaviour(std::vector<ExAgent>& agents, std::int32_t i,
-                                  const std::vector<std::int32_t>& target_index) const {
-  ExAgent& a = agents[static_cast<std::size_t>(i)];
-  const sim::Scenario& sc = *scenario_;
-  const bool has_group = a.view.group >= 0 && a.view.group < static_cast<std::int32_t>(sc.groups.size());
-  const sim::Technique tech =
-      has_group ? sc.groups[static_cast<std::size_t>(a.view.group)].technique : sim::Technique::kPlayer;
-  const std::int32_t ti = target_index[static_cast<std::size_t>(i)];
-  const ExAgent* target = ti >= 0 ? &agents[static_cast<std::size_t>(ti)] : nullptr;
-  // The target as this agent sees it (through the torus seam if the world wraps).
-  const Vec2 target_pos = target ? a.cs.position + delta(a.cs.position, target->cs.position) : a.view.aim;
-
-  if (!has_group || is_craft(tech)) {
-    real radius = sc.player_craft.length * 0.5;
-    if (has_group && (tech == sim::Technique::kLosChase || tech == sim::Technique::kIntercept) && target) {
-      const sim::GroupSpec& g = sc.groups[static_cast<std::size_t>(a.view.group)];
-      Vec2 goal = target_pos;
-      if (tech == sim::Technique::kIntercept) {
-        const behavior::InterceptParams ip{g.intercept_max_prediction, true};
-        goal = behavior::intercept_point({a.cs.position, a.cs.velocity}, {target_pos, target->cs.velocity}, ip);
-      }
-      const behavior::LosChaseParams los{g.los_tolerance, 1, true, false};
-      a.prev_position = a.cs.position;
-      a.prev_orientation = a.cs.orientation;
-      behavior::craft_step(a.cs, g.craft, behavior::los_chase_thrusters(a.cs, goal, los), dt_);
-      a.cs.orientation = math::wrap_angle(a.cs.orientation);
-      radius = g.radius;
-    } else {
-      step_dead_reckoning(a, dt_);
-      if (has_group) radius = sc.groups[static_cast<std::size_t>(a.view.group)].radius;
-    }
-    a.cs.position = wrap_position(a.cs.position, radius);
-    return;
+void RemoteAgents::advance_ex() {
+  ex_prev_position_.resize(ex_.size());
+  ex_prev_orientation_.resize(ex_.size());
+  for (std::size_t i = 0; i < ex_.size(); ++i) {
+    ex_prev_position_[i] = ex_[i].view.position;
+    ex_prev_orientation_[i] = ex_[i].view.orientation;
   }
-
-  const sim::GroupSpec& g = sc.groups[static_cast<std::size_t>(a.view.group)];
-  behavior::Body b{a.cs.position, a.cs.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
-  Vec2 f{};
-  switch (tech) {
-    case sim::Technique::kChase:
-      if (target) f = behavior::seek_force(b, target_pos);
-      break;
-    case sim::Technique::kPursue:
-      if (target) f = behavior::pursue_force(b, {target_pos, target->cs.velocity});
-      break;
-    case sim::Technique::kEvade:
-      if (target) f = behavior::evade_force(b, {target_pos, target->cs.velocity});
-      break;
-    case sim::Technique::kHide:
-      if (a.view.state == sim::BehaviorState::kHiding) f = behavior::arrive_force(b, a.view.aim, g.arrive_deceleration);
-      break;
-    case sim::Technique::kPathFollow:
-      if (a.view.state == sim::BehaviorState::kPatrolling || a.view.state == sim::BehaviorState::kSeeking)
-        f = behavior::seek_force(b, a.view.aim);
-      break;
-    case sim::Technique::kOffsetPursuit:
-      if (target && target->view.group >= 0 && target->view.group < static_cast<std::int32_t>(sc.groups.size())) {
-        const sim::GroupSpec& lg = sc.groups[static_cast<std::size_t>(target->view.group)];
-        const behavior::Body leader{target_pos,   target->cs.velocity, target->heading, lg.mass,
-                                    lg.max_force, lg.max_speed,        lg.radius};
-        f = behavior::offset_pursuit_force(b, leader, g.offset, behavior::OffsetFrame::kLeaderLocal,
-                                           g.arrive_deceleration);
-      }
-      break;
-    default:
-      // Flocking and wandering need neighbours and private random streams: dead reckoning.
-      break;
-  }
-  a.prev_position = a.cs.position;
-  a.prev_orientation = a.cs.orientation;
-  behavior::body_update(b, f, dt_);
-  a.cs.position = wrap_position(b.position, g.radius);
-  a.cs.velocity = b.velocity;
-  a.heading = b.heading;
-  a.cs.orientation = math::orientation_of(b.heading);
+  extrapolator_->step(ex_);
 }
 
-void RemoteAgents::advance_ex(std::vector<ExAgent>& ex, const std::vector<std::int32_t>& target_index) const {
-  for (std::int32_t i = 0; i < static_cast<std::int32_t>(ex.size()); ++i) step_behaviour(ex, i, target_index);
-}
-
-void RemoteAgents::measure_error(const Frame& older, const Frame& newer) {
-  if (!scenario_ || newer.tick <= older.tick) return;
+void RemoteAgents::measure_error(std::int32_t k_older, const Frame& newer) {
+  const Frame& older = frame(k_older);
+  if (!extrapolator_ || newer.tick <= older.tick) return;
   const std::uint64_t span = newer.tick - older.tick;
   const std::int32_t ticks = static_cast<std::int32_t>(span > 30 ? 30 : span);
-  init_ex(older, scratch_b_, scratch_target_);
+  init_ex(k_older, scratch_b_);
   scratch_d_ = scratch_b_;
-  for (std::int32_t t = 0; t < ticks; ++t) {
-    advance_ex(scratch_b_, scratch_target_);
-    for (ExAgent& e : scratch_d_) {
-      step_dead_reckoning(e, dt_);
-      e.cs.position = wrap_position(e.cs.position, 0);
-    }
-  }
+  // The control: every agent dead reckoned by the same model the extrapolator falls back to.
+  for (sim::ExtrapolatedAgent& e : scratch_d_) e.method = sim::ExtrapolationMethod::kDeadReckoning;
+  extrapolator_->advance(scratch_b_, ticks);
+  extrapolator_->advance(scratch_d_, ticks);
   ExtrapolationError err;
   err.ticks = ticks;
   real sum_b = 0, sum_d = 0;
@@ -292,8 +190,8 @@ void RemoteAgents::measure_error(const Frame& older, const Frame& newer) {
     const std::int32_t ia = newer.prev_index[i];
     if (ia < 0) continue;
     const Vec2 truth = newer.agents[i].position;
-    const real eb = math::length(delta(scratch_b_[static_cast<std::size_t>(ia)].cs.position, truth));
-    const real ed = math::length(delta(scratch_d_[static_cast<std::size_t>(ia)].cs.position, truth));
+    const real eb = math::length(delta(scratch_b_[static_cast<std::size_t>(ia)].view.position, truth));
+    const real ed = math::length(delta(scratch_d_[static_cast<std::size_t>(ia)].view.position, truth));
     if (eb > kTeleportM || ed > kTeleportM) continue;  // respawn
     sum_b += eb;
     sum_d += ed;
@@ -309,7 +207,7 @@ void RemoteAgents::measure_error(const Frame& older, const Frame& newer) {
 
 void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& out, std::int32_t max_ahead_ticks) {
   out.clear();
-  if (count_ == 0 || !scenario_) return;
+  if (count_ == 0 || !extrapolator_) return;
   const Frame& f = frame(count_ - 1);
   double t = now_tick;
   const double newest_t = static_cast<double>(f.tick);
@@ -323,19 +221,26 @@ void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& 
     const bool can_compare = ex_valid_ && count_ >= 2 && frame(count_ - 2).tick == ex_base_tick_;
     if (can_compare) {
       while (ex_tick_ < target_tick) {
-        advance_ex(ex_, ex_target_);
+        advance_ex();
         ++ex_tick_;
       }
       old_pos.reserve(ex_.size());
       const real alpha = static_cast<real>(1.0 - (static_cast<double>(ex_tick_) - t));
-      for (const ExAgent& e : ex_) old_pos.push_back(e.prev_position + delta(e.prev_position, e.cs.position) * alpha);
+      for (std::size_t i = 0; i < ex_.size(); ++i)
+        old_pos.push_back(ex_prev_position_[i] + delta(ex_prev_position_[i], ex_[i].view.position) * alpha);
     }
-    init_ex(f, ex_, ex_target_);
+    init_ex(count_ - 1, ex_);
+    ex_prev_position_.clear();
+    ex_prev_orientation_.clear();
+    for (const sim::ExtrapolatedAgent& e : ex_) {
+      ex_prev_position_.push_back(e.view.position);
+      ex_prev_orientation_.push_back(e.view.orientation);
+    }
     ex_base_tick_ = f.tick;
     ex_tick_ = f.tick;
     ex_valid_ = true;
     while (ex_tick_ < target_tick) {
-      advance_ex(ex_, ex_target_);
+      advance_ex();
       ++ex_tick_;
     }
     if (can_compare) {
@@ -345,9 +250,9 @@ void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& 
       for (std::size_t i = 0; i < ex_.size(); ++i) {
         const std::int32_t ia = f.prev_index[i];
         if (ia < 0 || static_cast<std::size_t>(ia) >= old_pos.size()) continue;
-        const ExAgent& e = ex_[i];
-        const real j = math::length(delta(old_pos[static_cast<std::size_t>(ia)],
-                                          e.prev_position + delta(e.prev_position, e.cs.position) * alpha));
+        const Vec2 prev = ex_prev_position_[i];
+        const real j = math::length(
+            delta(old_pos[static_cast<std::size_t>(ia)], prev + delta(prev, ex_[i].view.position) * alpha));
         if (j > kTeleportM) continue;
         sum += j;
         ++n;
@@ -356,20 +261,20 @@ void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& 
     }
   }
   while (ex_tick_ < target_tick) {
-    advance_ex(ex_, ex_target_);
+    advance_ex();
     ++ex_tick_;
   }
   // Draw between the last two extrapolated ticks (t lies in (ex_tick_ - 1, ex_tick_]).
   real alpha = static_cast<real>(1.0 - (static_cast<double>(ex_tick_) - t));
   if (ex_tick_ == ex_base_tick_) alpha = 1;
   out.reserve(ex_.size());
-  for (const ExAgent& e : ex_) {
-    DrawAgent d = draw_of(e.view);
-    const Vec2 dp = delta(e.prev_position, e.cs.position);
-    d.position = wrap_position(e.prev_position + dp * alpha, 0);
-    d.velocity = e.cs.velocity;
-    d.orientation =
-        math::wrap_angle(e.prev_orientation + math::wrap_angle(e.cs.orientation - e.prev_orientation) * alpha);
+  for (std::size_t i = 0; i < ex_.size(); ++i) {
+    const sim::AgentView& v = ex_[i].view;
+    DrawAgent d = draw_of(v);
+    const Vec2 prev = ex_prev_position_[i];
+    d.position = confined(prev + delta(prev, v.position) * alpha);
+    const real prev_ori = ex_prev_orientation_[i];
+    d.orientation = math::wrap_angle(prev_ori + math::wrap_angle(v.orientation - prev_ori) * alpha);
     out.push_back(d);
   }
 }

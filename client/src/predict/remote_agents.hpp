@@ -3,19 +3,20 @@
 /// Everyone the client does not control: a short buffer of snapshots, sampled either
 ///  - by interpolation (default): drawn `delay` in the past between the two snapshots around
 ///    that time, like Source's 100 ms interpolation buffer; or
-///  - by behaviour-aware extrapolation: drawn at the estimated current server time by running
-///    the shared steering code forward from the newest snapshot (seek/pursue/evade toward the
-///    target the snapshot names, LOS thrusters for crafts chasing an aim point, T08 body update
-///    and T10 craft step), falling back to dead reckoning for behaviours that need neighbours.
-/// Each new snapshot also measures how far both extrapolators (behaviour-aware and plain dead
-/// reckoning) were off after one snapshot interval, so the viewer can show the error it has.
+///  - by extrapolation: drawn at the estimated current server time by sim::Extrapolator, which
+///    runs the World's own behaviour code forward from the newest snapshot where the snapshot
+///    holds its inputs and dead reckons (the codec's second-order model) otherwise. Which agent
+///    gets which is decided there, from the scenario, never here.
+/// Each new snapshot also measures how far the extrapolation and plain dead reckoning were off
+/// after one snapshot interval, so the viewer can show the error it has.
 ///
 /// Pure C++ (no Emscripten): unit tested under node.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
-#include "flockstep/behavior/craft.hpp"
 #include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/extrapolate.hpp"
 #include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::client {
@@ -38,9 +39,9 @@ struct DrawAgent {
 
 /// Errors of the two extrapolators after one snapshot interval, measured on the newest snapshot.
 struct ExtrapolationError {
-  real behaviour_mean_m = 0;  ///< behaviour-aware extrapolation, mean position error, m
+  real behaviour_mean_m = 0;  ///< sim::Extrapolator, mean position error, m
   real behaviour_max_m = 0;
-  real dead_reckoning_mean_m = 0;  ///< constant velocity (and turn rate for crafts), mean, m
+  real dead_reckoning_mean_m = 0;  ///< every agent dead reckoned (second order), mean, m
   std::int32_t samples = 0;        ///< agents compared
   std::int32_t ticks = 0;          ///< interval extrapolated over, ticks
 };
@@ -77,7 +78,7 @@ class RemoteAgents {
   /// snapshot in ticks (0 when the buffer covered it: > 0 means the buffer ran dry).
   double sample_interpolated(double render_tick, std::vector<DrawAgent>& out) const;
 
-  /// Poses at fractional server tick `now_tick` by behaviour-aware extrapolation from the newest
+  /// Poses at fractional server tick `now_tick` by sim::Extrapolator from the newest
   /// snapshot (state advanced tick by tick and kept between calls, so each call costs at most a
   /// few steps per agent). Extrapolates at most `max_ahead_ticks` past the newest snapshot.
   void sample_extrapolated(double now_tick, std::vector<DrawAgent>& out, std::int32_t max_ahead_ticks = 30);
@@ -88,19 +89,6 @@ class RemoteAgents {
   /// basis (the visible correction of extrapolation mode), m.
   real last_rebase_jump_m() const { return rebase_jump_m_; }
 
-  /// One tick of behaviour-aware extrapolation of agent `a` (public for tests). `others` are the
-  /// states of the same snapshot (targets are looked up in it by id through `index_of`).
-  struct ExAgent {
-    sim::AgentView view;      ///< identity and the snapshot's annotations
-    behavior::CraftState cs;  ///< position, velocity, orientation, angular velocity
-    Vec2 heading{1, 0};       ///< vehicles: unit heading (T08)
-    Vec2 prev_position;       ///< pose one tick earlier, for sub-tick rendering
-    real prev_orientation = 0;
-  };
-  void step_behaviour(std::vector<ExAgent>& agents, std::int32_t i,
-                      const std::vector<std::int32_t>& target_index) const;
-  static void step_dead_reckoning(ExAgent& a, real dt);
-
  private:
   struct Frame {
     std::uint64_t tick = 0;
@@ -109,26 +97,30 @@ class RemoteAgents {
   };
   const Frame& frame(std::int32_t k) const;  // 0 = oldest
   Frame& frame(std::int32_t k);
-  void init_ex(const Frame& f, std::vector<ExAgent>& ex, std::vector<std::int32_t>& target_index) const;
-  void advance_ex(std::vector<ExAgent>& ex, const std::vector<std::int32_t>& target_index) const;
-  void measure_error(const Frame& older, const Frame& newer);
-  Vec2 wrap_position(Vec2 p, real radius) const;
+  /// Extrapolation state of a snapshot: frame(k), with the rates measured since frame(k - 1).
+  void init_ex(std::int32_t k, std::vector<sim::ExtrapolatedAgent>& ex) const;
+  /// One tick forward, remembering the poses before it for sub-tick drawing.
+  void advance_ex();
+  void measure_error(std::int32_t k_older, const Frame& newer);
+  /// A position drawn between two states, put back into the world (torus or clamp).
+  Vec2 confined(Vec2 p) const;
   Vec2 delta(Vec2 from, Vec2 to) const;
 
   const sim::Scenario* scenario_ = nullptr;
   real dt_ = real(1) / 60;
+  std::optional<sim::Extrapolator> extrapolator_;
   Frame frames_[kFrames];
   std::int32_t head_ = 0;  // oldest frame
   std::int32_t count_ = 0;
   // Extrapolation state: based on snapshot ex_base_tick_, advanced to ex_tick_.
-  std::vector<ExAgent> ex_;
-  std::vector<std::int32_t> ex_target_;
+  std::vector<sim::ExtrapolatedAgent> ex_;
+  std::vector<Vec2> ex_prev_position_;  // pose one tick before ex_, for sub-tick drawing
+  std::vector<real> ex_prev_orientation_;
   std::uint64_t ex_base_tick_ = 0;
   std::uint64_t ex_tick_ = 0;
   bool ex_valid_ = false;
   // Scratch for measure_error.
-  std::vector<ExAgent> scratch_b_, scratch_d_;
-  std::vector<std::int32_t> scratch_target_;
+  std::vector<sim::ExtrapolatedAgent> scratch_b_, scratch_d_;
   ExtrapolationError error_;
   real rebase_jump_m_ = 0;
 };

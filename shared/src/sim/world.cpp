@@ -9,6 +9,7 @@
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/intercept.hpp"
 #include "flockstep/behavior/kinematic.hpp"
+#include "flockstep/sim/model_params.hpp"
 #include "flockstep/sim/player.hpp"
 #include "flockstep/sim/rules.hpp"
 #include "flockstep/behavior/steering.hpp"
@@ -80,14 +81,7 @@ World::World(const Scenario& scenario)
     behavior::make_fixed_line_path(scenario_.paths[p].points, scenario_.paths[p].loop, line_paths_[p]);
   rebuild_groups();
   // Solid borders are walls like any other, so the feelers (T75) keep agents inside.
-  if (!scenario_.wrap) {
-    const real w = scenario_.width, h = scenario_.height;
-    // Wall normals (left of a->b) face inward.
-    scenario_.walls.push_back({{0, 0}, {w, 0}});
-    scenario_.walls.push_back({{w, 0}, {w, h}});
-    scenario_.walls.push_back({{w, h}, {0, h}});
-    scenario_.walls.push_back({{0, h}, {0, 0}});
-  }
+  add_border_walls(scenario_);
   build_tiles();
   grid_.init(scenario_.width, scenario_.height, scenario_.grid_cell, scenario_.wrap, capacity_);
   build_obstacle_index();

@@ -4,6 +4,7 @@
 #include "flockstep/sim/world.hpp"
 
 #include "flockstep/behavior/los_chase.hpp"
+#include "flockstep/sim/model_params.hpp"
 #include "flockstep/sim/player.hpp"
 #include "flockstep/sim/rules.hpp"
 
@@ -26,7 +27,7 @@ void World::steer_craft(std::int32_t i, Tally& tally) {
     real player_dist = math::kInfinity;
     // The target: the nearest player, or the nearest agent of target_group.
     const std::int32_t pj = nearest_target(g, i, position_[i], &player_dist);
-    const behavior::LosChaseParams los{g.los_tolerance, 1, true, false};
+    const behavior::LosChaseParams los = los_chase_params(g);
     const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
     switch (g.technique) {
       case Technique::kLosChase: {
@@ -44,7 +45,7 @@ void World::steer_craft(std::int32_t i, Tally& tally) {
       case Technique::kIntercept: {
         if (pj >= 0) {
           const behavior::Mover prey{position_[i] + delta(position_[i], position_[pj]), velocity_[pj]};
-          const behavior::InterceptParams ip{g.intercept_max_prediction, true};
+          const behavior::InterceptParams ip = intercept_params(g);
           const behavior::InterceptChaseOutput out = behavior::intercept_chase(cs, prey, ip, los, chase_mode_[i]);
           t = out.thrusters;
           tally.add(23);

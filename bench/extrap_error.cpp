@@ -1,0 +1,137 @@
+// Extrapolation error of the viewer's remote-agent extrapolation against the server's truth.
+//
+// For each shipped scenario: a World runs with one player steering evasively; every
+// 1/snapshot_rate s a snapshot is quantised through the codec exactly as the server sends it
+// (codec::quantize / dequantize), held back `hold` ms (the latency the viewer's extrapolation
+// covers), pushed into client::RemoteAgents, extrapolated to the current tick and compared with
+// the World's agents at that tick. Errors are grouped by group kind (the group's technique name,
+// or "composed/<model>") over every scenario, and printed as median and p95 in metres.
+//
+//   build/release/bench/flockstep_extrap_error [scenarios_dir] [seconds]
+//
+// Deterministic: the same build prints the same table.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codec/scenario_json.hpp"
+#include "codec/snapshot_codec.hpp"
+#include "flockstep/math/transform.hpp"
+#include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
+#include "predict/remote_agents.hpp"
+
+namespace {
+
+using namespace flockstep;
+
+/// Snapshot rate the server sends by default (server/src/config/config.hpp), Hz.
+constexpr int kSnapshotRateHz = 20;
+/// Hold-backs measured, ms.
+constexpr int kHoldMs[] = {100, 250};
+/// The shipped scenarios measured (every group kind the project ships).
+const char* const kScenarios[] = {"arena.json",
+                                  "aidemo4.json",
+                                  "flocking.json",
+                                  "gallery.json",
+                                  "intercept.json",
+                                  "lamothe.json",
+                                  "millington.json",
+                                  "patterns.json",
+                                  "shoal.json",
+                                  "slides_hide.json",
+                                  "slides_offset_pursuit.json",
+                                  "tile_patrols.json"};
+/// A position error beyond this is a respawn or a wrap the snapshot could not show: not counted.
+constexpr double kTeleportM = 12;
+
+std::string kind_of(const sim::Scenario& s, std::int32_t group) {
+  if (group < 0 || group >= static_cast<std::int32_t>(s.groups.size())) return "player";
+  const sim::GroupSpec& g = s.groups[static_cast<std::size_t>(group)];
+  if (g.technique == sim::Technique::kComposed) return std::string("composed/") + sim::model_name(g.model);
+  return sim::technique_name(g.technique);
+}
+
+double percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(k, v.size() - 1)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string dir = argc > 1 ? argv[1] : "scenarios";
+  const double seconds = argc > 2 ? std::atof(argv[2]) : 30.0;
+  // errors[kind][hold index]
+  std::map<std::string, std::vector<double>[2]> errors;
+  for (const char* name : kScenarios) {
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    sim::Scenario sc;
+    try {
+      sc = codec::load_scenario_file(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "extrap_error: %s: %s\n", path.c_str(), e.what());
+      return 1;
+    }
+    const codec::WireGeometry geo = codec::WireGeometry::of(sc);
+    const int every = std::max(1, static_cast<int>(sc.tick_rate_hz) / kSnapshotRateHz);
+    for (int h = 0; h < 2; ++h) {
+      const auto hold = static_cast<std::uint64_t>(kHoldMs[h] * static_cast<int>(sc.tick_rate_hz) / 1000);
+      sim::World w(sc);
+      const sim::AgentId me = w.add_player();
+      client::RemoteAgents ra;
+      ra.configure(&w.scenario(), w.dt());
+      std::deque<std::pair<std::uint64_t, std::vector<sim::AgentView>>> in_flight;
+      std::vector<client::DrawAgent> drawn;
+      const auto ticks = static_cast<std::uint64_t>(seconds * sc.tick_rate_hz);
+      for (std::uint64_t t = 0; t < ticks; ++t) {
+        w.set_input(me, sim::canonical::evasive_input(t));
+        w.step();
+        if (w.tick() % static_cast<std::uint64_t>(every) == 0) {
+          std::vector<sim::AgentView> snap;
+          snap.reserve(static_cast<std::size_t>(w.size()));
+          for (std::int32_t i = 0; i < w.size(); ++i)
+            snap.push_back(codec::dequantize(codec::quantize(w.view(i), geo)));
+          in_flight.emplace_back(w.tick(), std::move(snap));
+        }
+        bool arrived = false;
+        while (!in_flight.empty() && in_flight.front().first + hold <= w.tick()) {
+          ra.push(in_flight.front().first, std::move(in_flight.front().second));
+          in_flight.pop_front();
+          arrived = true;
+        }
+        if (!arrived) continue;  // measure right when a held-back snapshot lands: `hold` ticks ahead
+        ra.sample_extrapolated(static_cast<double>(w.tick()), drawn, 1 << 20);
+        for (const client::DrawAgent& d : drawn) {
+          if (d.group < 0) continue;  // players: the local one is predicted, remote ones are not NPCs
+          const std::int32_t i = w.index_of(sim::AgentId{d.id});
+          if (i < 0) continue;
+          const sim::AgentView truth = w.view(i);
+          if (truth.spawn_tick + hold > w.tick()) continue;
+          const math::Vec2 dp = sc.wrap ? math::torus_delta(d.position, truth.position, sc.width, sc.height)
+                                        : truth.position - d.position;
+          const double e = math::length(dp);
+          if (e > kTeleportM) continue;
+          errors[kind_of(sc, truth.group)][h].push_back(e);
+        }
+      }
+    }
+  }
+  std::printf("| group kind | samples | 100 ms median | 100 ms p95 | 250 ms median | 250 ms p95 |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|\n");
+  for (auto& [kind, e] : errors) {
+    const std::size_t n = e[0].size();
+    const double m0 = percentile(e[0], 0.5), p0 = percentile(e[0], 0.95);
+    const double m1 = percentile(e[1], 0.5), p1 = percentile(e[1], 0.95);
+    std::printf("| %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", kind.c_str(), n, m0, p0, m1, p1);
+  }
+  return 0;
+}

@@ -1,0 +1,375 @@
+#include "flockstep/sim/extrapolate.hpp"
+
+#include <algorithm>
+
+#include "flockstep/behavior/avoid.hpp"
+#include "flockstep/behavior/blend.hpp"
+#include "flockstep/behavior/body.hpp"
+#include "flockstep/behavior/combine.hpp"
+#include "flockstep/behavior/craft.hpp"
+#include "flockstep/behavior/force_steering.hpp"
+#include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/los_chase.hpp"
+#include "flockstep/math/angle.hpp"
+#include "flockstep/math/transform.hpp"
+#include "flockstep/sim/model_params.hpp"
+#include "flockstep/sim/rules.hpp"
+
+namespace flockstep::sim {
+namespace {
+
+/// Behaviours of a vehicle composition whose inputs a snapshot carries: the agent itself, the
+/// players and other agents (positions, velocities, headings), the leader of a group (lowest id)
+/// and the scenario's static walls and obstacles. Flocking and wandering need every neighbour's
+/// private random stream and the world's neighbour truncation; waypoint following needs the
+/// agent's waypoint index: those are not in a snapshot.
+bool snapshot_evaluable(BehaviorType t) {
+  switch (t) {
+    case BehaviorType::kWallAvoid:
+    case BehaviorType::kObstacleAvoid:
+    case BehaviorType::kFleePlayers:
+    case BehaviorType::kSeek:
+    case BehaviorType::kArrive:
+    case BehaviorType::kFlee:
+    case BehaviorType::kPursue:
+    case BehaviorType::kEvade:
+    case BehaviorType::kHide:
+    case BehaviorType::kOffsetPursuit:
+    case BehaviorType::kInterpose: return true;
+    default: return false;
+  }
+}
+
+ExtrapolationMethod method_for(const GroupSpec& g, const Composition& c) {
+  switch (model_of(g)) {
+    case Model::kCraft:
+      return g.technique == Technique::kLosChase || g.technique == Technique::kIntercept
+                 ? ExtrapolationMethod::kBehaviour
+                 : ExtrapolationMethod::kDeadReckoning;
+    case Model::kVehicle: {
+      const bool combiner =
+          c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kBlend || c.combiner == Combiner::kPriority;
+      // T82 heading smoothing keeps a per-agent history a snapshot does not carry.
+      if (!combiner || c.filters.heading_samples > 0 || c.behaviors.empty()) return ExtrapolationMethod::kDeadReckoning;
+      for (const BehaviorSpec& b : c.behaviors)
+        if (b.weight > 0 && !snapshot_evaluable(b.type)) return ExtrapolationMethod::kDeadReckoning;
+      return ExtrapolationMethod::kBehaviour;
+    }
+    default: return ExtrapolationMethod::kDeadReckoning;
+  }
+}
+
+/// A jump larger than this between two snapshots of one agent is a respawn, not motion: no
+/// rates are estimated across it.
+constexpr real kTeleportM = 12;
+/// Below this speed the direction of travel is noise (the codec's speed step is 1/16 m/s).
+constexpr real kStillMps = 0.0625;
+
+}  // namespace
+
+Extrapolator::Extrapolator(const Scenario& scenario, real dt) : scenario_(scenario), dt_(dt) {
+  // The World adds the solid border as four walls; a scenario taken from a World already has them.
+  Scenario border;
+  border.width = scenario_.width;
+  border.height = scenario_.height;
+  border.wrap = scenario_.wrap;
+  add_border_walls(border);
+  for (const behavior::Wall& w : border.walls) {
+    const bool present = std::any_of(scenario_.walls.begin(), scenario_.walls.end(),
+                                     [&](const behavior::Wall& o) { return o.a == w.a && o.b == w.b; });
+    if (!present) scenario_.walls.push_back(w);
+  }
+  for (const GroupSpec& g : scenario_.groups) {
+    compose_.push_back(composition_of(g));
+    method_.push_back(method_for(g, compose_.back()));
+  }
+}
+
+ExtrapolationMethod Extrapolator::method_of(std::int32_t group) const {
+  if (group < 0 || group >= static_cast<std::int32_t>(method_.size())) return ExtrapolationMethod::kDeadReckoning;
+  return method_[static_cast<std::size_t>(group)];
+}
+
+Vec2 Extrapolator::delta(Vec2 from, Vec2 to) const {
+  return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
+}
+
+real Extrapolator::radius_of(std::int32_t group) const {
+  return group >= 0 && group < static_cast<std::int32_t>(scenario_.groups.size())
+             ? scenario_.groups[static_cast<std::size_t>(group)].radius
+             : scenario_.player_craft.length * 0.5;
+}
+
+void Extrapolator::init(std::span<const AgentView> views, std::vector<ExtrapolatedAgent>& out,
+                        std::span<const AgentView> previous, std::int32_t ticks_between) const {
+  out.resize(views.size());
+  std::size_t hint = 0;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const AgentView& v = views[i];
+    ExtrapolatedAgent& a = out[i];
+    a = ExtrapolatedAgent{};
+    a.view = v;
+    a.heading = math::as_vector(v.orientation);
+    a.method = v.kind == AgentKind::kPlayer ? ExtrapolationMethod::kDeadReckoning : method_of(v.group);
+    if (ticks_between <= 0 || previous.empty()) continue;
+    // Snapshots keep the same order unless agents came or went: try the same index first.
+    const AgentView* old = nullptr;
+    if (i < previous.size() && previous[i].id == v.id) old = &previous[i];
+    for (std::size_t k = 0; !old && k < previous.size(); ++k) {
+      const std::size_t j = (hint + k) % previous.size();
+      if (previous[j].id == v.id) {
+        old = &previous[j];
+        hint = j + 1;
+      }
+    }
+    if (!old || math::length_sq(delta(old->position, v.position)) > kTeleportM * kTeleportM) continue;
+    const real s0 = math::length(old->velocity), s1 = math::length(v.velocity);
+    const real n = static_cast<real>(ticks_between);
+    a.accel = (s1 - s0) / n;
+    if (s0 > kStillMps && s1 > kStillMps)
+      a.turn = math::wrap_angle(math::orientation_of(v.velocity) - math::orientation_of(old->velocity)) / n;
+  }
+}
+
+std::int32_t Extrapolator::nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group,
+                                          std::int32_t self, Vec2 p) const {
+  // As World::nearest_target: the nearest player, or the nearest other agent of target_group;
+  // ties keep the lower index (snapshots list agents in the World's dense order).
+  std::int32_t best = -1;
+  real best_d2 = math::kInfinity;
+  for (std::int32_t j = 0; j < static_cast<std::int32_t>(agents.size()); ++j) {
+    const AgentView& o = agents[static_cast<std::size_t>(j)].view;
+    const bool wanted = target_group < 0 ? o.kind == AgentKind::kPlayer : (o.group == target_group && j != self);
+    if (!wanted) continue;
+    const real d2 = math::length_sq(delta(p, o.position));
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      best = j;
+    }
+  }
+  return best;
+}
+
+std::int32_t Extrapolator::leader_of(std::span<const ExtrapolatedAgent> agents, std::int32_t group) const {
+  // As the World: the member with the lowest id value leads.
+  std::int32_t best = -1;
+  for (std::int32_t j = 0; j < static_cast<std::int32_t>(agents.size()); ++j) {
+    const AgentView& o = agents[static_cast<std::size_t>(j)].view;
+    if (o.group == group && o.kind != AgentKind::kPlayer &&
+        (best < 0 || o.id.value < agents[static_cast<std::size_t>(best)].view.id.value))
+      best = j;
+  }
+  return best;
+}
+
+Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const {
+  const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
+  Steer s;
+  s.state = a.view.state;
+  if (a.method != ExtrapolationMethod::kBehaviour) return s;
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
+  const Vec2 pos = a.view.position;
+  const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
+  // The agent j as agent i sees it: at its torus copy nearest to i.
+  auto mover_of = [&](std::int32_t j) {
+    const AgentView& o = agents[static_cast<std::size_t>(j)].view;
+    return behavior::Mover{pos + delta(pos, o.position), o.velocity};
+  };
+
+  if (model_of(g) == Model::kCraft) {
+    // World::steer_craft, T21 and T23/T24, with the chase mode the snapshot reports.
+    const behavior::CraftState cs{pos, a.view.velocity, a.view.orientation, a.view.angular_velocity};
+    const behavior::LosChaseParams los = los_chase_params(g);
+    const std::int32_t pj = nearest_target(agents, g.target_group, i, pos);
+    if (g.technique == Technique::kLosChase) {
+      s.thrusters = behavior::los_chase_thrusters(cs, pj >= 0 ? mover_of(pj).position : centre, los);
+    } else if (pj >= 0) {
+      behavior::ChaseMode mode = a.view.state == BehaviorState::kLosFallback ? behavior::ChaseMode::line_of_sight
+                                                                             : behavior::ChaseMode::intercept;
+      const behavior::InterceptChaseOutput out =
+          behavior::intercept_chase(cs, mover_of(pj), intercept_params(g), los, mode);
+      s.thrusters = out.thrusters;
+      s.state =
+          out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
+    } else {
+      s.thrusters = behavior::los_chase_thrusters(cs, centre, los);
+    }
+    return s;
+  }
+
+  // Vehicle composition (compose.hpp), each behaviour's force as World::run_behavior computes it.
+  const Composition& c = compose_[static_cast<std::size_t>(a.view.group)];
+  const behavior::Body b{pos, a.view.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
+  behavior::TruncatedRunningSum sum{g.max_force};
+  behavior::PriorityArbiter priority{c.epsilon};
+  behavior::SteeringOutput outs[kMaxBehaviors];
+  real weights[kMaxBehaviors] = {};
+  const std::size_t nb = std::min(c.behaviors.size(), static_cast<std::size_t>(kMaxBehaviors));
+  for (std::size_t k = 0; k < nb; ++k) {
+    const BehaviorSpec& bs = c.behaviors[k];
+    if (!(bs.weight > 0)) continue;
+    if (c.combiner == Combiner::kRunningSum && sum.full()) break;
+    if (c.combiner == Combiner::kPriority && priority.decided()) break;
+    bool produced = true;
+    Vec2 f{};
+    auto target = [&]() { return nearest_target(agents, bs.target_group, i, pos); };
+    switch (bs.type) {
+      case BehaviorType::kWallAvoid:
+        produced = !scenario_.walls.empty();
+        if (produced) f = behavior::wall_avoidance_force(b, scenario_.walls, g.feelers);
+        break;
+      case BehaviorType::kObstacleAvoid:
+        produced = !scenario_.obstacles.empty();
+        if (produced) f = behavior::obstacle_avoidance_force(b, scenario_.obstacles, g.detection);
+        break;
+      case BehaviorType::kFleePlayers: {
+        const real range = bs.range > 0 ? bs.range : g.panic_range;
+        const std::int32_t pj = nearest_target(agents, -1, i, pos);
+        const Vec2 threat = pj >= 0 ? mover_of(pj).position : Vec2{};
+        produced = pj >= 0 && math::length(threat - pos) < range;
+        if (produced) f = behavior::flee_force(b, threat, range);
+        break;
+      }
+      case BehaviorType::kOffsetPursuit:
+      case BehaviorType::kInterpose: {
+        const std::int32_t li = leader_of(agents, bs.leader_group);
+        if (li < 0 || li == i) break;
+        const ExtrapolatedAgent& l = agents[static_cast<std::size_t>(li)];
+        if (bs.type == BehaviorType::kOffsetPursuit) {
+          const GroupSpec& lg = scenario_.groups[static_cast<std::size_t>(l.view.group)];
+          const behavior::Body leader{mover_of(li).position, l.view.velocity, l.heading, lg.mass,
+                                      lg.max_force,          lg.max_speed,    lg.radius};
+          f = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
+                                             bs.deceleration);
+        } else {
+          const std::int32_t tj = target();
+          if (tj >= 0) f = behavior::interpose_force(b, mover_of(tj), mover_of(li), bs.deceleration);
+        }
+        break;
+      }
+      default: {  // seek, arrive, flee, pursue, evade, hide
+        const bool seek_like = bs.type == BehaviorType::kSeek || bs.type == BehaviorType::kArrive;
+        if (seek_like && !math::is_zero(bs.goal)) {
+          const Vec2 aim = pos + delta(pos, bs.goal);
+          f = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, aim)
+                                             : behavior::arrive_force(b, aim, bs.deceleration);
+          break;
+        }
+        const std::int32_t tj = target();
+        if (tj < 0) {
+          // No target: idle at the world centre; flee has nothing to flee from.
+          if (bs.type != BehaviorType::kFlee) f = behavior::arrive_force(b, centre, g.arrive_deceleration);
+          break;
+        }
+        const behavior::Mover tm = mover_of(tj);
+        switch (bs.type) {
+          case BehaviorType::kSeek: f = behavior::seek_force(b, tm.position); break;
+          case BehaviorType::kArrive: f = behavior::arrive_force(b, tm.position, bs.deceleration); break;
+          case BehaviorType::kPursue: f = behavior::pursue_force(b, tm); break;
+          case BehaviorType::kEvade: f = behavior::evade_force(b, tm); break;
+          case BehaviorType::kFlee:
+            f = behavior::flee_force(b, tm.position, bs.range > 0 ? bs.range : math::kInfinity);
+            break;
+          default: f = behavior::hide_force(b, tm, scenario_.obstacles, g.hide, nullptr); break;
+        }
+        break;
+      }
+    }
+    if (!produced) continue;
+    // The combiner's step (World::ComposeSink::emit).
+    if (c.combiner == Combiner::kRunningSum) sum.add(bs.weight, f);
+    else if (c.combiner == Combiner::kPriority) priority.offer(behavior::SteeringOutput{f, 0} * bs.weight);
+    outs[k] = {f, 0};
+    weights[k] = bs.weight;
+  }
+  const behavior::BlendParams clip{g.max_force, c.max_angular};
+  switch (c.combiner) {
+    case Combiner::kRunningSum: s.force = sum.result(); break;
+    case Combiner::kPriority:
+      s.force = priority.decided() ? behavior::clip_steering(priority.winner(), clip).linear : Vec2{};
+      break;
+    default:
+      s.force = behavior::blend_steering(std::span<const behavior::SteeringOutput>(outs, nb),
+                                         std::span<const real>(weights, nb), clip)
+                    .linear;
+      break;
+  }
+  return s;
+}
+
+void Extrapolator::dead_reckon(ExtrapolatedAgent& a) const {
+  // The codec's second-order model (codec::predict_motion): speed and direction of travel keep
+  // changing at their measured rates; the position advances semi-implicitly like the World's bodies.
+  AgentView& v = a.view;
+  const real speed = math::length(v.velocity);
+  // The rates carry on the change measured between two snapshots; a group's own speed limit
+  // bounds where that can lead (a kinematic agent that jumps to full speed would otherwise keep
+  // accelerating).
+  real next_speed = math::max(real(0), speed + a.accel);
+  if (v.group >= 0 && v.group < static_cast<std::int32_t>(scenario_.groups.size())) {
+    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
+    const Model m = model_of(g);
+    if (m == Model::kVehicle || m == Model::kSteering || m == Model::kKinematic)
+      next_speed = math::min(next_speed, math::max(speed, g.max_speed));
+  }
+  if (speed > 0) v.velocity = math::rotate(v.velocity, a.turn) * (next_speed / speed);
+  v.position += v.velocity * dt_;
+  const bool free_heading = v.kind == AgentKind::kPlayer || v.angular_velocity != 0;
+  if (free_heading) {
+    // Crafts' heading is not their direction of travel: it keeps turning at the angular velocity.
+    v.orientation = math::wrap_angle(v.orientation + v.angular_velocity * dt_);
+  } else if (next_speed > kStillMps) {
+    v.orientation = math::orientation_of(v.velocity);
+  }
+  a.heading = math::as_vector(v.orientation);
+}
+
+void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
+  AgentView& v = a.view;
+  if (a.method == ExtrapolationMethod::kDeadReckoning) {
+    dead_reckon(a);
+  } else if (model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kCraft) {
+    // World::integrate for a craft: T10, the angle kept wrapped.
+    behavior::CraftState cs{v.position, v.velocity, v.orientation, v.angular_velocity};
+    behavior::craft_step(cs, scenario_.groups[static_cast<std::size_t>(v.group)].craft, s.thrusters, dt_);
+    v.position = cs.position;
+    v.velocity = cs.velocity;
+    v.orientation = math::wrap_angle(cs.orientation);
+    v.angular_velocity = cs.angular_velocity;
+    a.heading = math::as_vector(v.orientation);
+    v.state = s.state;
+  } else {
+    // World::integrate for a vehicle: T08.
+    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
+    behavior::Body b{v.position, v.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
+    behavior::body_update(b, s.force, dt_);
+    v.position = b.position;
+    v.velocity = b.velocity;
+    a.heading = b.heading;
+    v.orientation = math::orientation_of(b.heading);
+  }
+  // The World's end-of-tick rules (World::confine). Tile walkers stay between tile centres
+  // inside the map and are not confined by the World either; only the torus applies to them.
+  const bool tile = v.group >= 0 && v.group < static_cast<std::int32_t>(scenario_.groups.size()) &&
+                    model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kTile;
+  const real r = tile ? real(0) : radius_of(v.group);
+  if (!tile)
+    push_out_of_obstacles(v.position, v.velocity, r, scenario_.obstacles, scenario_.wrap ? scenario_.width : 0,
+                          scenario_.wrap ? scenario_.height : 0);
+  apply_border(v.position, v.velocity, r, scenario_);
+}
+
+void Extrapolator::step(std::span<ExtrapolatedAgent> agents) {
+  // Compute-then-commit, as the World: every agent steers from the state at the tick's start.
+  steer_.resize(agents.size());
+  for (std::int32_t i = 0; i < static_cast<std::int32_t>(agents.size()); ++i)
+    steer_[static_cast<std::size_t>(i)] = steer(agents, i);
+  for (std::size_t i = 0; i < agents.size(); ++i) integrate(agents[i], steer_[i]);
+}
+
+void Extrapolator::advance(std::span<ExtrapolatedAgent> agents, std::int32_t ticks) {
+  const std::int32_t n = std::clamp(ticks, std::int32_t{0}, kMaxExtrapolationTicks);
+  for (std::int32_t t = 0; t < n; ++t) step(agents);
+}
+
+}  // namespace flockstep::sim
