@@ -250,6 +250,7 @@ ReceiveResult ProtocolCore::on_delta(const v1::DeltaSnapshot& d) {
   // Acknowledge what was decoded (0 after a missing baseline: the server sends a full one).
   res.reply = ack();
   if (!rr.ok() || receiver_.tick() != d.server_tick()) {
+    res.stale = rr.ok();
     res.detail = rr.ok() ? "stale: not newer than the last snapshot" : rr.detail;
     return res;
   }
@@ -351,7 +352,6 @@ const std::string* ProtocolCore::input_message() {
 }
 
 const std::string* ProtocolCore::ping(double now_ms) {
-  if (!live()) return nullptr;
   out_.clear();
   if (!codec::encode_ping(static_cast<std::uint64_t>(std::max(0.0, now_ms) * 1000.0), out_)) return nullptr;
   return &out_;

@@ -101,6 +101,7 @@ struct ReceiveResult {
   bool world_ok = false;  ///< its WorldSpec decoded and validated
   // kSnapshot / kSnapshotSkipped
   bool baseline_missing = false;  ///< the delta's baseline was gone (acknowledged 0)
+  bool stale = false;             ///< decoded fine but not newer than the newest (not shown)
   OwnUpdate own;                  ///< players with predict: the reconciliation
   // kGroupUpdate
   std::int32_t group = -1;
@@ -159,7 +160,8 @@ class ProtocolCore {
   const std::string* input_message();
   /// Frames the last input_message() carried.
   std::int32_t input_frames() const { return input_count_; }
-  /// A Ping stamped `now_ms` (the Pong's echo gives the round-trip time), or null when not live.
+  /// A Ping stamped `now_ms` (the Pong's echo gives the round-trip time); update() sends one
+  /// every kPingIntervalMs while live.
   const std::string* ping(double now_ms);
   /// An Inspect for `agent` (0 = stop), always.
   const std::string* inspect(std::uint32_t agent);
