@@ -332,6 +332,40 @@ class Core {
   /// Bytes of a client Close (CODE_NORMAL), sent before leaving.
   val leave() { return bytes_to_js(core_.leave_message()); }
 
+  /// The reconnect policy index.mjs applies: RECONNECT_DEFAULTS with the caller's overrides
+  /// (client::ReconnectPolicy::sdk() otherwise: no jitter, refusals final, within the resume window).
+  void set_reconnect_policy(double initial_delay_ms, double factor, double max_delay_ms, double max_attempts) {
+    client::ReconnectPolicy p = client::ReconnectPolicy::sdk();
+    p.initial_delay_ms = std::max(0.0, initial_delay_ms);
+    p.factor = std::max(1.0, factor);
+    p.max_delay_ms = std::max(0.0, max_delay_ms);
+    p.max_attempts = static_cast<std::int32_t>(std::clamp(max_attempts, 1.0, 1e9));
+    policy_ = p;
+  }
+
+  /// The policy's decision before reconnect attempt `attempt` (0-based) after a connection end
+  /// {code, reason} (code as in CloseInfo: the server's Close.Code as a word, or
+  /// "connection_lost"), `lost_for_ms` after the loss; `resume_window_ms` 0 = unbounded
+  /// (spectators). Returns {retry, delayMs, why}.
+  val reconnect_plan(double attempt, const std::string& code, const std::string& reason, double lost_for_ms,
+                     double resume_window_ms) const {
+    client::LinkEnd end;
+    end.had_welcome = true;
+    end.server_code = v1::Close::CODE_UNSPECIFIED;
+    for (int c = v1::Close::Code_MIN; c <= v1::Close::Code_MAX; ++c)
+      if (v1::Close::Code_IsValid(c) && code == close_str(static_cast<v1::Close::Code>(c)) && code != "unspecified")
+        end.server_code = static_cast<v1::Close::Code>(c);
+    end.server_reason = reason;
+    end.lost_for_ms = lost_for_ms;
+    const client::ReconnectDecision d = policy_.decide(end, static_cast<std::int32_t>(std::clamp(attempt, 0.0, 1e9)),
+                                                       0.5, std::max(0.0, resume_window_ms));
+    val o = val::object();
+    o.set("retry", d.retry);
+    o.set("delayMs", d.delay_ms);
+    o.set("why", d.why);
+    return o;
+  }
+
  private:
   static val error(val& r, const std::string& detail) {
     r.set("type", val("error"));
@@ -426,6 +460,7 @@ class Core {
   }
 
   client::ProtocolCore core_;
+  client::ReconnectPolicy policy_ = client::ReconnectPolicy::sdk();
 };
 
 }  // namespace flockstep::sdk
@@ -441,6 +476,8 @@ EMSCRIPTEN_BINDINGS(flockstep_sdk) {
       .function("setView", &Core::set_view)
       .function("ping", &Core::ping)
       .function("inspect", &Core::inspect)
-      .function("leave", &Core::leave);
+      .function("leave", &Core::leave)
+      .function("setReconnectPolicy", &Core::set_reconnect_policy)
+      .function("reconnectPlan", &Core::reconnect_plan);
   emscripten::constant("protocolVersion", flockstep::codec::kProtocolVersion);
 }
