@@ -189,7 +189,7 @@ class Viewer {
   RemoteAgents remote_;
   InputState input_;
   sim::Scenario scenario_;
-  v1::WorldSpec world_spec_;  // as received in Welcome, with every GroupUpdate applied
+  v1::WorldSpec world_spec_;  // the lab's world as a WorldSpec (a session's is its core's world_spec())
   WorldLayers layers_;        // built from scenario_ on every change
   std::string room_;          // room asked for (fs_set_room; empty = the server's default)
   std::string welcome_room_;  // Welcome.room: the room this connection is in
