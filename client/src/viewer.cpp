@@ -60,17 +60,18 @@ void Viewer::start_session(codec::Role role, const std::string& name) {
   bench_world_.reset();
   lab_.reset();
   Session::Handlers h;
-  h.on_welcome = [this](const v1::Welcome& w, bool resumed) { on_welcome(w, resumed); };
+  h.on_welcome = [this](const v1::Welcome& w, bool resumed, bool world_ok, const std::string& detail) {
+    on_welcome(w, resumed, world_ok, detail);
+  };
   h.on_snapshot = [this](const SnapshotFrame& s, std::uint32_t bytes) { on_snapshot(s, bytes); };
   h.on_events = [this](const v1::Events& e) { on_events(e); };
   h.on_lost = [this](const std::string&) { input_.clear(); };
   h.on_refused = [this](const std::string& reason) { on_refused(reason); };
-  h.on_group_update = [this](const v1::GroupUpdate& u) { apply_group_update(u); };
+  h.on_group_update = [this](std::int32_t group) { on_group_changed(session_.core().scenario(), group); };
   h.on_steering_trace = [this](const v1::SteeringTrace& t) { on_steering_trace(t); };
   session_.configure(url_, std::move(h));
   have_world_ = false;
-  predictor_.reset();
-  remote_.reset();
+  remote_.reset();  // (the session's start() resets the prediction)
   stats_.reset();
   captures_ = 0;
   inspect_id_ = 0;
@@ -103,28 +104,23 @@ void Viewer::leave() {
   input_.clear();
 }
 
-void Viewer::on_welcome(const v1::Welcome& w, bool resumed) {
-  sim::Scenario sc;
-  const codec::Result r = codec::decode_world_spec(w.world(), sc);
-  if (!r.usable()) {
-    world_error_ = "bad world in Welcome: " + r.detail;
+void Viewer::on_welcome(const v1::Welcome& w, bool resumed, bool world_ok, const std::string& detail) {
+  if (!world_ok) {
+    world_error_ = detail;
     toast(world_error_);
     return;
   }
   world_error_.clear();
-  world_spec_ = w.world();
   welcome_room_ = w.room();
-  const bool same_world = have_world_ && sc.name == scenario_.name && sc.width == scenario_.width;
-  scenario_ = std::move(sc);
-  tick_rate_ = w.tick_rate_hz() > 0 ? w.tick_rate_hz() : 60;
-  snapshot_rate_ = w.snapshot_rate_hz() > 0 ? w.snapshot_rate_hz() : 20;
-  max_input_frames_ = std::clamp<std::uint32_t>(w.max_input_frames() > 0 ? w.max_input_frames() : 64, 1, 64);
-  // The world steps with dt = 1.0 / tick_rate_hz; prediction must use the very same double.
-  scenario_.tick_rate_hz = static_cast<std::int32_t>(tick_rate_);
+  // The session's core decoded the world once (and configured the prediction and the receiver
+  // with it); the viewer draws and extrapolates from its own copy.
+  const ProtocolCore& core = session_.core();
+  const bool same_world =
+      have_world_ && core.scenario().name == scenario_.name && core.scenario().width == scenario_.width;
+  scenario_ = core.scenario();
+  tick_rate_ = core.tick_rate_hz();
+  snapshot_rate_ = core.snapshot_rate_hz();
   dt_ms_ = 1000.0 / tick_rate_;
-  predictor_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
-  // Sequences keep growing across reconnects: the server skips sequences it already has.
-  predictor_.reset_keep_sequence();
   remote_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
   remote_.reset();
   paused_queue_.clear();
@@ -159,22 +155,6 @@ void Viewer::on_refused(const std::string& reason) {
   page::call("refused", reason, room_);
 }
 
-/// Decode `spec` into the scenario the prediction and extrapolation use (in place: they keep a
-/// pointer to scenario_). The tick rate stays the Welcome's.
-bool Viewer::rebuild_scenario(const v1::WorldSpec& spec) {
-  sim::Scenario sc;
-  const codec::Result r = codec::decode_world_spec(spec, sc);
-  if (!r.usable()) {
-    world_error_ = "bad world: " + r.detail;
-    toast(world_error_);
-    return false;
-  }
-  sc.tick_rate_hz = static_cast<std::int32_t>(tick_rate_);
-  scenario_ = std::move(sc);
-  return true;
-}
-
-/// ServerMessage.group_update: replace WorldSpec.groups[group] (live tuning, or a recording).
 void Viewer::on_steering_trace(const v1::SteeringTrace& t) {
   if (t.agent_id() != inspect_id_) return;  // an answer for the agent inspected before
   sim::SteeringTrace tr;
@@ -196,14 +176,13 @@ void Viewer::on_steering_trace(const v1::SteeringTrace& t) {
   trace_source_ = "server";
 }
 
-bool Viewer::apply_group_update(const v1::GroupUpdate& u) {
-  if (u.group() < 0 || u.group() >= world_spec_.groups_size()) return false;
-  v1::WorldSpec spec = world_spec_;
-  *spec.mutable_groups(u.group()) = u.spec();
-  if (!rebuild_scenario(spec)) return false;
-  world_spec_ = std::move(spec);
+/// A GroupUpdate (live tuning, or a recording) that the core patched into `from`: copy that one
+/// group (in place: the extrapolation keeps a pointer to scenario_).
+void Viewer::on_group_changed(const sim::Scenario& from, std::int32_t group) {
+  const auto g = static_cast<std::size_t>(group);
+  if (group < 0 || g >= from.groups.size() || g >= scenario_.groups.size()) return;
+  scenario_.groups[g] = from.groups[g];
   world_changed();
-  return true;
 }
 
 /// The scenario changed (Welcome, GroupUpdate, replay seek): rebuild the static layers and tell
@@ -236,8 +215,9 @@ void Viewer::on_snapshot(const SnapshotFrame& s, std::uint32_t bytes) {
 
   clock_.observe(static_cast<double>(tick), now, dt_ms_);
 
-  // The player's craft: compare with the prediction for the same input and replay the rest.
-  if (screen_ == Screen::kPlay && entity_ != 0) {
+  // The player's craft: the core compared it with the prediction for the same input and
+  // replayed the rest; the viewer smooths what it draws.
+  if (screen_ == Screen::kPlay && entity_ != 0 && s.own && s.own->reconciled) {
     for (const sim::AgentView& v : views) {
       if (v.id.value != entity_) continue;
       reconcile_own(v, s, now);
@@ -258,22 +238,21 @@ void Viewer::on_snapshot(const SnapshotFrame& s, std::uint32_t bytes) {
 }
 
 void Viewer::reconcile_own(const sim::AgentView& v, const SnapshotFrame& s, double now) {
-  const behavior::CraftState server{v.position, v.velocity, v.orientation, v.angular_velocity};
+  const OwnUpdate& own = *s.own;
+  const behavior::CraftState& server = own.server;
   const std::uint32_t applied = s.last_input_sequence;
-  const behavior::CraftState before = predictor_.state();
-  const bool had = predictor_.has_state();
-  // A capture respawns the craft where only the server decides: not a misprediction.
-  const bool respawned = had && v.spawn_tick != spawn_tick_;
-  const ReconcileResult r = predictor_.reconcile(
-      server, ServerProgress{applied, s.input_held_ticks, s.input_slips, !(respawned || expect_teleport_)});
+  const behavior::CraftState before = own.before;
+  const bool had = own.had_state;
+  const ReconcileResult& r = own.result;
   server_state_ = server;
   have_server_state_ = true;
   server_state_tick_ = s.server_tick;
   server_state_seq_ = applied;
   spawn_tick_ = v.spawn_tick;
-  const bool respawn = had && (respawned || expect_teleport_);
+  // A capture respawns the craft where only the server decides (the core saw the capture or
+  // respawn event): not a misprediction.
+  const bool respawn = own.respawned;
   if (stats_.add(r, respawn)) corrections_window_.add(now);
-  expect_teleport_ = false;
   // A respawn or a large jump is drawn at once; small corrections fade.
   const bool teleport = respawn || r.jump_m > 8;
   const behavior::CraftState after = predictor_.state();
@@ -306,15 +285,12 @@ void Viewer::feed_paused(bool all) {
 void Viewer::on_events(const v1::Events& e) {
   for (const v1::Capture& c : e.captures()) {
     if (c.entity_id() == entity_ && screen_ == Screen::kPlay) {
-      expect_teleport_ = true;
       ++captures_;
       char b[96];
       std::snprintf(b, sizeof b, "Caught! You survived %.1f s", static_cast<double>(c.survived_ticks()) / tick_rate_);
       toast(b);
     }
   }
-  for (const v1::Respawn& r : e.respawns())
-    if (r.entity_id() == entity_) expect_teleport_ = true;
   for (const v1::PlayerPresence& p : e.presence()) {
     if (p.joined()) names_[p.entity_id()] = p.display_name();
     else names_.erase(p.entity_id());
@@ -353,7 +329,7 @@ void Viewer::input_ticks(double frame_ms) {
   auto tick_once = [&] {
     const sim::PlayerInput in = input_.current();
     pred_prev_ = predictor_.has_state() ? predictor_.state() : pred_prev_;
-    predictor_.advance(in);
+    session_.advance(in);
     pred_cur_ = predictor_.state();
     ++produced;
   };
@@ -371,12 +347,7 @@ void Viewer::input_ticks(double frame_ms) {
 }
 
 void Viewer::send_inputs() {
-  InputRecord recs[64];
-  const std::int32_t n = predictor_.unacked(std::span<InputRecord>(recs, max_input_frames_));
-  codec::InputFrame frames[64];
-  for (std::int32_t k = 0; k < n; ++k) frames[k] = {recs[k].sequence, recs[k].input.turn, recs[k].input.throttle};
-  if (session_.send_inputs(std::span<const codec::InputFrame>(frames, static_cast<std::size_t>(n))))
-    ++inputs_sent_msgs_;
+  if (session_.send_inputs()) ++inputs_sent_msgs_;
 }
 
 behavior::CraftState Viewer::own_pose() const {

@@ -134,13 +134,13 @@ class Viewer {
 
  private:
   void start_session(codec::Role role, const std::string& name);
-  void on_welcome(const v1::Welcome& w, bool resumed);
+  void on_welcome(const v1::Welcome& w, bool resumed, bool world_ok, const std::string& detail);
   void on_snapshot(const SnapshotFrame& s, std::uint32_t bytes);
   void reconcile_own(const sim::AgentView& v, const SnapshotFrame& s, double now);
   void on_events(const v1::Events& e);
   void on_refused(const std::string& reason);
-  bool apply_group_update(const v1::GroupUpdate& u);
-  bool rebuild_scenario(const v1::WorldSpec& spec);
+  void on_group_changed(const sim::Scenario& from, std::int32_t group);
+  bool adopt_replay_world();
   void world_changed();
   void publish_world();
   void feed_paused(bool all);
@@ -185,11 +185,12 @@ class Viewer {
 
   Renderer gl_;
   Session session_;
-  PlayerPredictor predictor_;
+  /// The own craft's prediction lives in the session's protocol core (it reconciles there).
+  PlayerPredictor& predictor_ = session_.predictor();
   RemoteAgents remote_;
   InputState input_;
   sim::Scenario scenario_;
-  v1::WorldSpec world_spec_;  // as received in Welcome, with every GroupUpdate applied
+  v1::WorldSpec world_spec_;  // the lab's world as a WorldSpec (a session's is its core's world_spec())
   WorldLayers layers_;        // built from scenario_ on every change
   std::string room_;          // room asked for (fs_set_room; empty = the server's default)
   std::string welcome_room_;  // Welcome.room: the room this connection is in
@@ -202,7 +203,7 @@ class Viewer {
 
   // Welcome
   std::uint32_t entity_ = 0, player_id_ = 0;
-  std::uint32_t tick_rate_ = 60, snapshot_rate_ = 20, max_input_frames_ = 64;
+  std::uint32_t tick_rate_ = 60, snapshot_rate_ = 20;
   double dt_ms_ = 1000.0 / 60;
 
   // Clocks
@@ -220,11 +221,10 @@ class Viewer {
   std::uint32_t server_state_seq_ = 0;
   PredictionStats stats_;
   InputLead lead_;
-  bool expect_teleport_ = false;
   RateWindow corrections_window_{{}, 60000};
   std::uint64_t inputs_sent_msgs_ = 0;
   std::uint32_t captures_ = 0;
-  std::uint64_t spawn_tick_ = 0;
+  std::uint64_t spawn_tick_ = 0;  // the own craft's (drawn: alive time, respawn protection)
 
   // The lab: its world, the scenario as tuned, and its clock.
   struct Lab {
@@ -287,7 +287,8 @@ class Viewer {
   bool at_fit_ = false;               // the camera is where fit_world put it (refit when panels move)
   std::array<std::int32_t, kLayerCount + 1> drawn_layers_{};  // items drawn per layer (+ free tiles)
 
-  // Replay (fs_replay_*): the whole file, its record index, a receiver of its own
+  // Replay (fs_replay_*): the whole file, its record index, a protocol core of its own fed
+  // from the file (the recording's Welcome, group updates and snapshots)
   bool replay_ = false;
   bool replay_playing_ = false;
   double replay_speed_ = 1;
@@ -296,11 +297,9 @@ class Viewer {
   std::vector<std::uint8_t> replay_data_;
   std::vector<ReplayRecord> replay_records_;
   std::size_t replay_next_ = 0;  // next record to feed
-  v1::WorldSpec replay_spec0_;   // the recording's Welcome world
   std::string replay_room_;
   std::string replay_error_;
-  codec::SnapshotReceiver replay_rx_;
-  v1::ServerMessage replay_msg_;
+  ProtocolCore replay_core_;
 
   // Scratch buffers (reused every frame)
   std::vector<Instance> inst_[static_cast<int>(Shape::kCount)];

@@ -94,7 +94,11 @@ export async function connect(url, options = {}) {
     throw new Error(`@flockstep/client: wasm core speaks protocol ${module.protocolVersion}, index.mjs ${PROTOCOL_VERSION}`);
   const policy = options.reconnect === false ? { ...RECONNECT_DEFAULTS, enabled: false }
     : { ...RECONNECT_DEFAULTS, ...(typeof options.reconnect === 'object' ? options.reconnect : {}) };
-  const client = new FlockstepClient(url, WS, new module.Core(), policy);
+  const core = new module.Core();
+  // The backoff, the attempts, the resume window and which refusals are final: the core's
+  // ReconnectPolicy (client/core), with these numbers.
+  core.setReconnectPolicy(policy.initialDelayMs, policy.factor, policy.maxDelayMs, Math.max(1, policy.maxAttempts));
+  const client = new FlockstepClient(url, WS, core, policy);
   await client._open();
   return client;
 }
@@ -406,12 +410,15 @@ export class FlockstepClient {
   #runReconnect(lost, immediate) {
     const run = async () => {
       this.#lostAt = Date.now();
-      const p = this.#policy;
-      const windowMs = this.#joinOptions.role === 'player' ? this.#welcome.resumeWindowMs : Infinity;
+      const windowMs = this.#joinOptions.role === 'player' ? this.#welcome.resumeWindowMs : 0;  // 0: unbounded
       let last = lost;
-      for (let attempt = 0; attempt < Math.max(1, p.maxAttempts); ++attempt) {
-        const delayMs = immediate && attempt === 0 ? 0 : Math.min(p.maxDelayMs, p.initialDelayMs * p.factor ** attempt);
-        if (Date.now() + delayMs - this.#lostAt > windowMs) break;
+      for (let attempt = 0; ; ++attempt) {
+        // The core's policy decides: attempts left, the delay, the resume window, a final refusal
+        // (a "resume token in use" answer is retried: the server may not have seen the old
+        // connection end yet).
+        const plan = this.#core.reconnectPlan(attempt, last.code, last.reason, Date.now() - this.#lostAt, windowMs);
+        if (!plan.retry) break;
+        const delayMs = immediate && attempt === 0 ? 0 : plan.delayMs;
         this.#emit('reconnecting', { attempt: attempt + 1, delayMs, lost: last });
         if (delayMs > 0) await sleep(delayMs);
         if (this.#userClosed) throw new Error('@flockstep/client: closed by close()');
@@ -446,9 +453,6 @@ export class FlockstepClient {
           return outcome.welcome;
         }
         last = outcome.closed ?? { code: 'connection_lost', reason: outcome.err?.message ?? 'no welcome', wsCode: 1006 };
-        // The server may not have seen the old connection end yet ("resume token in use"): that
-        // one is worth another try; any other refusal (unknown, expired token) is final.
-        if (FINAL_CODES.has(last.code) && !(last.code === 'bad_resume' && /in use/.test(last.reason))) break;
       }
       throw Object.assign(new Error(`@flockstep/client: reconnection failed (${last.code}): ${last.reason}`), { close: last });
     };

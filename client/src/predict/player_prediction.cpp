@@ -105,6 +105,14 @@ ReconcileResult PlayerPredictor::reconcile(const behavior::CraftState& server, S
   return res;
 }
 
+void PlayerPredictor::acknowledge(std::uint32_t last_applied) {
+  while (count_ > 0 && at(0).sequence <= last_applied) {
+    head_ = (head_ + 1) % kCapacity;
+    --count_;
+  }
+  if (last_applied > last_acked_) last_acked_ = last_applied;
+}
+
 std::int32_t PlayerPredictor::unacked(std::span<InputRecord> out) const {
   const std::int32_t n =
       count_ < static_cast<std::int32_t>(out.size()) ? count_ : static_cast<std::int32_t>(out.size());

@@ -88,6 +88,10 @@ class PlayerPredictor {
     return reconcile(server, ServerProgress{last_applied, 0, 0, true});
   }
 
+  /// Drop the inputs the server has applied (up to `last_applied`) without a state to compare:
+  /// the input window of a client that does not predict (load bots, protocol_core.hpp).
+  void acknowledge(std::uint32_t last_applied);
+
   /// Predicted state after the newest input.
   const behavior::CraftState& state() const { return state_; }
   bool has_state() const { return has_state_; }

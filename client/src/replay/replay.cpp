@@ -1,8 +1,9 @@
-// Replay of a recording: the file is indexed once (replay/recording.hpp), then decoded in file
-// order with the live codec and a SnapshotReceiver of its own, and drawn by the same buffers and
-// renderer, by interpolation at the replay's own clock. Seeking decodes from the last keyframe at
-// or before the target tick (the world rebuilt from the Welcome plus the group updates before
-// it), then forward, so a tick looks the same however it was reached.
+// Replay of a recording: the file is indexed once (replay/recording.hpp), then fed in file order
+// to a protocol core of its own (core/protocol_core.hpp: the recording is the transport; the
+// core's replies go nowhere), and drawn by the same buffers and renderer, by interpolation at the
+// replay's own clock. Seeking starts the core over at the recording's Welcome, feeds it the group
+// updates before the last keyframe at or before the target tick, then decodes forward from that
+// keyframe, so a tick looks the same however it was reached.
 #include <algorithm>
 
 #include <emscripten/emscripten.h>
@@ -11,6 +12,16 @@
 #include "viewer.hpp"
 
 namespace flockstep::client {
+
+namespace {
+
+/// Feed one record of the file to the replay's core (its clock is the replay's, not the page's).
+ReceiveResult feed_record(ProtocolCore& core, const std::vector<std::uint8_t>& data, const ReplayRecord& r) {
+  return core.receive(std::span<const std::byte>(reinterpret_cast<const std::byte*>(data.data() + r.offset), r.size),
+                      0);
+}
+
+}  // namespace
 
 bool Viewer::replay_open() {
   RecordingIndex idx = index_recording(replay_data_);
@@ -21,10 +32,7 @@ bool Viewer::replay_open() {
     page::call("replayError", idx.error);
     return false;
   }
-  replay_spec0_ = idx.welcome.world();
   replay_room_ = idx.welcome.room();
-  tick_rate_ = idx.welcome.tick_rate_hz() > 0 ? idx.welcome.tick_rate_hz() : 60;
-  snapshot_rate_ = idx.welcome.snapshot_rate_hz() > 0 ? idx.welcome.snapshot_rate_hz() : 20;
   const std::uint64_t first = idx.first_tick, last = idx.last_tick;
   std::vector<ReplayRecord> recs = std::move(idx.records);
   session_.stop();
@@ -37,16 +45,12 @@ bool Viewer::replay_open() {
   replay_last_ = last;
   screen_ = Screen::kSpectate;
   entity_ = player_id_ = 0;
-  world_spec_ = replay_spec0_;
-  if (!rebuild_scenario(world_spec_)) {
+  if (!adopt_replay_world()) {
     replay_ = false;
     replay_error_ = world_error_;
     page::call("replayError", world_error_);
     return false;
   }
-  dt_ms_ = 1000.0 / tick_rate_;
-  predictor_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
-  predictor_.reset();
   remote_.configure(&scenario_, 1.0 / scenario_.tick_rate_hz);
   have_world_ = true;
   clock_.reset();
@@ -60,6 +64,23 @@ bool Viewer::replay_open() {
   replay_playing_ = true;
   fit_world();
   replay_seek(static_cast<double>(first));
+  return true;
+}
+
+/// Start the replay's core over at the recording's Welcome (records[0]) and take its world.
+bool Viewer::adopt_replay_world() {
+  CoreConfig c;
+  c.role = codec::Role::kSpectator;
+  replay_core_.start(std::move(c), 0);
+  const ReceiveResult r = feed_record(replay_core_, replay_data_, replay_records_.front());
+  if (r.type != Received::kWelcome || !r.world_ok) {
+    world_error_ = r.detail.empty() ? std::string("the recording's first record is not a Welcome") : r.detail;
+    return false;
+  }
+  scenario_ = replay_core_.scenario();
+  tick_rate_ = replay_core_.tick_rate_hz();
+  snapshot_rate_ = replay_core_.snapshot_rate_hz();
+  dt_ms_ = 1000.0 / tick_rate_;
   return true;
 }
 
@@ -86,17 +107,16 @@ void Viewer::replay_seek(double tick) {
     if (r.keyframe) key = i;
   }
   if (key == replay_records_.size()) return;
-  // The world as it was there: the recording's Welcome plus every GroupUpdate before it.
-  v1::WorldSpec spec = replay_spec0_;
-  for (std::size_t i = 0; i < key; ++i) {
-    const ReplayRecord& r = replay_records_[i];
-    if (r.type != v1::ServerMessage::kGroupUpdate) continue;
-    if (!replay_msg_.ParseFromArray(replay_data_.data() + r.offset, static_cast<int>(r.size))) continue;
-    const v1::GroupUpdate& u = replay_msg_.group_update();
-    if (u.group() >= 0 && u.group() < spec.groups_size()) *spec.mutable_groups(u.group()) = u.spec();
+  // The world as it was there: the recording's Welcome (which also starts the core's snapshot
+  // receiver afresh) plus every GroupUpdate before it, each patching its group.
+  if (!adopt_replay_world()) {
+    toast(world_error_);
+    return;
   }
-  if (rebuild_scenario(spec)) world_spec_ = std::move(spec);
-  replay_rx_.configure(scenario_);
+  for (std::size_t i = 0; i < key; ++i)
+    if (replay_records_[i].type == v1::ServerMessage::kGroupUpdate)
+      feed_record(replay_core_, replay_data_, replay_records_[i]);
+  scenario_ = replay_core_.scenario();
   remote_.reset();
   last_snapshot_tick_ = 0;
   replay_next_ = key;
@@ -112,20 +132,20 @@ void Viewer::replay_feed(double limit_tick, bool quiet) {
     const ReplayRecord& r = replay_records_[replay_next_];
     if (r.type == v1::ServerMessage::kDeltaSnapshot && static_cast<double>(r.tick) > limit_tick) break;
     ++replay_next_;
-    if (!replay_msg_.ParseFromArray(replay_data_.data() + r.offset, static_cast<int>(r.size))) continue;
-    switch (r.type) {
-      case v1::ServerMessage::kDeltaSnapshot: {
-        const v1::DeltaSnapshot& d = replay_msg_.delta_snapshot();
-        const codec::Result res = replay_rx_.receive(d);
-        if (!res.ok() || replay_rx_.tick() != d.server_tick()) break;
-        last_snapshot_tick_ = d.server_tick();
+    const ReceiveResult res = feed_record(replay_core_, replay_data_, r);
+    switch (res.type) {
+      case Received::kSnapshot: {
+        const std::uint64_t tick = replay_core_.receiver().tick();
+        last_snapshot_tick_ = tick;
         if (!quiet) snapshot_window_.add(now);
-        remote_.push(d.server_tick(), std::vector<sim::AgentView>(replay_rx_.agents()));
+        remote_.push(tick, std::vector<sim::AgentView>(replay_core_.agents()));
         break;
       }
-      case v1::ServerMessage::kGroupUpdate: apply_group_update(replay_msg_.group_update()); break;
-      case v1::ServerMessage::kEvents:
-        if (!quiet) on_events(replay_msg_.events());
+      case Received::kGroupUpdate:
+        if (res.applied) on_group_changed(replay_core_.scenario(), res.group);
+        break;
+      case Received::kEvents:
+        if (!quiet) on_events(replay_core_.message().events());
         break;
       default: break;
     }

@@ -1,9 +1,10 @@
 /// \file sdk_core.cpp
-/// The wasm core of the JavaScript SDK (@flockstep/client): the project's own codec
-/// (proto/codec: protobuf envelopes, the bit-packed delta snapshots, SnapshotReceiver) and the
-/// viewer's own-craft prediction (client/src/predict/player_prediction) behind one small embind
-/// class. JavaScript only moves bytes between the WebSocket and this class and gets plain objects
-/// back, so there is one implementation of the wire format and of the prediction, not two.
+/// The wasm core of the JavaScript SDK (@flockstep/client): the client's protocol core
+/// (client/core: Join, Welcome, snapshots and acks, pings, the input window, the own craft's
+/// prediction and reconciliation, the same one the viewer and the bot run) behind one small
+/// embind class that turns its results into plain JavaScript objects. JavaScript only moves bytes
+/// between the WebSocket and this class, so there is one implementation of the wire format, of
+/// the prediction and of the reconcile rule, not two.
 ///
 /// Every call that has something to send back (Ack after a snapshot, Pong after a Ping, the input
 /// window) returns it as `reply` (a Uint8Array copy) for the JS side to write to the socket.
@@ -20,7 +21,7 @@
 
 #include "codec/client_codec.hpp"
 #include "codec/server_codec.hpp"
-#include "predict/player_prediction.hpp"
+#include "core/protocol_core.hpp"
 
 namespace flockstep::sdk {
 namespace {
@@ -199,181 +200,180 @@ val events_to_js(const v1::Events& e) {
 
 }  // namespace
 
-/// One connection's protocol state. See file comment.
+/// One client's protocol state: the client's protocol core (core/protocol_core.hpp) behind
+/// embind. See file comment.
 class Core {
  public:
   /// Bytes of a Join (protocol codec::kProtocolVersion). role: "player" or "spectator";
-  /// resume_token: empty, or the Welcome's token to take the same craft back on a new connection
-  /// (the reconnect of index.mjs). Returns null for a bad role or a name/room/token the codec
-  /// cannot encode.
+  /// resume_token: empty for the first join (a new session: prediction and token forgotten), or
+  /// the Welcome's token to take the same craft back on a new connection (the reconnect of
+  /// index.mjs; the core sends the token of the last Welcome, which is that one). Returns null for
+  /// a bad role or a name/room/token the codec cannot encode.
   val join(const std::string& role, const std::string& name, const std::string& room, const std::string& resume_token) {
-    codec::JoinRequest j;
-    j.resume_token = resume_token;
-    if (role == "player") j.role = codec::Role::kPlayer;
-    else if (role == "spectator") j.role = codec::Role::kSpectator;
+    codec::Role r;
+    if (role == "player") r = codec::Role::kPlayer;
+    else if (role == "spectator") r = codec::Role::kSpectator;
     else return val::null();
-    player_ = j.role == codec::Role::kPlayer;
-    j.display_name = name;
-    j.room = room;
-    out_.clear();
-    if (!codec::encode_join(j, out_)) return val::null();
-    return bytes_to_js(out_);
+    if (resume_token.empty() || r != core_.role() || core_.resume_token().empty()) {
+      client::CoreConfig c;
+      c.role = r;
+      c.display_name = name;
+      c.room = room;
+      c.reconnect = client::ReconnectPolicy::sdk();
+      core_.start(std::move(c), 0);
+    }
+    const std::string& bytes = core_.opened(0);
+    if (bytes.empty()) return val::null();
+    return bytes_to_js(bytes);
   }
 
   /// Decode one server frame. Returns {type, ..., reply?}; type is one of welcome, snapshot,
-  /// events, group_update, close, pong, ping, error.
+  /// events, group_update, steering_trace, close, pong, ping, baseline_missing, stale, ignored, error.
   val receive(const std::string& bytes) {
     val r = val::object();
-    const codec::Result res =
-        codec::decode_server_message(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), msg_);
-    if (!res.usable()) {
-      r.set("type", val("error"));
-      r.set("detail", res.detail);
-      return r;
-    }
-    switch (msg_.payload_case()) {
-      case v1::ServerMessage::kWelcome: welcome(msg_.welcome(), r); break;
-      case v1::ServerMessage::kDeltaSnapshot: snapshot(msg_.delta_snapshot(), r); break;
-      case v1::ServerMessage::kEvents:
+    // The core's clock only times its own pings and link timers, which index.mjs does not use.
+    const client::ReceiveResult res =
+        core_.receive(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), 0);
+    if (res.reply) r.set("reply", bytes_to_js(*res.reply));
+    const v1::ServerMessage& m = core_.message();
+    switch (res.type) {
+      case client::Received::kWelcome:
+        if (!res.world_ok) return error(r, "welcome: " + res.detail);
+        r.set("type", val("welcome"));
+        r.set("welcome", welcome_to_js(core_.welcome()));
+        break;
+      case client::Received::kSnapshot: snapshot(m, res, r); break;
+      case client::Received::kSnapshotSkipped:
+        // Baseline gone (the ack above asks for a full one), or older than the newest: skip.
+        r.set("type", val(res.baseline_missing                ? "baseline_missing"
+                          : res.detail.rfind("stale", 0) == 0 ? "stale"
+                                                              : "error"));
+        r.set("detail", res.detail);
+        break;
+      case client::Received::kEvents:
         r.set("type", val("events"));
-        r.set("events", events_to_js(msg_.events()));
+        r.set("events", events_to_js(m.events()));
         break;
-      case v1::ServerMessage::kGroupUpdate:
+      case client::Received::kGroupUpdate:
         r.set("type", val("group_update"));
-        r.set("serverTick", tick(msg_.group_update().server_tick()));
-        r.set("group", msg_.group_update().group());
-        r.set("name", msg_.group_update().spec().name());
-        r.set("count", msg_.group_update().spec().count());
+        r.set("serverTick", tick(m.group_update().server_tick()));
+        r.set("group", m.group_update().group());
+        r.set("name", m.group_update().spec().name());
+        r.set("count", m.group_update().spec().count());
         break;
-      case v1::ServerMessage::kSteeringTrace: {
-        sim::SteeringTrace t;
-        const codec::Result tr = codec::decode_steering_trace(msg_.steering_trace(), t);
-        if (!tr.ok()) {
-          r.set("type", val("error"));
-          r.set("detail", tr.detail);
-          break;
-        }
-        r.set("type", val("steering_trace"));
-        val o = val::object();
-        o.set("serverTick", tick(t.tick));
-        o.set("agentId", t.agent.value);
-        o.set("group", t.group);
-        o.set("available", msg_.steering_trace().available());
-        val rows = val::array();
-        for (std::int32_t q = 0; q < t.count; ++q) {
-          const sim::BehaviorTrace& b = t.behaviors[q];
-          val x = val::object();
-          x.set("type", val(sim::behavior_name(b.type)));
-          x.set("weight", b.weight);
-          x.set("evaluated", b.evaluated);
-          x.set("linear", vec2(b.raw.linear.x, b.raw.linear.y));
-          x.set("angular", b.raw.angular);
-          rows.call<void>("push", x);
-        }
-        o.set("behaviours", rows);
-        o.set("linear", vec2(t.result.linear.x, t.result.linear.y));
-        o.set("angular", t.result.angular);
-        r.set("trace", o);
-        break;
-      }
-      case v1::ServerMessage::kClose:
+      case client::Received::kSteeringTrace: steering_trace(m.steering_trace(), r); break;
+      case client::Received::kClose:
         r.set("type", val("close"));
-        r.set("code", val(close_str(msg_.close().code())));
-        r.set("reason", msg_.close().reason());
+        r.set("code", val(close_str(m.close().code())));
+        r.set("reason", m.close().reason());
         break;
-      case v1::ServerMessage::kPing:
-        r.set("type", val("ping"));
-        out_.clear();
-        if (codec::encode_pong(msg_.ping().sender_time_us(), out_)) r.set("reply", bytes_to_js(out_));
-        break;
-      case v1::ServerMessage::kPong:
+      case client::Received::kPing: r.set("type", val("ping")); break;
+      case client::Received::kPong:
         r.set("type", val("pong"));
-        r.set("echoTimeUs", static_cast<double>(msg_.pong().echo_time_us()));
-        r.set("serverTick", tick(msg_.pong().server_tick()));
+        r.set("echoTimeUs", static_cast<double>(m.pong().echo_time_us()));
+        r.set("serverTick", tick(m.pong().server_tick()));
         break;
-      default:
-        // A plain Snapshot (this SDK never asks for one) or a payload newer than this SDK.
-        r.set("type", val("error"));
-        r.set("detail", std::string("unexpected ServerMessage payload ") + std::to_string(msg_.payload_case()));
+      case client::Received::kIgnored:
+        if (!res.detail.empty()) return error(r, res.detail);  // a payload newer than this SDK
+        r.set("type", val("ignored"));
         break;
+      case client::Received::kPlainSnapshot:
+        // This SDK never asks for the plain stream.
+        return error(r, "unexpected ServerMessage payload " + std::to_string(m.payload_case()));
+      case client::Received::kError: return error(r, res.detail);
     }
     return r;
   }
 
   /// One local tick of a player's control: records the input (next sequence), steps the own-craft
-  /// prediction, and returns {sequence, reply} with every input the server has not acknowledged
-  /// (at most Welcome.max_input_frames, the newest). Values are clamped to turn [-1, 1], throttle
-  /// [0, 1]; NaN becomes 0. Null before the Welcome or for spectators.
+  /// prediction, and returns {sequence, reply, unacked} with every input the server has not
+  /// acknowledged (at most Welcome.max_input_frames, the newest). Values are clamped to turn
+  /// [-1, 1], throttle [0, 1]; NaN becomes 0. Null before the Welcome or for spectators.
   val input(double turn, double throttle) {
-    if (!player_ || !welcomed_) return val::null();
     turn = turn == turn ? std::clamp(turn, -1.0, 1.0) : 0.0;
     throttle = throttle == throttle ? std::clamp(throttle, 0.0, 1.0) : 0.0;
-    const std::uint32_t seq = predictor_.advance(sim::PlayerInput{turn, throttle});
-    const std::int32_t n = predictor_.unacked(window_);
-    const std::int32_t max = static_cast<std::int32_t>(std::max<std::uint32_t>(1, max_input_frames_));
-    const std::int32_t first = n > max ? n - max : 0;
-    std::vector<codec::InputFrame> frames;
-    frames.reserve(static_cast<std::size_t>(n - first));
-    for (std::int32_t i = first; i < n; ++i) {
-      const client::InputRecord& rec = window_[static_cast<std::size_t>(i)];
-      frames.push_back({rec.sequence, rec.input.turn, rec.input.throttle});
-    }
-    out_.clear();
+    const std::uint32_t seq = core_.advance(sim::PlayerInput{turn, throttle});
+    if (seq == 0) return val::null();
     val r = val::object();
     r.set("sequence", seq);
-    if (codec::encode_input(frames, out_)) r.set("reply", bytes_to_js(out_));
-    r.set("unacked", n);
+    if (const std::string* bytes = core_.input_message()) r.set("reply", bytes_to_js(*bytes));
+    r.set("unacked", core_.predictor().unacked_count());
     return r;
   }
 
   /// The predicted own craft after the newest input, or null (spectator, or no state yet).
   val prediction() const {
-    if (!player_ || !predictor_.has_state()) return val::null();
-    return craft_to_js(predictor_.state());
+    if (!core_.player() || !core_.predictor().has_state()) return val::null();
+    return craft_to_js(core_.predictor().state());
   }
 
   /// Spectators: the area of interest (world metres), sent with the next Ack; the server then
-  /// streams only the agents inside it (plus its hysteresis margin) and every player craft. False for a rectangle the
-  /// server would refuse (NaN/Inf, min > max) or for players (their area is around the craft).
+  /// streams only the agents inside it (plus its hysteresis margin) and every player craft. False
+  /// for a rectangle the server would refuse (NaN/Inf, min > max) or for players (their area is
+  /// around the craft).
   bool set_view(double min_x, double min_y, double max_x, double max_y) {
-    if (player_) return false;
-    for (double v : {min_x, min_y, max_x, max_y})
-      if (!std::isfinite(v)) return false;
-    if (min_x > max_x || min_y > max_y) return false;
-    view_ = {min_x, min_y, max_x, max_y};
-    view_dirty_ = true;
-    have_view_ = true;
-    return true;
+    return core_.set_view({min_x, min_y, max_x, max_y});
   }
 
   /// Bytes of an Inspect: the server sends agent `agent_id`'s steering breakdown with each
   /// snapshot (0 stops).
   val inspect(double agent_id) {
-    out_.clear();
     if (!(agent_id >= 0 && agent_id <= 4294967295.0)) return val::null();
-    if (!codec::encode_inspect(static_cast<std::uint32_t>(agent_id), out_)) return val::null();
-    return bytes_to_js(out_);
+    const std::string* bytes = core_.inspect(static_cast<std::uint32_t>(agent_id));
+    return bytes ? bytes_to_js(*bytes) : val::null();
   }
 
   /// Bytes of a Ping (the server answers with a Pong carrying its tick).
   val ping(double time_us) {
-    out_.clear();
-    if (!codec::encode_ping(static_cast<std::uint64_t>(std::max(0.0, time_us)), out_)) return val::null();
-    return bytes_to_js(out_);
+    const std::string* bytes = core_.ping(std::max(0.0, time_us) / 1000.0);
+    return bytes ? bytes_to_js(*bytes) : val::null();
   }
 
   /// Bytes of a client Close (CODE_NORMAL), sent before leaving.
-  val leave() {
-    v1::ClientMessage m;
-    m.mutable_close()->set_code(v1::Close::CODE_NORMAL);
-    out_.clear();
-    m.SerializeToString(&out_);
-    return bytes_to_js(out_);
+  val leave() { return bytes_to_js(core_.leave_message()); }
+
+  /// The reconnect policy index.mjs applies: RECONNECT_DEFAULTS with the caller's overrides
+  /// (client::ReconnectPolicy::sdk() otherwise: no jitter, refusals final, within the resume window).
+  void set_reconnect_policy(double initial_delay_ms, double factor, double max_delay_ms, double max_attempts) {
+    client::ReconnectPolicy p = client::ReconnectPolicy::sdk();
+    p.initial_delay_ms = std::max(0.0, initial_delay_ms);
+    p.factor = std::max(1.0, factor);
+    p.max_delay_ms = std::max(0.0, max_delay_ms);
+    p.max_attempts = static_cast<std::int32_t>(std::clamp(max_attempts, 1.0, 1e9));
+    policy_ = p;
+  }
+
+  /// The policy's decision before reconnect attempt `attempt` (0-based) after a connection end
+  /// {code, reason} (code as in CloseInfo: the server's Close.Code as a word, or
+  /// "connection_lost"), `lost_for_ms` after the loss; `resume_window_ms` 0 = unbounded
+  /// (spectators). Returns {retry, delayMs, why}.
+  val reconnect_plan(double attempt, const std::string& code, const std::string& reason, double lost_for_ms,
+                     double resume_window_ms) const {
+    client::LinkEnd end;
+    end.had_welcome = true;
+    end.server_code = v1::Close::CODE_UNSPECIFIED;
+    for (int c = v1::Close::Code_MIN; c <= v1::Close::Code_MAX; ++c)
+      if (v1::Close::Code_IsValid(c) && code == close_str(static_cast<v1::Close::Code>(c)) && code != "unspecified")
+        end.server_code = static_cast<v1::Close::Code>(c);
+    end.server_reason = reason;
+    end.lost_for_ms = lost_for_ms;
+    const client::ReconnectDecision d = policy_.decide(end, static_cast<std::int32_t>(std::clamp(attempt, 0.0, 1e9)),
+                                                       0.5, std::max(0.0, resume_window_ms));
+    val o = val::object();
+    o.set("retry", d.retry);
+    o.set("delayMs", d.delay_ms);
+    o.set("why", d.why);
+    return o;
   }
 
  private:
-  void welcome(const v1::Welcome& w, val& r) {
-    r.set("type", val("welcome"));
+  static val error(val& r, const std::string& detail) {
+    r.set("type", val("error"));
+    r.set("detail", detail);
+    return r;
+  }
+
+  val welcome_to_js(const v1::Welcome& w) const {
     val o = val::object();
     o.set("playerId", w.player_id());
     o.set("entityId", w.entity_id());
@@ -387,96 +387,80 @@ class Core {
     o.set("room", w.room());
     o.set("protocolVersion", w.protocol_version());
     o.set("world", world_to_js(w.world()));
-    // The receiver needs the world's geometry; the predictor the whole scenario (craft constants,
-    // obstacles, borders), kept alive here because the predictor points at it.
-    const codec::Result res = codec::decode_world_spec(w.world(), scenario_);
-    if (!res.ok()) {
-      r.set("type", val("error"));
-      r.set("detail", "welcome: " + res.detail);
-      return;
-    }
-    receiver_.configure(scenario_);
-    predictor_.configure(&scenario_, 1.0 / std::max<std::uint32_t>(1, scenario_.tick_rate_hz));
-    predictor_.reset_keep_sequence();  // sequences keep growing across connections
-    entity_ = w.entity_id();
-    max_input_frames_ = w.max_input_frames();
-    // A new connection (reconnect) starts without the view: send it again with the first Ack.
-    view_dirty_ = have_view_;
-    have_spawn_ = false;
-    welcomed_ = true;
-    r.set("welcome", o);
+    return o;
   }
 
-  void snapshot(const v1::DeltaSnapshot& d, val& r) {
-    r.set("type", val("snapshot"));
-    const codec::Result res = receiver_.receive(msg_);  // msg_.player: a player's own craft
-    // Acknowledge what was decoded: 0 after a missing baseline asks for a full snapshot.
-    out_.clear();
-    if (codec::encode_ack(receiver_.ack_tick(), view_dirty_ ? &view_ : nullptr, out_)) {
-      r.set("reply", bytes_to_js(out_));
-      view_dirty_ = false;
-    }
-    if (!res.ok() || receiver_.tick() != d.server_tick()) {
-      // kEmpty: baseline gone (the ack above asks for a full one); older than the newest: skip.
-      r.set("type", val(res.ok() ? "stale" : res.status == codec::Status::kEmpty ? "baseline_missing" : "error"));
-      r.set("detail", res.detail);
+  void steering_trace(const v1::SteeringTrace& in, val& r) const {
+    sim::SteeringTrace t;
+    const codec::Result tr = codec::decode_steering_trace(in, t);
+    if (!tr.ok()) {
+      error(r, tr.detail);
       return;
     }
+    r.set("type", val("steering_trace"));
+    val o = val::object();
+    o.set("serverTick", tick(t.tick));
+    o.set("agentId", t.agent.value);
+    o.set("group", t.group);
+    o.set("available", in.available());
+    val rows = val::array();
+    for (std::int32_t q = 0; q < t.count; ++q) {
+      const sim::BehaviorTrace& b = t.behaviors[q];
+      val x = val::object();
+      x.set("type", val(sim::behavior_name(b.type)));
+      x.set("weight", b.weight);
+      x.set("evaluated", b.evaluated);
+      x.set("linear", vec2(b.raw.linear.x, b.raw.linear.y));
+      x.set("angular", b.raw.angular);
+      rows.call<void>("push", x);
+    }
+    o.set("behaviours", rows);
+    o.set("linear", vec2(t.result.linear.x, t.result.linear.y));
+    o.set("angular", t.result.angular);
+    r.set("trace", o);
+  }
+
+  void snapshot(const v1::ServerMessage& m, const client::ReceiveResult& res, val& r) const {
+    r.set("type", val("snapshot"));
+    const v1::DeltaSnapshot& d = m.delta_snapshot();
     val s = val::object();
     s.set("serverTick", tick(d.server_tick()));
     s.set("baselineTick", tick(d.baseline_tick()));
     s.set("stateHash", d.state_hash() ? u64_string(d.state_hash()) : val::null());
-    const v1::PlayerSnapshot& p = msg_.player();  // all zero for a spectator
+    const v1::PlayerSnapshot& p = m.player();  // all zero for a spectator
     s.set("lastInputSequence", p.last_input_sequence());
     s.set("inputHeldTicks", p.input_held_ticks());
     s.set("inputSlips", p.input_slips());
     val agents = val::array();
     const sim::AgentView* own = nullptr;
-    for (const sim::AgentView& a : receiver_.agents()) {
+    const std::uint32_t entity = core_.entity();
+    for (const sim::AgentView& a : core_.agents()) {
       agents.call<void>("push", agent_to_js(a));
-      if (entity_ != 0 && a.id.value == entity_) own = &a;
+      if (entity != 0 && a.id.value == entity) own = &a;
     }
     s.set("agents", agents);
     s.set("own", own ? agent_to_js(*own) : val::null());
-    if (player_ && own) reconcile(*own, p, s);
+    if (res.own.reconciled) s.set("prediction", prediction_to_js(res.own));
     r.set("snapshot", s);
   }
 
-  /// Compare the server's craft with the prediction for the same input and replay the rest
-  /// (exactly the viewer's rule; a respawn is never a misprediction).
-  void reconcile(const sim::AgentView& own, const v1::PlayerSnapshot& d, val& s) {
-    const behavior::CraftState server{own.position, own.velocity, own.orientation, own.angular_velocity};
-    const bool respawned = have_spawn_ && own.spawn_tick != spawn_tick_;
-    const client::ReconcileResult rr = predictor_.reconcile(
-        server, client::ServerProgress{d.last_input_sequence(), d.input_held_ticks(), d.input_slips(), !respawned});
-    spawn_tick_ = own.spawn_tick;
-    have_spawn_ = true;
+  /// What the core's reconciliation found (the viewer's rule: a capture or respawn event of the
+  /// own craft makes the next state a respawn, rebased on and never compared).
+  val prediction_to_js(const client::OwnUpdate& own) const {
+    const client::ReconcileResult& rr = own.result;
     val p = val::object();
     p.set("compared", rr.compared);
     p.set("corrected", rr.corrected);
     p.set("errorM", rr.error_m);
     p.set("replayed", rr.replayed);
-    p.set("respawned", respawned);
-    p.set("corrections", static_cast<double>(predictor_.corrections()));
-    p.set("state", predictor_.has_state() ? craft_to_js(predictor_.state()) : val::null());
-    s.set("prediction", p);
+    p.set("respawned", own.respawned);
+    p.set("corrections", static_cast<double>(core_.predictor().corrections()));
+    p.set("state", core_.predictor().has_state() ? craft_to_js(core_.predictor().state()) : val::null());
+    return p;
   }
 
-  v1::ServerMessage msg_;
-  codec::SnapshotReceiver receiver_;
-  client::PlayerPredictor predictor_;
-  sim::Scenario scenario_;
-  std::string out_;
-  bool player_ = false;
-  bool welcomed_ = false;
-  std::uint32_t entity_ = 0;
-  std::uint32_t max_input_frames_ = 64;
-  std::uint64_t spawn_tick_ = 0;
-  bool have_spawn_ = false;
-  codec::ViewRect view_{};
-  bool view_dirty_ = false;
-  bool have_view_ = false;
-  std::array<client::InputRecord, client::PlayerPredictor::kCapacity> window_{};  // scratch of input()
+  client::ProtocolCore core_;
+  client::ReconnectPolicy policy_ = client::ReconnectPolicy::sdk();
 };
 
 }  // namespace flockstep::sdk
@@ -492,6 +476,8 @@ EMSCRIPTEN_BINDINGS(flockstep_sdk) {
       .function("setView", &Core::set_view)
       .function("ping", &Core::ping)
       .function("inspect", &Core::inspect)
-      .function("leave", &Core::leave);
+      .function("leave", &Core::leave)
+      .function("setReconnectPolicy", &Core::set_reconnect_policy)
+      .function("reconnectPlan", &Core::reconnect_plan);
   emscripten::constant("protocolVersion", flockstep::codec::kProtocolVersion);
 }

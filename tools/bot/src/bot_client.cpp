@@ -19,6 +19,7 @@
 #include "bot.hpp"
 #include "codec/client_codec.hpp"
 #include "codec/server_codec.hpp"
+#include "core/protocol_core.hpp"
 #include "flockstep/math/rng.hpp"
 #include "ws_client.hpp"
 
@@ -262,7 +263,9 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-/// One bot connection (async, shares the run's io_context and thread).
+/// One bot connection (async, shares the run's io_context and thread): Beast moves the bytes,
+/// the client's protocol core (core/protocol_core.hpp) speaks the protocol (Join, Welcome, acks,
+/// pongs, the input window); this class keeps the run's statistics.
 class BotConn : public std::enable_shared_from_this<BotConn> {
  public:
   BotConn(asio::io_context& ioc, const BotConfig& cfg, BotReport& report, bool player, std::uint32_t index)
@@ -309,13 +312,17 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
     beast::get_lowest_layer(ws_).expires_never();
     ws_.binary(true);
     ++role_.connected;
-    codec::JoinRequest join;
-    join.role = player_ ? codec::Role::kPlayer : codec::Role::kSpectator;
-    join.display_name = cfg_.name + "-" + std::to_string(index_);
-    join.room = cfg_.room;
-    std::string bytes;
-    codec::encode_join(join, bytes);
-    write(std::move(bytes));
+    client::CoreConfig c;
+    c.role = player_ ? codec::Role::kPlayer : codec::Role::kSpectator;
+    c.display_name = cfg_.name + "-" + std::to_string(index_);
+    c.room = cfg_.room;
+    c.decode_snapshots = cfg_.decode;  // off: acknowledge without decoding (load runs at scale)
+    c.predict = false;                 // a bot has no craft to draw: the window is enough
+    c.max_input_frames = kInputWindow;
+    core_.start(std::move(c), 0);
+    // Spectators send `view` with their first Ack (the core does).
+    if (!player_ && cfg_.have_view) core_.set_view({cfg_.view[0], cfg_.view[1], cfg_.view[2], cfg_.view[3]});
+    write(core_.opened(0));
     do_read();
   }
 
@@ -333,21 +340,21 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
     }
     const std::string bytes = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
-    v1::ServerMessage msg;
-    if (codec::decode_server_message(as_bytes(bytes), msg).ok()) handle(msg, bytes.size());
+    // The bot's clock is not needed by the core (it keeps no link timers for the bot).
+    const client::ReceiveResult r = core_.receive(as_bytes(bytes), 0);
+    if (r.reply) write(*r.reply);
+    handle(r, core_.message(), bytes.size());
     do_read();
   }
 
-  void handle(const v1::ServerMessage& msg, std::size_t size) {
-    switch (msg.payload_case()) {
-      case v1::ServerMessage::kWelcome: {
+  void handle(const client::ReceiveResult& r, const v1::ServerMessage& msg, std::size_t size) {
+    switch (r.type) {
+      case client::Received::kWelcome:
         ++role_.welcomed;
-        sim::Scenario scenario;
-        if (codec::decode_world_spec(msg.welcome().world(), scenario).ok()) receiver_.configure(scenario);
         if (player_ && cfg_.script != "idle") schedule_input();
         break;
-      }
-      case v1::ServerMessage::kDeltaSnapshot: {
+      case client::Received::kSnapshot:
+      case client::Received::kSnapshotSkipped: {
         const v1::DeltaSnapshot& d = msg.delta_snapshot();
         const auto now = Clock::now();
         if (have_last_) {
@@ -360,30 +367,22 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
         ++role_.snapshots;
         role_.snapshot_bytes += size;
         role_.full_snapshots += d.baseline_tick() == 0 ? 1 : 0;
-        acked_ = std::max(acked_, msg.player().last_input_sequence());
-        std::uint64_t ack = d.server_tick();
         if (cfg_.decode) {
-          // As the viewer does: decode against the baseline, acknowledge what was decoded.
-          if (receiver_.receive(msg).ok()) {
-            role_.agents_received += receiver_.agents().size();
-            report_.max_agents_seen =
-                std::max<std::uint32_t>(report_.max_agents_seen, static_cast<std::uint32_t>(receiver_.agents().size()));
+          // As the viewer does: the core decoded it against the baseline and acknowledged what
+          // was decoded (a stale one decodes fine, it is only not newer).
+          if (r.type == client::Received::kSnapshot || r.stale) {
+            const auto n = static_cast<std::uint32_t>(core_.agents().size());
+            role_.agents_received += n;
+            report_.max_agents_seen = std::max(report_.max_agents_seen, n);
           } else {
             ++report_.decode_errors;
           }
-          ack = receiver_.ack_tick();
         } else {
           report_.max_agents_seen = std::max(report_.max_agents_seen, d.agent_count());
         }
-        std::string bytes;
-        const bool send_view = !player_ && cfg_.have_view && !view_sent_;
-        codec::ViewRect view{cfg_.view[0], cfg_.view[1], cfg_.view[2], cfg_.view[3]};
-        codec::encode_ack(ack, send_view ? &view : nullptr, bytes);
-        view_sent_ = view_sent_ || send_view;
-        write(std::move(bytes));
         break;
       }
-      case v1::ServerMessage::kSnapshot: {
+      case client::Received::kPlainSnapshot: {
         const auto now = Clock::now();
         if (have_last_)
           role_.inter_arrival_ms.push_back(std::chrono::duration<double, std::milli>(now - last_snapshot_).count());
@@ -391,22 +390,15 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
         have_last_ = true;
         ++role_.snapshots;
         role_.snapshot_bytes += size;
-        acked_ = std::max(acked_, msg.player().last_input_sequence());
         report_.max_agents_seen =
             std::max<std::uint32_t>(report_.max_agents_seen, static_cast<std::uint32_t>(msg.snapshot().agents_size()));
         break;
       }
-      case v1::ServerMessage::kEvents:
+      case client::Received::kEvents:
         ++role_.events;
         role_.captures_seen += static_cast<std::uint64_t>(msg.events().captures_size());
         break;
-      case v1::ServerMessage::kPing: {
-        std::string bytes;
-        codec::encode_pong(msg.ping().sender_time_us(), bytes);
-        write(std::move(bytes));
-        break;
-      }
-      default: break;
+      default: break;  // pings are answered by the core's reply above
     }
   }
 
@@ -419,27 +411,23 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
 
   void send_input() {
     if (stopped_ || closed_) return;
-    codec::InputFrame f;
-    f.sequence = ++sequence_;
+    sim::PlayerInput in;
     if (cfg_.script == "constant") {
-      f.turn = cfg_.turn;
-      f.throttle = cfg_.throttle;
+      in = {cfg_.turn, cfg_.throttle};
     } else {
       if (rng_.chance(0.02)) {
         turn_ = rng_.uniform(-1, 1);
         throttle_ = rng_.uniform(0.5, 1);
       }
-      f.turn = turn_;
-      f.throttle = throttle_;
+      in = {turn_, throttle_};
     }
-    window_.push_back(f);
-    // Resend everything not yet acknowledged (bounded), so a lost message costs nothing.
-    while (!window_.empty() && window_.front().sequence <= acked_) window_.pop_front();
-    while (window_.size() > 32) window_.pop_front();
-    std::string bytes;
-    codec::encode_input(std::vector<codec::InputFrame>(window_.begin(), window_.end()), bytes);
-    ++role_.inputs_sent;
-    write(std::move(bytes));
+    core_.advance(in);
+    // Resend everything not yet acknowledged (the core's window, at most kInputWindow), so a
+    // lost message costs nothing.
+    if (const std::string* bytes = core_.input_message()) {
+      ++role_.inputs_sent;
+      write(*bytes);
+    }
     schedule_input();
   }
 
@@ -472,14 +460,11 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   std::uint32_t index_;
   math::Rng rng_;
   std::deque<std::string> outbox_;
-  std::deque<codec::InputFrame> window_;
-  std::uint32_t sequence_ = 0;
-  std::uint32_t acked_ = 0;
+  static constexpr std::uint32_t kInputWindow = 32;  // inputs per message at most
+  client::ProtocolCore core_;
   double turn_ = 0, throttle_ = 1;
   Clock::time_point last_snapshot_;
   bool have_last_ = false;
-  bool view_sent_ = false;
-  codec::SnapshotReceiver receiver_;
   std::vector<double> gaps_;
   bool closed_ = false, closing_ = false, stopped_ = false;
 };
