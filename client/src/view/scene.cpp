@@ -271,9 +271,9 @@ Shape Viewer::shape_of(const DrawAgent& a) const {
 float Viewer::scale_of(const DrawAgent& a) const {
   if (a.group >= 0 && a.group < static_cast<std::int32_t>(scenario_.groups.size())) {
     const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.group)];
-    const sim::Technique t = g.technique;
-    if (t == sim::Technique::kLosChase || t == sim::Technique::kIntercept || t == sim::Technique::kPattern)
-      return static_cast<float>(g.craft.length * 0.75);
+    // The movement model decides the shape (the world's own rule, so composed craft groups and
+    // Bourg units are drawn as crafts too).
+    if (sim::model_of(g) == sim::Model::kCraft) return static_cast<float>(g.craft.length * 0.75);
     return static_cast<float>(g.radius * 1.6);
   }
   return static_cast<float>(scenario_.player_craft.length * 0.75);
@@ -423,8 +423,7 @@ void Viewer::annotate(const Camera& cam) {
         if (g.technique == sim::Technique::kWander)
           circle(f->position + math::as_vector(f->orientation) * g.wander.distance, g.wander.radius,
                  {208, 139, 255, 140});
-        const bool craft = g.technique == sim::Technique::kLosChase || g.technique == sim::Technique::kIntercept ||
-                           g.technique == sim::Technique::kPattern;
+        const bool craft = sim::model_of(g) == sim::Model::kCraft;
         if (!craft) {
           // The vehicle's avoidance sensors, computed with the same shared functions: wall
           // feelers (T75) and the obstacle detection box (T73), which grows with speed.
