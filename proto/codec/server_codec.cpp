@@ -467,7 +467,14 @@ const ViewFrame* SnapshotReceiver::frame(std::uint64_t tick) const {
 Result SnapshotReceiver::receive(const v1::DeltaSnapshot& in, const v1::PlayerSnapshot* player) {
   const std::uint64_t tick = in.server_tick();
   if (tick == 0) return fail(Status::kMalformed, "delta_snapshot.server_tick is 0");
-  if (tick <= newest_ && !need_full_) return {};  // late duplicate: the newer one is already here
+  if (tick <= newest_) {
+    // Late: a newer frame is already here. While a full snapshot is awaited it stays awaited
+    // (ack 0); taking an older one would move the view back in time.
+    if (need_full_)
+      return fail(Status::kEmpty, "snapshot " + std::to_string(tick) + " is older than the newest, " +
+                                      std::to_string(newest_) + "; waiting for a full snapshot");
+    return {};
+  }
   const ViewFrame* base = nullptr;
   if (in.baseline_tick() != 0) {
     base = frame(in.baseline_tick());

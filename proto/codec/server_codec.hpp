@@ -103,7 +103,8 @@ class SnapshotReceiver {
   void reset();
   /// Decode one snapshot. kOk: agents()/tick() describe it. kEmpty: its baseline is not here
   /// (nothing changed; acknowledge ack_tick() == 0 to get a full snapshot). Otherwise malformed.
-  /// Snapshots not newer than the newest decoded one are ignored (kOk, tick() unchanged).
+  /// Snapshots not newer than the newest decoded one are ignored: kOk with tick() unchanged, or
+  /// kEmpty while a full snapshot is awaited (ack 0 stays).
   /// `player`: ServerMessage.player of the same frame, whose `own` (a player's craft, exact)
   /// replaces the quantised entry; null for a body without it (spectators, replays).
   Result receive(const v1::DeltaSnapshot& in, const v1::PlayerSnapshot* player = nullptr);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <span>
 #include <vector>
@@ -25,9 +26,15 @@ namespace {
 
 using namespace flockstep;
 
-void check(bool ok) {
-  if (!ok) std::abort();  // libFuzzer reports the input as a crash
-}
+// A broken property aborts (libFuzzer reports the input as a crash) after naming itself, so a
+// finding says which property failed without a debugger.
+#define check(cond)                                                             \
+  do {                                                                          \
+    if (!(cond)) {                                                              \
+      std::fprintf(stderr, "property failed: %s (line %d)\n", #cond, __LINE__); \
+      std::abort();                                                             \
+    }                                                                           \
+  } while (0)
 
 bool finite(const sim::AgentView& a) {
   return std::isfinite(a.position.x) && std::isfinite(a.position.y) && std::isfinite(a.velocity.x) &&

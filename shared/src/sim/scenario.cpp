@@ -78,6 +78,10 @@ std::string validate(const Scenario& s) {
   if (s.max_agents < 1 || s.max_agents > 1000000) return bad("max_agents", "must be in 1..1000000");
   if (s.max_players < 0 || s.max_players > s.max_agents) return bad("max_players", "must be in 0..max_agents");
   if (!(s.grid_cell > 0)) return bad("grid_cell", "must be > 0");
+  // Converted to a tick count (capture_protected): a negative, huge or non-finite value would be
+  // an out-of-range conversion (the world-state fuzzer sent -3e92).
+  if (!(s.respawn_protection_s >= 0 && s.respawn_protection_s <= kMaxRespawnProtectionS))
+    return bad("respawn_protection_s", "must be in 0..3600");
   std::int64_t total = 0;
   for (std::size_t gi = 0; gi < s.groups.size(); ++gi) {
     const GroupSpec& g = s.groups[gi];

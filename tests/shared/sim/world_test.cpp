@@ -49,6 +49,14 @@ TEST(World, ValidateNamesTheBadField) {
   s = canonical::flock(100);
   s.max_agents = 10;
   EXPECT_NE(validate(s).find("max_agents"), std::string::npos);
+  // Respawn protection becomes a tick count: out of range it would be an undefined conversion.
+  for (const real bad : {-1.0, 3601.0, -3.36e92, math::kInfinity}) {
+    s = canonical::pursuit();
+    s.respawn_protection_s = bad;
+    EXPECT_EQ(validate(s), "respawn_protection_s: must be in 0..3600") << bad;
+  }
+  s.respawn_protection_s = kMaxRespawnProtectionS;
+  EXPECT_EQ(validate(s), "");
 }
 
 TEST(World, GenerationalIdsRejectStaleHandles) {

@@ -229,6 +229,9 @@ struct TrackSpec {
   std::vector<std::array<std::int32_t, 4>> segments;
 };
 
+/// Longest respawn protection a scenario may ask for, s: an hour is already "never captured".
+inline constexpr real kMaxRespawnProtectionS = 3600;
+
 /// Everything needed to build a world. Plain data; the server fills it from JSON.
 struct Scenario {
   std::string name = "scenario";
@@ -242,7 +245,7 @@ struct Scenario {
   std::int32_t max_players = 64;         ///< player crafts allowed at once. [Limit: 0..max_agents]
   real grid_cell = 8;                    ///< spatial grid cell, m. [Limit: >= every neighbour radius]
   behavior::CraftParams player_craft{};  ///< physics of player crafts (clients predict with it)
-  real respawn_protection_s = 2;         ///< a respawned player cannot be captured this long, s
+  real respawn_protection_s = 2;  ///< a respawned player cannot be captured this long, s. [0..kMaxRespawnProtectionS]
   /// Behaviour level of detail (time slicing, as PSCrowd ran behaviour at 1/8 of the frame rate):
   /// each force-steered vehicle recomputes its steering every this many ticks, on a rota by id
   /// slot (slot + tick divisible by it), and keeps its last force in between; integration and
