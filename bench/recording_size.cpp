@@ -45,6 +45,27 @@ bool flag(const std::string& arg, const char* name, std::uint32_t& out) {
   return true;
 }
 
+/// Bytes of an input log by record kind (framing included): header, seek points, the rest
+/// (commands, hashes, the end).
+struct Breakdown {
+  std::uint64_t header = 0, seeks = 0, rest = 0;
+};
+Breakdown breakdown(const std::string& bytes) {
+  Breakdown b;
+  std::size_t at = codec::kInputLogMagic.size();
+  while (at + 4 <= bytes.size()) {
+    std::uint32_t n = 0;
+    for (int k = 0; k < 4; ++k) n |= std::uint32_t{static_cast<unsigned char>(bytes[at + k])} << (8 * k);
+    const auto kind = codec::summarize_input_log_record(std::string_view(bytes).substr(at + 4, n)).kind;
+    const std::uint64_t framed = n + codec::kInputLogFrameBytes;
+    if (kind == codec::InputLogRecordSummary::Kind::kHeader) b.header += framed;
+    else if (kind == codec::InputLogRecordSummary::Kind::kSeek) b.seeks += framed;
+    else b.rest += framed;
+    at += framed;
+  }
+  return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,8 +87,9 @@ int main(int argc, char** argv) {
   }
   const fs::path dir = fs::temp_directory_path() / ("flockstep-recording-size-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::printf("%-12s %7s %6s %14s %14s %14s %14s %6s %9s %11s\n", "scenario", "agents", "ticks", "snapshot_B",
-              "input_log_B", "snapshot_B/min", "input_log_B/min", "seeks", "commands", "divergences");
+  std::printf("%-12s %7s %6s %12s %12s %14s %15s %9s %6s %11s %9s %9s %11s\n", "scenario", "agents", "ticks",
+              "snapshot_B", "input_log_B", "snapshot_B/min", "input_log_B/min", "header_B", "seeks", "seek_B", "rest_B",
+              "commands", "divergences");
   int status = 0;
   for (const std::string& file : files) {
     sim::Scenario scenario;
@@ -105,18 +127,23 @@ int main(int argc, char** argv) {
     snap.flush();
     const std::uint64_t snap_bytes = fs::file_size(snap_path), log_bytes = fs::file_size(log_path);
     std::string error;
-    auto player = codec::InputLogPlayer::open(read_file(log_path), error);
+    const std::string log_bytes_read = read_file(log_path);
+    const Breakdown parts = breakdown(log_bytes_read);
+    auto player = codec::InputLogPlayer::open(log_bytes_read, error);
     if (!player) {
       std::fprintf(stderr, "%s: %s\n", log_path.c_str(), error.c_str());
       return 1;
     }
-    player->seek(player->last_tick());
+    while (player->step()) {
+    }  // every tick from the start: every logged hash compared
     const double per_min = 60.0 / seconds;
-    std::printf("%-12s %7d %6llu %14llu %14llu %14.0f %14.0f %6zu %9zu %11zu\n", scenario.name.c_str(),
-                room.world().size(), static_cast<unsigned long long>(ticks),
+    std::printf("%-12s %7d %6llu %12llu %12llu %14.0f %15.0f %9llu %6zu %11llu %9llu %9zu %11zu\n",
+                scenario.name.c_str(), room.world().size(), static_cast<unsigned long long>(ticks),
                 static_cast<unsigned long long>(snap_bytes), static_cast<unsigned long long>(log_bytes),
                 static_cast<double>(snap_bytes) * per_min, static_cast<double>(log_bytes) * per_min,
-                player->seek_point_count(), player->command_count(), player->divergences().size());
+                static_cast<unsigned long long>(parts.header), player->seek_point_count(),
+                static_cast<unsigned long long>(parts.seeks), static_cast<unsigned long long>(parts.rest),
+                player->command_count(), player->divergences().size());
     if (!player->divergences().empty()) status = 1;
   }
   fs::remove_all(dir);
