@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include <emscripten/emscripten.h>
 #include <nlohmann/json.hpp>
@@ -395,6 +396,24 @@ void LiveSource::publish(nlohmann::json& j, double now) const {
   j["captures"] = captures_;
   j["alive_s"] = player_ && last_tick_ > spawn_tick_ ? static_cast<double>(last_tick_ - spawn_tick_) / tick_rate_ : 0;
   j["world_error"] = world_error_;
+  if (measure_holds_) {
+    // Per hold and group kind: mean errors of the extrapolation, of plain dead reckoning and of
+    // the held snapshot drawn as it is, m.
+    json holds = json::object();
+    for (std::size_t h = 0; h < std::size(RemoteAgents::kHoldsMs); ++h) {
+      json kinds = json::object();
+      for (const auto& [kind, e] : remote_.hold_errors(h)) {
+        const double n = static_cast<double>(std::max<std::int64_t>(e.samples, 1));
+        kinds[kind] = {{"samples", e.samples},
+                       {"mean", num(e.behaviour_sum_m / n)},
+                       {"max", num(e.behaviour_max_m)},
+                       {"dead_reckoning", num(e.dead_reckoning_sum_m / n)},
+                       {"held", num(e.held_sum_m / n)}};
+      }
+      holds[std::to_string(static_cast<int>(RemoteAgents::kHoldsMs[h]))] = std::move(kinds);
+    }
+    j["extrap_holds"] = std::move(holds);
+  }
   if (started_) j["paused"] = paused_;
 }
 

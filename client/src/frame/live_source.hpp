@@ -63,6 +63,12 @@ class LiveSource final : public FrameSource {
   /// Counts jumps of the own craft (respawn, a new world): the viewer clears its trail on a change.
   std::uint32_t own_jumps() const { return own_jumps_; }
   const std::string& world_error() const { return world_error_; }
+  /// Measure the extrapolation error of held-back snapshots (RemoteAgents::enable_hold_errors)
+  /// and publish it as extrap_holds.
+  void set_measure_holds(bool on) {
+    measure_holds_ = on;
+    remote_.enable_hold_errors(on);
+  }
   void set_requested_room(const std::string& room) { requested_room_ = room; }
   const std::string& requested_room() const { return requested_room_; }
 
@@ -104,6 +110,7 @@ class LiveSource final : public FrameSource {
   std::uint64_t spawn_tick_ = 0;  // the own craft's (drawn: alive time, respawn protection)
   std::uint32_t own_jumps_ = 0;
   double snapshot_cost_ms_ = 0;
+  bool measure_holds_ = false;
   mutable std::deque<std::pair<double, std::uint64_t>> bytes_hist_;
 
   // A paused spectator view: the tick shown and the snapshots kept for single steps

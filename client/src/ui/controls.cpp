@@ -16,6 +16,9 @@ using math::Vec2;
 
 void Viewer::set_option(const std::string& name, double value) {
   const ControlOutcome out = apply_option(view_, name, value);
+  // Measuring the extrapolation of held-back snapshots: a setting of the live buffer, not of the
+  // view (tests/e2e/viewer.test.mjs).
+  if (!out.handled && name == "measure_holds") live_.set_measure_holds(value != 0);
   if (out.request == ViewRequest::kPause) control("paused", out.value);
   else if (out.request == ViewRequest::kFit && have_world()) fit_world(scenario());
 }
