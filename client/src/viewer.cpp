@@ -207,11 +207,37 @@ void Viewer::frame(double now) {
     }
   }
 
-  render();
-  build_labels();
+  const SceneFrame scene = scene_frame();
+  scene_.draw(scene);
+  labels_ = scene_.labels(scene);
   frame_cost_ms_ = emscripten_get_now() - t0;
   frame_cost_window_.add(now, frame_cost_ms_);
   publish(now);
+}
+
+SceneFrame Viewer::scene_frame() const {
+  SceneFrame f;
+  f.have_world = have_world();
+  f.view = &view_;
+  f.scenario = &scenario();
+  f.layers = &layers_;
+  f.agents = &agents_;
+  f.find = [this](std::uint32_t id) { return drawn(id); };
+  f.own = has_own_ ? &own_ : nullptr;
+  f.own_entity = own_entity();
+  f.own_name = name_;
+  f.server_ghost = has_own_ ? live_.server_state() : nullptr;
+  f.own_protected = !offline_ && live_.protected_now();
+  f.trail_own = &trail_own_;
+  f.trail_follow = &trail_follow_;
+  if (const FrameSource* src = source()) {
+    f.trace = &src->trace();
+    f.trace_available = src->trace_available();
+  }
+  f.names = &names_;
+  f.occluders = &occluders_;
+  f.css_scale = css_scale();
+  return f;
 }
 
 void Viewer::fit_world(const sim::Scenario& s) {

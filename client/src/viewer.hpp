@@ -7,10 +7,10 @@
 /// callbacks and the fs_* functions (main.cpp) the page's JavaScript calls (client/web/,
 /// docs/viewer.md).
 ///
-/// Its definitions are split by concern: viewer.cpp (modes, frame, camera), view/scene.cpp
-/// (drawing), ui/publish.cpp (window.__flockstep and the world for the page), ui/controls.cpp
-/// (keys, mouse, touch, options). The rules worth testing are functions over the plain view
-/// state (view/view_state.hpp): view/scene_rules.hpp, ui/view_controls.hpp, ui/view_json.hpp.
+/// Its definitions are split by concern: viewer.cpp (modes, frame, camera), view/scene.hpp (the
+/// drawing, a class of its own over plain frame data), ui/publish.cpp (window.__flockstep and the world for the page),
+/// ui/controls.cpp (keys, mouse, touch, options). The rules worth testing are functions over the plain view state
+/// (view/view_state.hpp): view/scene_rules.hpp, ui/view_controls.hpp, ui/view_json.hpp.
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -26,6 +26,7 @@
 #include "input/input.hpp"
 #include "view/label_layout.hpp"
 #include "view/renderer.hpp"
+#include "view/scene.hpp"
 #include "view/view_state.hpp"
 #include "view/world_layers.hpp"
 
@@ -123,25 +124,14 @@ class Viewer final : public FrameHost {
   void publish_world(const FrameSource& source);
   void update_camera(double frame_ms);
   void fit_world(const sim::Scenario& s);
-  void render();
-  void render_layers(const Camera& cam, bool minimap);
-  void render_world(const Camera& cam, bool minimap);
-  void build_instances(const Camera& cam, bool minimap);
-  void annotate(const Camera& cam);
-  void build_labels();
-  /// The inspected agent's force breakdown as world-space arrows (each evaluated behaviour's
-  /// weighted output, then the combined result), scaled by force_arrow_px so they read at any zoom.
-  struct ForceArrow {
-    Vec2 from, to;
-    std::string label;
-    Rgba color;
-  };
-  std::vector<ForceArrow> inspector_arrows() const;
+  /// What the scene draws this frame (view/scene.hpp).
+  SceneFrame scene_frame() const;
   void publish(double now);
   double css_scale() const;
   const DrawAgent* drawn(std::uint32_t id) const;
 
   Renderer gl_;
+  Scene scene_{gl_};
   InputState input_;
   LiveSource live_{*this, input_, {[this](const std::string& reason) {
                      screen_ = Screen::kStart;
@@ -176,19 +166,13 @@ class Viewer final : public FrameHost {
   double trail_last_ms_ = 0;
   std::uint32_t trail_follow_id_ = 0;
   std::uint32_t own_jumps_seen_ = 0;
-  std::vector<PlacedLabel> labels_;                           // this frame's labels, CSS px
-  std::vector<ScreenBox> occluders_;                          // the page's panels, CSS px (set_occluders)
-  std::array<std::int32_t, kLayerCount + 1> drawn_layers_{};  // items drawn per layer (+ free tiles)
-
-  // Scratch buffers (reused every frame)
-  std::vector<Instance> inst_[static_cast<int>(Shape::kCount)];
-  std::vector<ColorVertex> lines_;
+  std::vector<PlacedLabel> labels_;   // this frame's labels, CSS px
+  std::vector<ScreenBox> occluders_;  // the page's panels, CSS px (set_occluders)
 
   // Stats
   RateWindow frames_window_;
   RateWindow frame_cost_window_;
   double frame_cost_ms_ = 0;
-  std::int32_t visible_ = 0;
   std::vector<ScoreRow> scores_;
   std::unordered_map<std::uint32_t, std::string> names_;
   std::string json_;

@@ -2,6 +2,7 @@
 // over the view state (ui/view_controls.hpp); a mode's own keys and controls go to its frame
 // source.
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <string>
 
@@ -21,6 +22,21 @@ void Viewer::set_option(const std::string& name, double value) {
   if (!out.handled && name == "measure_holds") live_.set_measure_holds(value != 0);
   if (out.request == ViewRequest::kPause) control("paused", out.value);
   else if (out.request == ViewRequest::kFit && have_world()) fit_world(scenario());
+}
+
+void Viewer::set_occluders(const std::string& list) {
+  occluders_.clear();
+  std::size_t at = 0;
+  while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
+    const std::size_t end = std::min(list.find(';', at), list.size());
+    ScreenBox b;
+    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 &&
+        b.h > 0)
+      occluders_.push_back(b);
+    at = end + 1;
+  }
+  // A panel opened, closed or resized while the world is shown fitted: fit it again.
+  if (view_.at_fit && view_.follow_id == 0 && screen_ != Screen::kPlay && have_world()) fit_world(scenario());
 }
 
 std::uint32_t Viewer::pick(double x, double y) {

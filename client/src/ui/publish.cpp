@@ -63,7 +63,7 @@ void Viewer::publish(double now) {
   j["snapshot_rate_nominal"] = src ? src->snapshot_rate() : 20;
   j["entities"] = src ? src->buffer().newest().size() : 0;
   j["drawn"] = agents_.size();
-  j["visible"] = visible_;
+  j["visible"] = scene_.visible();
   j["draw_calls"] = gl_.draw_calls();
   j["gl_renderer"] = gl_.renderer_name();
   j["instanced"] = !gl_.expanded();
@@ -118,10 +118,10 @@ void Viewer::publish(double now) {
   for (int i = 0; i < kLayerCount; ++i) {
     const Layer l = static_cast<Layer>(i);
     if (l == Layer::kTiles) {
-      layers["tiles_blocked"] = world ? drawn_layers_[i] : 0;
-      layers["tiles_free"] = world ? drawn_layers_[kLayerCount] : 0;
+      layers["tiles_blocked"] = world ? scene_.drawn_layers()[i] : 0;
+      layers["tiles_free"] = world ? scene_.drawn_layers()[kLayerCount] : 0;
     } else {
-      layers[layer_name(l)] = world ? drawn_layers_[i] : 0;
+      layers[layer_name(l)] = world ? scene_.drawn_layers()[i] : 0;
     }
   }
   j["layers"] = std::move(layers);

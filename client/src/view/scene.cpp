@@ -1,5 +1,6 @@
-// Drawing: the world's layers (view/world_layers.hpp), agents, annotations, trails, the minimap,
-// and this frame's screen-space labels (drawn by the page's overlay canvas, client/web/overlay.js).
+// Drawing (view/scene.hpp): the world's layers (view/world_layers.hpp), agents, annotations,
+// trails, the minimap, and this frame's screen-space labels (drawn by the page's overlay canvas,
+// client/web/overlay.js).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,21 +11,20 @@
 #include "flockstep/math/angle.hpp"
 #include "ui/inspector.hpp"
 #include "view/palette.hpp"
-#include "view/scene_rules.hpp"
-#include "viewer.hpp"
+#include "view/scene.hpp"
 
 namespace flockstep::client {
 
 using math::Vec2;
 
-void Viewer::render_layers(const Camera& cam, bool minimap) {
+void Scene::render_layers(const Camera& cam, bool minimap) {
   lines_.clear();
   auto line = [&](Vec2 a, Vec2 b, Rgba c) {
     lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
     lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
   };
   // Grid (every 10 m, bolder every 50 m) under everything, where no tile map covers it.
-  if (!minimap && !(view_.layer_on(Layer::kTiles) && layers_.counts.of(Layer::kTiles) > 0)) {
+  if (!minimap && !(view().layer_on(Layer::kTiles) && layers().counts.of(Layer::kTiles) > 0)) {
     const double step = cam.zoom > 2 ? 10 : 50;
     const double gx0 = std::max(0.0, std::floor((cam.cx - cam.half_w()) / step) * step);
     const double gx1 = std::min(scenario().width, cam.cx + cam.half_w());
@@ -40,11 +40,11 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
   if (!minimap) drawn_layers_.fill(0);
   for (int i = 0; i < kLayerCount; ++i) {
     const Layer l = static_cast<Layer>(i);
-    if (!view_.layer_on(l)) continue;
+    if (!view().layer_on(l)) continue;
     // The minimap keeps what orients: tiles, walls and obstacles.
     if (minimap && l != Layer::kTiles && l != Layer::kWalls && l != Layer::kObstacles) continue;
-    if (!layers_.triangles[i].empty()) gl_.draw_triangles(layers_.triangles[i]);
-    if (!layers_.lines[i].empty() && !(minimap && l == Layer::kTiles)) gl_.draw_lines(layers_.lines[i]);
+    if (!layers().triangles[i].empty()) gl_.draw_triangles(layers().triangles[i]);
+    if (!layers().lines[i].empty() && !(minimap && l == Layer::kTiles)) gl_.draw_lines(layers().lines[i]);
     if (l == Layer::kWalls) {
       // Thick walls vanish below a pixel: a 1 px line on top keeps them visible at any zoom.
       lines_.clear();
@@ -63,14 +63,14 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
       gl_.set_camera(cam, 0);  // obstacles keep their true size
       gl_.draw(Shape::kDisc, discs);
       gl_.draw(Shape::kRing, rings);
-      gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(css_scale()));
+      gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(f_->css_scale));
     }
     if (!minimap) {
       if (l == Layer::kTiles) {
-        drawn_layers_[i] = layers_.counts.tiles_blocked;
-        drawn_layers_[kLayerCount] = layers_.counts.tiles_free;
+        drawn_layers_[i] = layers().counts.tiles_blocked;
+        drawn_layers_[kLayerCount] = layers().counts.tiles_free;
       } else {
-        drawn_layers_[i] = layers_.counts.of(l);
+        drawn_layers_[i] = layers().counts.of(l);
       }
     }
   }
@@ -86,45 +86,30 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
   lines_.clear();
 }
 
-void Viewer::set_occluders(const std::string& list) {
-  occluders_.clear();
-  std::size_t at = 0;
-  while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
-    const std::size_t end = std::min(list.find(';', at), list.size());
-    ScreenBox b;
-    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 &&
-        b.h > 0)
-      occluders_.push_back(b);
-    at = end + 1;
-  }
-  // A panel opened, closed or resized while the world is shown fitted: fit it again.
-  if (view_.at_fit && view_.follow_id == 0 && screen_ != Screen::kPlay && have_world()) fit_world(scenario());
-}
-
-void Viewer::build_labels() {
-  labels_.clear();
-  if (!have_world() || view_.cam.zoom <= 0) return;
-  const double k = 1.0 / css_scale();  // device px -> CSS px
-  const double w = view_.cam.width * k, h = view_.cam.height * k;
+std::vector<PlacedLabel> Scene::labels(const SceneFrame& frame) {
+  f_ = &frame;
+  if (!f_->have_world || view().cam.zoom <= 0) return {};
+  const double k = 1.0 / f_->css_scale;  // device px -> CSS px
+  const double w = view().cam.width * k, h = view().cam.height * k;
   auto at = [&](Vec2 p) {
-    const Vec2 s = view_.cam.to_screen(p);
+    const Vec2 s = view().cam.to_screen(p);
     return Vec2{s.x * k, s.y * k};
   };
-  const double lift = std::max(static_cast<double>(kMinAgentPx) * 0.5, 1.2 * view_.cam.zoom) * k;  // above the shape
+  const double lift = std::max(static_cast<double>(kMinAgentPx) * 0.5, 1.2 * view().cam.zoom) * k;  // above the shape
   LabelScene scene;
-  scene.agents = &agents_;
+  scene.agents = &agents();
   scene.scenario = &scenario();
-  scene.view = &view_;
-  scene.names = &names_;
-  scene.own_entity = own_entity();
-  scene.own_predicted = has_own_;
+  scene.view = f_->view;
+  scene.names = f_->names;
+  scene.own_entity = f_->own_entity;
+  scene.own_predicted = (f_->own != nullptr);
   scene.css_per_px = k;
   scene.width_css = w;
   scene.height_css = h;
   std::vector<LabelCandidate> c = agent_labels(scene);
-  if (has_own_) {
-    const Vec2 s = at(own_.position);
-    c.push_back({name_ + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
+  if ((f_->own != nullptr)) {
+    const Vec2 s = at((*f_->own).position);
+    c.push_back({f_->own_name + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
   }
   // The inspected agent's force vectors, each named at its tip, placed before anything else: an
   // arrow pointing up would otherwise end under the agent's own label and lose its name (the agent
@@ -134,50 +119,51 @@ void Viewer::build_labels() {
     c.push_back({f.label, s.x, s.y, 7, f.color});
   }
   // Captions of the layers (path and pattern names, spawn areas) below every agent label.
-  for (const WorldCaption& cap : layers_.captions) {
-    if (!view_.layer_on(cap.layer)) continue;
+  for (const WorldCaption& cap : layers().captions) {
+    if (!view().layer_on(cap.layer)) continue;
     const Vec2 s = at(cap.at);
     c.push_back({cap.text, s.x, s.y, cap.layer == Layer::kSpawnAreas ? -1 : 0, cap.color});
   }
   // Nothing under the page's panels or the minimap (drawn in the canvas, bottom right).
-  std::vector<ScreenBox> blocked = occluders_;
-  if (view_.minimap) {
-    const double size = std::max(90, std::min(200, std::min(view_.cam.width, view_.cam.height) / 4)) * k, pad = 10 * k;
+  std::vector<ScreenBox> blocked = (*f_->occluders);
+  if (view().minimap) {
+    const double size = std::max(90, std::min(200, std::min(view().cam.width, view().cam.height) / 4)) * k,
+                 pad = 10 * k;
     blocked.push_back({w - size - pad, h - size - pad, size + pad, size + pad});
   }
-  labels_ = layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
+  return layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
 }
 
-void Viewer::build_instances(const Camera& cam, bool minimap) {
+void Scene::build_instances(const Camera& cam, bool minimap) {
   for (auto& v : inst_) v.clear();
   const double margin = 3;
   const double x0 = cam.cx - cam.half_w() - margin, x1 = cam.cx + cam.half_w() + margin;
   const double y0 = cam.cy - cam.half_h() - margin, y1 = cam.cy + cam.half_h() + margin;
   std::int32_t visible = 0;
-  for (const DrawAgent& a : agents_) {
-    if (has_own_ && a.id == own_entity()) continue;  // drawn predicted
+  for (const DrawAgent& a : agents()) {
+    if ((f_->own != nullptr) && a.id == f_->own_entity) continue;  // drawn predicted
     if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
     ++visible;
-    const Rgba c = color_of(a, scenario(), own_entity());
+    const Rgba c = color_of(a, scenario(), f_->own_entity);
     inst_[static_cast<int>(shape_of(a))].push_back(
         make_instance(a.position, a.orientation, scale_of(a, scenario()), c));
   }
   if (!minimap) visible_ = visible;
   // Highlight of the followed agent.
-  if (!minimap && view_.follow_id != 0) {
-    if (const DrawAgent* f = drawn(view_.follow_id))
+  if (!minimap && view().follow_id != 0) {
+    if (const DrawAgent* f = f_->find(view().follow_id))
       inst_[static_cast<int>(Shape::kRing)].push_back(
           make_instance(f->position, 0, scale_of(*f, scenario()) * 2.2f, {255, 255, 255, 200}));
   }
-  if (!minimap && view_.inspect_id != 0 && view_.inspect_id != view_.follow_id) {
-    if (const DrawAgent* f = drawn(view_.inspect_id))
+  if (!minimap && view().inspect_id != 0 && view().inspect_id != view().follow_id) {
+    if (const DrawAgent* f = f_->find(view().inspect_id))
       inst_[static_cast<int>(Shape::kRing)].push_back(
           make_instance(f->position, 0, scale_of(*f, scenario()) * 2.2f, {255, 220, 120, 220}));
   }
   // Own craft, predicted (drawn last so it is on top).
-  if (has_own_) {
-    const behavior::CraftState p = own_;
-    const bool protected_now = !offline_ && live_.protected_now();
+  if ((f_->own != nullptr)) {
+    const behavior::CraftState p = (*f_->own);
+    const bool protected_now = f_->own_protected;
     Rgba c = palette::kOwnCraft;
     if (protected_now && (static_cast<int>(emscripten_get_now() / 150) & 1)) c = palette::with_alpha(c, 90);
     const float s = static_cast<float>(scenario().player_craft.length * (minimap ? 2.0 : 0.9));
@@ -186,16 +172,16 @@ void Viewer::build_instances(const Camera& cam, bool minimap) {
   }
 }
 
-void Viewer::render_world(const Camera& cam, bool minimap) {
+void Scene::render_world(const Camera& cam, bool minimap) {
   // Agents at least kMinAgentPx tall (device px) in the main view: a fitted world stays readable.
-  gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(css_scale()));
+  gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(f_->css_scale));
   render_layers(cam, minimap);
   auto line = [&](Vec2 a, Vec2 b, Rgba c) {
     lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
     lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
   };
   // Trails under the agents.
-  if (!minimap && view_.trails) {
+  if (!minimap && view().trails) {
     lines_.clear();
     auto trail = [&](const std::deque<Vec2>& t, Rgba c) {
       for (std::size_t i = 1; i < t.size(); ++i) {
@@ -204,23 +190,23 @@ void Viewer::render_world(const Camera& cam, bool minimap) {
         line(t[i - 1], t[i], palette::with_alpha(c, a));
       }
     };
-    trail(trail_own_, palette::kOwnCraft);
-    trail(trail_follow_, {255, 255, 255, 255});
+    trail((*f_->trail_own), palette::kOwnCraft);
+    trail((*f_->trail_follow), {255, 255, 255, 255});
     gl_.draw_lines(lines_);
   }
 
   if (minimap) {
     // The minimap shows where things are, not their shapes: one point per agent, one draw.
     lines_.clear();
-    for (const DrawAgent& a : agents_) {
-      if (has_own_ && a.id == own_entity()) continue;
-      lines_.push_back(
-          {static_cast<float>(a.position.x), static_cast<float>(a.position.y), color_of(a, scenario(), own_entity())});
+    for (const DrawAgent& a : agents()) {
+      if ((f_->own != nullptr) && a.id == f_->own_entity) continue;
+      lines_.push_back({static_cast<float>(a.position.x), static_cast<float>(a.position.y),
+                        color_of(a, scenario(), f_->own_entity)});
     }
     gl_.draw_points(lines_, 2.0f);
-    if (has_own_) {
+    if ((f_->own != nullptr)) {
       lines_.clear();
-      const Vec2 p = own_.position;
+      const Vec2 p = (*f_->own).position;
       lines_.push_back({static_cast<float>(p.x), static_cast<float>(p.y), palette::kOwnCraft});
       gl_.draw_points(lines_, 6.0f);
     }
@@ -234,7 +220,7 @@ void Viewer::render_world(const Camera& cam, bool minimap) {
   }
 }
 
-void Viewer::annotate(const Camera& cam) {
+void Scene::annotate(const Camera& cam) {
   lines_.clear();
   auto line = [&](Vec2 a, Vec2 b, Rgba c) {
     lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
@@ -256,9 +242,9 @@ void Viewer::annotate(const Camera& cam) {
   const double x0 = cam.cx - cam.half_w(), x1 = cam.cx + cam.half_w();
   const double y0 = cam.cy - cam.half_h(), y1 = cam.cy + cam.half_h();
   std::int32_t budget = 4000;  // annotated agents per frame
-  for (const DrawAgent& a : agents_) {
+  for (const DrawAgent& a : agents()) {
     if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
-    if (!(view_.annotation_mask & (1u << static_cast<unsigned>(a.kind)))) continue;
+    if (!(view().annotation_mask & (1u << static_cast<unsigned>(a.kind)))) continue;
     if (--budget < 0) break;
     // Velocity: where it will be in 0.5 s.
     line(a.position, a.position + a.velocity * 0.5, {120, 255, 120, 170});
@@ -270,14 +256,14 @@ void Viewer::annotate(const Camera& cam) {
       cross(a.aim, 0.5, c);
     }
     if (a.target != 0) {
-      if (const DrawAgent* t = drawn(a.target)) line(a.position, t->position, {255, 80, 80, 60});
-      else if (a.target != 0 && a.target == own_entity() && has_own_)
-        line(a.position, own_.position, {255, 80, 80, 60});
+      if (const DrawAgent* t = f_->find(a.target)) line(a.position, t->position, {255, 80, 80, 60});
+      else if (a.target != 0 && a.target == f_->own_entity && (f_->own != nullptr))
+        line(a.position, (*f_->own).position, {255, 80, 80, 60});
     }
   }
   // The followed flock member: neighbour radius and field of view.
-  if (view_.follow_id != 0) {
-    if (const DrawAgent* f = drawn(view_.follow_id)) {
+  if (view().follow_id != 0) {
+    if (const DrawAgent* f = f_->find(view().follow_id)) {
       if (f->group >= 0 && f->group < static_cast<std::int32_t>(scenario().groups.size())) {
         const sim::GroupSpec& g = scenario().groups[static_cast<std::size_t>(f->group)];
         if (g.technique == sim::Technique::kFlock) {
@@ -314,24 +300,24 @@ void Viewer::annotate(const Camera& cam) {
     }
   }
   // Own craft: the authoritative state (ghost) next to the prediction.
-  if (const behavior::CraftState* server = has_own_ ? live_.server_state() : nullptr) {
+  if (const behavior::CraftState* server = f_->server_ghost) {
     circle(server->position, scenario().player_craft.length * 0.8, {255, 255, 255, 160});
-    const behavior::CraftState p = own_;
+    const behavior::CraftState p = (*f_->own);
     line(p.position, p.position + p.velocity * 0.5, {57, 230, 255, 200});
   }
   gl_.draw_lines(lines_);
 }
 
-std::vector<Viewer::ForceArrow> Viewer::inspector_arrows() const {
+std::vector<Scene::ForceArrow> Scene::inspector_arrows() const {
   std::vector<ForceArrow> out;
-  const DrawAgent* f = view_.inspect_id ? drawn(view_.inspect_id) : nullptr;
-  const FrameSource* src = source();
-  if (!f || !src || src->trace().agent.value != view_.inspect_id || !src->trace_available() || view_.cam.zoom <= 0)
+  const DrawAgent* f = view().inspect_id ? f_->find(view().inspect_id) : nullptr;
+  const sim::SteeringTrace* trace = f_->trace;
+  if (!f || !trace || trace->agent.value != view().inspect_id || !f_->trace_available || view().cam.zoom <= 0)
     return out;
-  const InspectorData d = make_inspector(*f, scenario(), "", nullptr, &src->trace(), src->trace_available());
+  const InspectorData d = make_inspector(*f, scenario(), "", nullptr, trace, f_->trace_available);
   if (!d.behaviour_forces) return out;
   const ForceBreakdown& b = *d.behaviour_forces;
-  const double px_to_m = css_scale() / view_.cam.zoom;  // CSS px -> device px -> m
+  const double px_to_m = f_->css_scale / view().cam.zoom;  // CSS px -> device px -> m
   auto arrow = [&](Vec2 v, std::string label, Rgba c) {
     const double px = force_arrow_px(v, b.budget);
     if (px < 1) return;  // nothing to draw (and no label for it)
@@ -347,14 +333,15 @@ std::vector<Viewer::ForceArrow> Viewer::inspector_arrows() const {
   return out;
 }
 
-void Viewer::render() {
-  int w = view_.cam.width, h = view_.cam.height;
+void Scene::draw(const SceneFrame& frame) {
+  f_ = &frame;
+  int w = view().cam.width, h = view().cam.height;
   gl_.begin_frame(w, h, palette::kBackground);
-  if (!have_world()) return;
-  render_world(view_.cam, false);
-  if (view_.annotations) annotate(view_.cam);
+  if (!f_->have_world) return;
+  render_world(view().cam, false);
+  if (view().annotations) annotate(view().cam);
   // The inspected agent: a line to its aim point and one to its target, annotations or not.
-  if (const DrawAgent* f = view_.inspect_id ? drawn(view_.inspect_id) : nullptr) {
+  if (const DrawAgent* f = view().inspect_id ? f_->find(view().inspect_id) : nullptr) {
     lines_.clear();
     auto line = [&](Vec2 a, Vec2 b, Rgba c) {
       lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
@@ -362,16 +349,17 @@ void Viewer::render() {
     };
     if (!(f->aim.x == f->position.x && f->aim.y == f->position.y)) {
       line(f->position, f->aim, {255, 255, 255, 220});
-      const double r = 6 / view_.cam.zoom;
+      const double r = 6 / view().cam.zoom;
       line(f->aim + Vec2{-r, -r}, f->aim + Vec2{r, r}, {255, 255, 255, 255});
       line(f->aim + Vec2{-r, r}, f->aim + Vec2{r, -r}, {255, 255, 255, 255});
     }
     if (f->target != 0) {
-      if (const DrawAgent* t = drawn(f->target)) line(f->position, t->position, {255, 90, 79, 230});
-      else if (f->target == own_entity() && has_own_) line(f->position, own_.position, {255, 90, 79, 230});
+      if (const DrawAgent* t = f_->find(f->target)) line(f->position, t->position, {255, 90, 79, 230});
+      else if (f->target == f_->own_entity && (f_->own != nullptr))
+        line(f->position, (*f_->own).position, {255, 90, 79, 230});
     }
     // Each behaviour's share of this step's steering and the result, as arrows (heads 7 px).
-    const double head = 7 * css_scale() / view_.cam.zoom;
+    const double head = 7 * f_->css_scale / view().cam.zoom;
     for (const ForceArrow& a : inspector_arrows()) {
       line(a.from, a.to, a.color);
       const Vec2 back = math::normalized(a.from - a.to) * head;
@@ -380,7 +368,7 @@ void Viewer::render() {
     }
     gl_.draw_lines(lines_);
   }
-  if (view_.minimap) {
+  if (view().minimap) {
     const int size = std::max(90, std::min(200, std::min(w, h) / 4));
     const int pad = 10;
     gl_.begin_inset(w - size - pad, pad, size, size, {5, 8, 18, 235});
@@ -394,8 +382,8 @@ void Viewer::render() {
     // The main camera's rectangle.
     lines_.clear();
     const Rgba c{255, 255, 255, 150};
-    const Vec2 a{view_.cam.cx - view_.cam.half_w(), view_.cam.cy - view_.cam.half_h()},
-        b{view_.cam.cx + view_.cam.half_w(), view_.cam.cy + view_.cam.half_h()};
+    const Vec2 a{view().cam.cx - view().cam.half_w(), view().cam.cy - view().cam.half_h()},
+        b{view().cam.cx + view().cam.half_w(), view().cam.cy + view().cam.half_h()};
     const Vec2 corners[4] = {a, {b.x, a.y}, b, {a.x, b.y}};
     for (int i = 0; i < 4; ++i) {
       const Vec2 p = corners[i], q = corners[(i + 1) % 4];
