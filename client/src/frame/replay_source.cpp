@@ -12,6 +12,7 @@
 
 #include "core/protocol_core.hpp"
 #include "frame/frame_source.hpp"
+#include "replay/replay_keys.hpp"
 #include "replay/recording.hpp"
 
 namespace flockstep::client {
@@ -77,10 +78,10 @@ class ReplaySource final : public FrameSource {
   }
 
   bool key(const std::string& code) override {
-    if (code == "KeyP" || code == "Space") control("play", playing_ ? 0 : 1);
-    else if (code == "Period" || code == "KeyN") control("step", 1);
-    else if (code == "Comma" || code == "KeyB") control("step", -1);
-    else return false;
+    std::string what;
+    double value = 0;
+    if (!replay_key_control(code, playing_, what, value)) return false;
+    control(what, value);
     return true;
   }
 
