@@ -77,13 +77,7 @@ class ReplaySource final : public FrameSource {
     }
   }
 
-  bool key(const std::string& code) override {
-    std::string what;
-    double value = 0;
-    if (!replay_key_control(code, playing_, what, value)) return false;
-    control(what, value);
-    return true;
-  }
+  bool key(const std::string& code) override { return replay_key(*this, code, playing_); }
 
   bool paused() const override { return !playing_; }
   std::string room() const override { return room_; }

@@ -3,22 +3,18 @@
 /// The replay bar's keys, the same for both kinds of recording (frame/replay_source.cpp,
 /// frame/input_log_source.cpp): P or Space play / pause, N or . one step forward, B or , one
 /// step back.
-#include <string>
 #include <string_view>
+
+#include "frame/frame_source.hpp"
 
 namespace flockstep::client {
 
-/// The FrameSource control a replay key stands for (`what`, `value`); false for other keys.
-inline bool replay_key_control(std::string_view code, bool playing, std::string& what, double& value) {
-  if (code == "KeyP" || code == "Space") {
-    what = "play";
-    value = playing ? 0 : 1;
-  } else if (code == "Period" || code == "KeyN" || code == "Comma" || code == "KeyB") {
-    what = "step";
-    value = code == "Period" || code == "KeyN" ? 1 : -1;
-  } else {
-    return false;
-  }
+/// Apply the replay key `code` to `source` as its control ("play", "step"); false for other keys.
+inline bool replay_key(FrameSource& source, std::string_view code, bool playing) {
+  if (code == "KeyP" || code == "Space") source.control("play", playing ? 0 : 1);
+  else if (code == "Period" || code == "KeyN") source.control("step", 1);
+  else if (code == "Comma" || code == "KeyB") source.control("step", -1);
+  else return false;
   return true;
 }
 
