@@ -6,7 +6,7 @@
 # Configures a clang build in build/fuzz (FLOCKSTEP_FUZZ=ON; every library instrumented with
 # ASan/UBSan and coverage), builds the fuzz targets and runs each for SECONDS (default 60,
 # libFuzzer's -max_total_time) on a working copy of its seed corpus, so the corpus kept in the
-# repo (tests/fuzz/corpus/<target>/) is never rewritten by a run. Targets (default: all five):
+# repo (tests/fuzz/corpus/<target>/) is never rewritten by a run. Targets (default: all six):
 #   fuzz_client_codec, fuzz_ws_session      SECONDS each (what the server reads from clients)
 #   fuzz_snapshot_codec, fuzz_snapshot_receiver   SECONDS / 2 each (what a client decodes: the
 #                                           agent records and the delta stream; they share one
@@ -14,6 +14,8 @@
 #                                           grows by one SECONDS, not two)
 #   fuzz_world_state                        SECONDS / 4 (saved worlds: read by operators' tools
 #                                           and the server from its own store, not from clients)
+#   fuzz_input_log                          SECONDS / 4 (input-log recordings: read by the viewer
+#                                           and operators' tools from the server's own files)
 # Targets named on the command line get SECONDS each. Exits non-zero if any target finds a crash,
 # a leak or a sanitizer report; the reproducer is left in build/fuzz/artifacts/<target>/.
 #
@@ -31,8 +33,9 @@ TARGETS=("$@")
 # small, fast targets (thousands of runs per second) and split one budget.
 declare -A DIVISOR=()
 if ((${#TARGETS[@]} == 0)); then
-  TARGETS=(fuzz_client_codec fuzz_ws_session fuzz_snapshot_codec fuzz_snapshot_receiver fuzz_world_state)
-  DIVISOR=([fuzz_snapshot_codec]=2 [fuzz_snapshot_receiver]=2 [fuzz_world_state]=4)
+  TARGETS=(fuzz_client_codec fuzz_ws_session fuzz_snapshot_codec fuzz_snapshot_receiver fuzz_world_state
+    fuzz_input_log)
+  DIVISOR=([fuzz_snapshot_codec]=2 [fuzz_snapshot_receiver]=2 [fuzz_world_state]=4 [fuzz_input_log]=4)
 fi
 DIR="${FLOCKSTEP_FUZZ_DIR:-$ROOT/build/fuzz}"
 JOBS="${FLOCKSTEP_JOBS:-2}"

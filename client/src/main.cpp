@@ -5,7 +5,9 @@
 #include <emscripten/html5.h>
 
 #include <string>
+#include <string_view>
 
+#include "codec/input_log.hpp"
 #include "ui/page.hpp"
 #include "viewer.hpp"
 
@@ -127,7 +129,12 @@ EMSCRIPTEN_KEEPALIVE void fs_set_room(const char* room) { g_viewer.set_room(room
 EMSCRIPTEN_KEEPALIVE std::uint8_t* fs_replay_buffer(unsigned n) { return g_viewer.upload_buffer(n); }
 /// Replay: parse the buffer and start playing it (1) or report why not (0, flockstepUi.replayError).
 EMSCRIPTEN_KEEPALIVE int fs_replay_open() {
-  const std::string error = g_viewer.open_source("replay", g_viewer.upload());
+  // Two kinds of recording (docs/replays.md), told apart by their magic: an input log is
+  // re-simulated (frame/input_log_source.cpp), a snapshot recording decoded (replay_source.cpp).
+  const std::span<const std::uint8_t> bytes = g_viewer.upload();
+  const bool input_log = bytes.size() >= 8 && std::string_view(reinterpret_cast<const char*>(bytes.data()), 8) ==
+                                                  flockstep::codec::kInputLogMagic;
+  const std::string error = g_viewer.open_source(input_log ? "inputlog" : "replay", bytes);
   g_viewer.release_upload();
   g_viewer.set_replay_error(error);
   if (error.empty()) return 1;
@@ -137,6 +144,7 @@ EMSCRIPTEN_KEEPALIVE int fs_replay_open() {
 /// Replay controls: play (0/1), speed (0.25-4), seek (tick), step (+1 / -1 snapshot).
 EMSCRIPTEN_KEEPALIVE void fs_replay_control(const char* what, double value) {
   g_viewer.control_mode("replay", what ? what : "", value);
+  g_viewer.control_mode("inputlog", what ? what : "", value);
 }
 /// Click or tap at CSS px (x, y) of the canvas: follow (spectate) and inspect the agent there.
 /// Returns its id (0 = none).

@@ -327,7 +327,13 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   });
   async function fetchReplay(url) {
     try {
-      const r = await fetch(url);
+      // The admin API serves input logs (docs/replays.md) to the admin token the page holds
+      // (the Admin panel keeps it in sessionStorage).
+      const headers = {};
+      let token = '';
+      try { token = sessionStorage.getItem('flockstep.adminToken') || ''; } catch (e) { /* private mode */ }
+      if (token && new URL(url, location.href).pathname.startsWith('/api/admin/')) headers.authorization = 'Bearer ' + token;
+      const r = await fetch(url, { headers });
       if (!r.ok) throw new Error('HTTP ' + r.status);
       openReplay(new Uint8Array(await r.arrayBuffer()), url);
     } catch (e) {
@@ -354,6 +360,18 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     $('replay-tick').textContent = `tick ${r.tick} / ${r.lastTick} · ${((r.tick - r.firstTick) / tr).toFixed(1)} s · ${r.speed}×`;
     const sel = $('replay-speed');
     if (Number(sel.value) !== r.speed && document.activeElement !== sel) sel.value = String(r.speed);
+    // An input log is re-simulated: its hash checks, and any divergence, stay on the bar.
+    const log = s.inputlog;
+    const check = $('replay-check');
+    check.classList.toggle('hidden', !log);
+    if (log) {
+      const d = log.divergences && log.divergences[0];
+      check.classList.toggle('diverged', !!d);
+      check.textContent = d
+        ? `DIVERGED at tick ${d.tick} (${d.what}): expected ${d.expected}, got ${d.got}` +
+          (log.divergences.length > 1 ? ` (+${log.divergences.length - 1} more)` : '')
+        : `hash ${log.hash} · ${log.hashes_checked}/${log.hashes_logged} checks ok`;
+    }
   }
 
   // ---- start screen --------------------------------------------------------------------------

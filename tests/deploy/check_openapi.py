@@ -74,6 +74,23 @@ PROBES = {
         ("main", "/api/admin/rooms/gallery/groups/0", AUTH, b'{"max_speed": 9}'),
     ("/api/admin/rooms/{name}/groups/{index}", "post", "413"):
         ("main", "/api/admin/rooms/arena/groups/0", AUTH, b'{"max_speed": 9' + b" " * 17000 + b"}"),
+    # Input-log recordings: the main server's recordings_dir holds a complete recording
+    # ("seed.fslog", a fuzz seed) and one cut short ("cut.fslog"); probes run in sorted order, so
+    # the start (200) comes before the second start (409).
+    ("/api/admin/recordings", "get", "200"): ("main", "/api/admin/recordings", AUTH, None),
+    ("/api/admin/recordings", "get", "401"): ("main", "/api/admin/recordings", {}, None),
+    ("/api/admin/recordings/{file}", "get", "200"): ("main", "/api/admin/recordings/seed.fslog", AUTH, None),
+    ("/api/admin/recordings/{file}", "get", "401"): ("main", "/api/admin/recordings/seed.fslog", {}, None),
+    ("/api/admin/recordings/{file}", "get", "404"): ("main", "/api/admin/recordings/none.fslog", AUTH, None),
+    ("/api/admin/recordings/{file}", "get", "409"): ("main", "/api/admin/recordings/cut.fslog", AUTH, None),
+    ("/api/admin/rooms/{name}/recording/{action}", "post", "200"):
+        ("main", "/api/admin/rooms/arena/recording/start", AUTH, b""),
+    ("/api/admin/rooms/{name}/recording/{action}", "post", "401"):
+        ("main", "/api/admin/rooms/arena/recording/start", {}, b""),
+    ("/api/admin/rooms/{name}/recording/{action}", "post", "404"):
+        ("main", "/api/admin/rooms/no-such-room/recording/start", AUTH, b""),
+    ("/api/admin/rooms/{name}/recording/{action}", "post", "409"):
+        ("main", "/api/admin/rooms/arena/recording/start", AUTH, b""),
 }
 # Documented but not provoked here, and why.
 UNPROBED = {
@@ -81,6 +98,8 @@ UNPROBED = {
     ("/ws", "get", "429"): "needs max_sessions_per_address, which the probe servers leave off so their "
                            "WebSockets do not collide (tests/server/net/proxy_test.cpp provokes it)",
     ("/api/admin/rooms/{name}/groups/{index}", "post", "503"): "needs a game thread that stalls for 2 s",
+    ("/api/admin/rooms/{name}/recording/{action}", "post", "503"):
+        "needs a server with an admin token but no recordings_dir (tests/server/net/rooms_test.cpp provokes it)",
 }
 
 
@@ -196,8 +215,14 @@ def main():
         open(os.path.join(web, "index.html"), "w").write("<!doctype html><title>t</title>")
         open(os.path.join(web, "viewer.wasm"), "wb").write(b"\0asm\1\0\0\0")
         os.mkdir(os.path.join(web, "js"))
+        recordings = os.path.join(web, "recordings")
+        os.mkdir(recordings)
+        seed = open(os.path.join(source_dir, "tests/fuzz/corpus/input_log/pursuit.bin"), "rb").read()
+        open(os.path.join(recordings, "seed.fslog"), "wb").write(seed)
+        open(os.path.join(recordings, "cut.fslog"), "wb").write(seed[:-20])
         main_srv = FlockstepServer(binary, source_dir, web_root=web,
-                                   extra_args=["--allowed-origins=https://game.example"],
+                                   extra_args=["--allowed-origins=https://game.example",
+                                               f"--recordings-dir={recordings}"],
                                    env={"FLOCKSTEP_ADMIN_TOKEN": TOKEN})
         plain_srv = FlockstepServer(binary, source_dir, extra_args=["--echo-endpoint=on"])
         with main_srv as m, plain_srv as p:

@@ -12,6 +12,7 @@
 
 #include "core/protocol_core.hpp"
 #include "frame/frame_source.hpp"
+#include "replay/replay_keys.hpp"
 #include "replay/recording.hpp"
 
 namespace flockstep::client {
@@ -76,13 +77,7 @@ class ReplaySource final : public FrameSource {
     }
   }
 
-  bool key(const std::string& code) override {
-    if (code == "KeyP" || code == "Space") control("play", playing_ ? 0 : 1);
-    else if (code == "Period" || code == "KeyN") control("step", 1);
-    else if (code == "Comma" || code == "KeyB") control("step", -1);
-    else return false;
-    return true;
-  }
+  bool key(const std::string& code) override { return replay_key(*this, code, playing_); }
 
   bool paused() const override { return !playing_; }
   std::string room() const override { return room_; }

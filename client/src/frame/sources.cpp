@@ -8,12 +8,14 @@
 namespace flockstep::client {
 
 std::unique_ptr<FrameSource> make_replay_source(FrameHost& host);
+std::unique_ptr<FrameSource> make_input_log_source(FrameHost& host);
 std::unique_ptr<FrameSource> make_lab_source(FrameHost& host);
 std::unique_ptr<FrameSource> make_bench_source(FrameHost& host);
 
 namespace {
 constexpr std::array kSources{
     FrameSourceEntry{"replay", make_replay_source},
+    FrameSourceEntry{"inputlog", make_input_log_source},
     FrameSourceEntry{"lab", make_lab_source},
     FrameSourceEntry{"bench", make_bench_source},
 };

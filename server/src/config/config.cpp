@@ -107,6 +107,20 @@ const std::vector<Key>& keys() {
        "recording"},
       {"record_keyframe_s", UintKey{&Config::record_keyframe_s, 1, 3600},
        "recordings: a full snapshot (keyframe, seek point) every this many seconds"},
+      {"recordings_dir", StringKey{&Config::recordings_dir, {}},
+       "folder of input-log recordings (docs/replays.md): rooms listed in record_rooms and rooms the admin API "
+       "starts recording are written here, and the admin API lists and serves them; created if missing; empty = "
+       "input logs off"},
+      {"record_rooms", StringKey{&Config::record_rooms, {}, true},
+       "comma-separated rooms recorded as input logs whenever they run (a new file each time the room starts); * = "
+       "every room; needs recordings_dir"},
+      {"record_seek_s", UintKey{&Config::record_seek_s, 1, 3600},
+       "input logs: seconds between seek points (a saved world a replay can start from)"},
+      {"recording_max_mb", UintKey{&Config::recording_max_mb, 1, 4096},
+       "input logs: a recording ends (complete, with its end record) before it would grow past this, MiB; also "
+       "bounds the memory a download takes"},
+      {"recordings_max", UintKey{&Config::recordings_max, 1, 100000},
+       "input logs: recordings recordings_dir may hold; starting another is refused until some are deleted"},
       {"state_dir", StringKey{&Config::state_dir, {}},
        "folder where every running room is saved (world, players, resume tokens, scores) on SIGTERM and every "
        "state_save_interval_s, and restored from at start-up, so a restarted server continues its rooms and players "

@@ -54,11 +54,16 @@ struct Config {
   std::uint32_t room_idle_close_ms = 60000;  ///< a non-default room closes after being empty this long. [100..86400000]
   std::string record;                        ///< recording file of the default room's stream; empty = off
   std::uint32_t record_keyframe_s = 5;       ///< seconds between recording keyframes. [1..3600]
-  std::string state_dir;                     ///< folder of saved rooms (restart without ending games); empty = off
-  std::uint32_t state_save_interval_s = 5;   ///< seconds between room saves; 0 = only on SIGTERM. [0..3600]
-  std::uint32_t tick_rate_hz = 60;           ///< simulation ticks per second (overrides the scenario). [1..240]
-  std::uint32_t snapshot_rate_hz = 20;       ///< snapshots per second. [1..tick_rate_hz]
-  std::uint32_t max_catchup_ticks = 5;       ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
+  std::string recordings_dir;                ///< folder of input-log recordings (admin API, record_rooms); empty = off
+  std::string record_rooms;             ///< comma-separated rooms recorded as input logs whenever they run; * = all
+  std::uint32_t record_seek_s = 10;     ///< input logs: seconds between seek points. [1..3600]
+  std::uint32_t recording_max_mb = 64;  ///< input logs: one recording ends before passing this, MiB. [1..4096]
+  std::uint32_t recordings_max = 100;   ///< input logs: recordings the folder may hold; more are refused. [1..100000]
+  std::string state_dir;                ///< folder of saved rooms (restart without ending games); empty = off
+  std::uint32_t state_save_interval_s = 5;  ///< seconds between room saves; 0 = only on SIGTERM. [0..3600]
+  std::uint32_t tick_rate_hz = 60;          ///< simulation ticks per second (overrides the scenario). [1..240]
+  std::uint32_t snapshot_rate_hz = 20;      ///< snapshots per second. [1..tick_rate_hz]
+  std::uint32_t max_catchup_ticks = 5;      ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
   std::uint32_t sim_threads =
       2;  ///< threads stepping the simulation, game thread included; capped at the cores; 1 = serial. [1..64]
   std::uint32_t max_players = 64;          ///< player crafts (clients + bots). [0..10000]

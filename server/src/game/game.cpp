@@ -87,6 +87,12 @@ std::future<sim::Scenario> Game::post_scenario() {
   return f;
 }
 
+void Game::post_call(std::function<void(Room&)> call) {
+  Command c{Command::Type::kCall, 0, nullptr, {}, {}};
+  c.call = std::move(call);
+  push(std::move(c));
+}
+
 std::string Game::restore(const v1::RoomState& saved) {
   std::string why = room_.restore(saved);
   if (why.empty()) {
@@ -126,6 +132,7 @@ void Game::drain() {
         break;
       }
       case Command::Type::kScenario: c.scenario->set_value(room_.scenario()); break;
+      case Command::Type::kCall: c.call(room_); break;
     }
   }
   work_.clear();

@@ -75,10 +75,13 @@ class Game {
   /// The room's current scenario (tuned groups included), copied on the game thread at the
   /// next tick boundary (export). Broken promise if the game stops first.
   std::future<sim::Scenario> post_scenario();
+  /// Run `call` on the game thread at the next tick boundary, in order with the other commands
+  /// (input-log recordings start and stop this way). Dropped unrun if the game stops first.
+  void post_call(std::function<void(Room&)> call);
 
  private:
   struct Command {
-    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck, kTune, kScenario, kInspect } type;
+    enum class Type : std::uint8_t { kJoin, kInputs, kLeave, kAck, kTune, kScenario, kInspect, kCall } type;
     ConnectionId conn = 0;
     std::shared_ptr<ClientSink> sink;
     codec::JoinRequest join;
@@ -89,6 +92,7 @@ class Game {
     std::vector<TunePatch> patches = {};                         // kTune
     std::shared_ptr<std::promise<TuneResult>> tune = {};         // kTune
     std::shared_ptr<std::promise<sim::Scenario>> scenario = {};  // kScenario
+    std::function<void(Room&)> call = {};                        // kCall
   };
   void push(Command c);
   void run();

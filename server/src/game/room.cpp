@@ -9,6 +9,7 @@
 #include "codec/group_fields.hpp"
 #include "codec/world_state_codec.hpp"
 #include "game/room_state.hpp"
+#include "game/input_log_recorder.hpp"
 #include "game/recorder.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
@@ -70,6 +71,7 @@ Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics*
 }
 
 Room::~Room() {
+  stop_input_log("room closed");
   if (!metrics_) return;
   ops::Gauge* gauges[8] = {&metrics_->clients_player, &metrics_->clients_spectator, &metrics_->clients_bot,
                            &metrics_->agents_player,  &metrics_->agents_flock,      &metrics_->agents_pursuer,
@@ -128,6 +130,7 @@ TuneResult Room::tune(std::int32_t group, const std::vector<TunePatch>& patches)
     r.error = why;
     return r;
   }
+  if (input_log_) input_log_->set_group(group, spec);
   pending_tunes_.push_back(group);
   r.spec = spec;
   return r;
@@ -136,6 +139,49 @@ TuneResult Room::tune(std::int32_t group, const std::vector<TunePatch>& patches)
 void Room::set_recorder(Recorder* recorder) {
   recorder_ = recorder;
   if (recorder_) recorder_->start(world_, scenario_, config_);
+}
+
+std::string Room::start_input_log(std::unique_ptr<InputLogRecorder> recorder) {
+  if (input_log_) return "the room is being recorded already (" + input_log_->path() + ")";
+  if (!recorder || !recorder->ok()) return "the recording file could not be created";
+  recorder->start(world_, config_.room_name.empty() ? scenario_.name : config_.room_name);
+  input_log_ = std::move(recorder);
+  if (log_) log_->info("input_log_started", {{"file", input_log_->path()}, {"tick", world_.tick()}});
+  return {};
+}
+
+std::string Room::stop_input_log(std::string_view reason) {
+  if (!input_log_) return {};
+  input_log_->finish(world_, reason);
+  std::string path = input_log_->path();
+  input_log_.reset();  // joins the writer: the file is complete when this returns
+  return path;
+}
+
+sim::AgentId Room::world_add_player() {
+  const sim::AgentId id = world_.add_player();
+  if (input_log_) input_log_->add_player(id);
+  return id;
+}
+
+void Room::world_set_input(sim::AgentId id, sim::PlayerInput input) {
+  world_.set_input(id, input);
+  if (input_log_) input_log_->set_input(id, input);
+}
+
+void Room::world_remove(sim::AgentId id) {
+  world_.remove(id);
+  if (input_log_) input_log_->remove(id);
+}
+
+void Room::world_step() {
+  if (input_log_) input_log_->before_step(world_);
+  world_.step();
+  if (input_log_) {
+    input_log_->after_step(world_);
+    // Ended by its size limit or an I/O error (logged by the recorder): let it go.
+    if (!input_log_->active()) input_log_.reset();
+  }
 }
 
 v1::RoomState Room::save_state() const {
@@ -238,13 +284,15 @@ std::string Room::restore(const v1::RoomState& saved) {
     }
     players.push_back(std::move(p));
   }
-  // Every check passed: only now does the room change.
+  // Every check passed: only now does the room change. An input log of the fresh world ends
+  // here (a recording holds one continuous run).
+  stop_input_log("room restored");
   const sim::TaskRunner runner = world_.task_runner();
   world_ = std::move(w);
   world_.set_task_runner(runner);
   // Players without a connection hold no input (as after leave()): a craft coasts until resumed.
   for (const auto& p : players)
-    if (!p->bot) world_.set_input(p->entity, sim::PlayerInput{0, 0});
+    if (!p->bot) world_set_input(p->entity, sim::PlayerInput{0, 0});
   players_ = std::move(players);
   next_player_id_ = saved.next_player_id();
   // Later Welcomes carry the groups as tuned before the save.
@@ -298,7 +346,7 @@ std::string Room::make_token() {
 }
 
 void Room::add_bot(std::uint32_t index) {
-  const sim::AgentId id = world_.add_player();
+  const sim::AgentId id = world_add_player();
   if (!id.valid()) return;
   auto p = std::make_unique<Player>();
   p->player_id = next_player_id_++;
@@ -316,7 +364,7 @@ void Room::drive_bot(Player& p) {
     p.bot_input.turn = p.bot_rng.uniform(-1, 1);
     p.bot_input.throttle = p.bot_rng.uniform(0.6, 1.0);
   }
-  world_.set_input(p.entity, p.bot_input);
+  world_set_input(p.entity, p.bot_input);
 }
 
 void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, const codec::JoinRequest& request) {
@@ -359,7 +407,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
         sink->close(CloseReason::kRoomFull, "no player slot left; join as spectator or retry later");
         return;
       }
-      const sim::AgentId id = world_.add_player();
+      const sim::AgentId id = world_add_player();
       if (!id.valid()) {
         sink->close(CloseReason::kRoomFull, "world has no room for another craft");
         return;
@@ -430,7 +478,7 @@ void Room::leave(ConnectionId conn) {
   p->pending.clear();
   p->disconnected_tick = world_.tick();
   // The craft coasts with no control while it waits for a resume.
-  world_.set_input(p->entity, sim::PlayerInput{0, 0});
+  world_set_input(p->entity, sim::PlayerInput{0, 0});
   update_client_metrics();
   if (log_)
     log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
@@ -657,7 +705,7 @@ void Room::tick() {
     }
     const codec::InputFrame f = p->pending.front();
     p->pending.pop_front();
-    world_.set_input(p->entity, sim::PlayerInput{f.turn, f.throttle});
+    world_set_input(p->entity, sim::PlayerInput{f.turn, f.throttle});
     p->last_applied = f.sequence;
     p->applied_tick = world_.tick() + 1;  // the step below applies it
     if (metrics_) metrics_->inputs_applied.inc();
@@ -666,7 +714,7 @@ void Room::tick() {
   // 2. The simulation (group updates queued by tune() apply at its start).
   if (inspect_dirty_) apply_inspect_requests();
   applied_tunes_.clear();
-  world_.step();
+  world_step();
   if (!pending_tunes_.empty()) {
     for (const std::int32_t g : pending_tunes_) {
       const sim::GroupSpec& now = world_.scenario().groups[static_cast<std::size_t>(g)];
@@ -710,7 +758,7 @@ void Room::tick() {
   for (auto it = players_.begin(); it != players_.end();) {
     Player& p = **it;
     if (!p.bot && p.conn == 0 && world_.tick() - p.disconnected_tick >= resume_window_ticks_) {
-      world_.remove(p.entity);
+      world_remove(p.entity);
       send_presence(p, false);
       it = players_.erase(it);
     } else {

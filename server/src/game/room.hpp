@@ -49,6 +49,7 @@ struct RoomConfig {
 };
 
 class Recorder;
+class InputLogRecorder;
 
 /// Outcome of a tuning request (Room::tune and Game::post_tune).
 struct TuneResult {
@@ -85,6 +86,15 @@ class Room {
 
   /// Record this room's stream (Welcome now, then snapshots, events and group updates); null stops.
   void set_recorder(Recorder* recorder);
+
+  /// Record this room as an input log from now on (input_log_recorder.hpp): the header and the
+  /// first seek point are written now. "" or why not (already recording, the file failed).
+  std::string start_input_log(std::unique_ptr<InputLogRecorder> recorder);
+  /// End the input log (its end record, `reason`) and wait until the file is complete. Returns
+  /// its path, "" when none was recording.
+  std::string stop_input_log(std::string_view reason);
+  /// The input log being written, or null.
+  const InputLogRecorder* input_log() const { return input_log_.get(); }
 
   /// A connection sent a valid Join. Answers through `sink`: Welcome, or close (room full, bad resume).
   void join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, const codec::JoinRequest& request);
@@ -187,6 +197,11 @@ class Room {
   void send_traces();
   std::shared_ptr<ClientSink> sink_of(ConnectionId conn) const;
   void update_client_metrics();
+  // Every call that changes world_ goes through these, so an input log sees all of them.
+  sim::AgentId world_add_player();
+  void world_set_input(sim::AgentId id, sim::PlayerInput input);
+  void world_remove(sim::AgentId id);
+  void world_step();
 
   RoomConfig config_;
   sim::Scenario scenario_;
@@ -204,6 +219,7 @@ class Room {
   std::vector<std::int32_t> pending_tunes_;  // groups queued with World::set_group for the next step
   std::vector<std::pair<std::int32_t, TuneResult>> applied_tunes_;
   Recorder* recorder_ = nullptr;
+  std::unique_ptr<InputLogRecorder> input_log_;
   // The inspector: which agent each inspecting connection asked for, and what it was last sent.
   struct Inspecting {
     sim::AgentId agent;

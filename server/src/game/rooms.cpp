@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <future>
 
 #include "game/game.hpp"
 #include "game/room_state.hpp"
@@ -130,7 +132,10 @@ std::shared_ptr<Game> Rooms::make_game(const sim::Scenario& s, bool is_default) 
 void Rooms::start() {
   std::lock_guard lock(mutex_);
   for (auto& [name, e] : rooms_)
-    if (e.game) e.game->start();  // the default room, and rooms restored from the state_dir
+    if (e.game) {
+      e.game->start();  // the default room, and rooms restored from the state_dir
+      autostart_recording(name, e.game);
+    }
   if (reaper_.joinable()) return;
   stopping_ = false;
   reaper_ = std::thread([this] { reap(); });
@@ -200,6 +205,7 @@ std::shared_ptr<Game> Rooms::acquire(std::string_view name, std::string& why) {
     e.game = make_game(e.scenario, false);
     e.idle_since = std::chrono::steady_clock::now();
     e.game->start();
+    autostart_recording(e.scenario.name, e.game);
     started = e.game;
   }
   if (log_) log_->info("room_started", {{"room", std::string(name)}});
@@ -288,6 +294,235 @@ void Rooms::reap() {
     }
     lock.lock();
   }
+}
+
+}  // namespace flockstep::server::game
+
+namespace flockstep::server::game {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kRecordingExtension = ".fslog";
+
+bool is_recording_name(std::string_view file) {
+  if (file.size() <= kRecordingExtension.size() || file.size() > 255 || file.front() == '.') return false;
+  if (file.substr(file.size() - kRecordingExtension.size()) != kRecordingExtension) return false;
+  return std::all_of(file.begin(), file.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+  });
+}
+
+std::vector<fs::path> recording_files(const std::string& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && is_recording_name(e.path().filename().string())) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::uint64_t read_u32(std::istream& in, bool& ok) {
+  unsigned char b[4];
+  ok = static_cast<bool>(in.read(reinterpret_cast<char*>(b), 4));
+  return std::uint64_t{b[0]} | std::uint64_t{b[1]} << 8 | std::uint64_t{b[2]} << 16 | std::uint64_t{b[3]} << 24;
+}
+
+/// A listing row from the file's frames: the header and the last whole record are parsed, the
+/// rest skipped by their lengths (no world is decoded; the player checks everything on load).
+RecordingInfo summarize_file(const fs::path& path) {
+  RecordingInfo info;
+  info.file = path.filename().string();
+  std::error_code ec;
+  info.bytes = fs::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  if (!in.read(magic, 8) || std::string_view(magic, 8) != codec::kInputLogMagic) {
+    info.error = "not an input-log recording";
+    return info;
+  }
+  std::uint64_t at = 8, last_at = 0, last_len = 0;
+  std::size_t records = 0;
+  std::string body;
+  for (;;) {
+    bool ok = false;
+    const std::uint64_t len = read_u32(in, ok);
+    if (!ok || len > codec::kInputLogMaxRecordBytes || at + 4 + len + 8 > info.bytes)
+      break;  // the end, or a tail being written
+    if (records == 0) {
+      body.resize(len);
+      if (!in.read(body.data(), static_cast<std::streamsize>(len))) break;
+      const codec::InputLogRecordSummary h = codec::summarize_input_log_record(body);
+      if (h.kind != codec::InputLogRecordSummary::Kind::kHeader) {
+        info.error = "the first record is not a header";
+        return info;
+      }
+      info.room = h.info.room;
+      info.scenario = h.info.scenario;
+      info.tick_rate_hz = h.info.tick_rate_hz;
+      info.first_tick = info.last_tick = h.info.start_tick;
+      info.started_unix_ms = h.info.started_unix_ms;
+      in.seekg(8, std::ios::cur);
+    } else {
+      in.seekg(static_cast<std::streamoff>(len + 8), std::ios::cur);
+    }
+    last_at = at;
+    last_len = len;
+    at += 4 + len + 8;
+    ++records;
+  }
+  if (records == 0) {
+    info.error = "no header";
+    return info;
+  }
+  if (records > 1) {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(last_at + 4));
+    body.resize(last_len);
+    if (in.read(body.data(), static_cast<std::streamsize>(last_len))) {
+      const codec::InputLogRecordSummary last = codec::summarize_input_log_record(body);
+      info.last_tick = std::max(info.first_tick, last.tick);
+      info.complete = last.kind == codec::InputLogRecordSummary::Kind::kEnd;
+      info.end_reason = last.reason;
+    }
+  }
+  return info;
+}
+
+std::string file_name_of(const std::string& path) { return fs::path(path).filename().string(); }
+
+}  // namespace
+
+RecordingResult Rooms::start_on(Room& room, const InputLogSettings& settings, const std::string& name,
+                                ops::Logger* log) {
+  if (settings.dir.empty()) return {503, "input-log recordings are off (recordings_dir is not set)", {}};
+  if (const InputLogRecorder* r = room.input_log())
+    return {409, "room '" + name + "' is being recorded already", file_name_of(r->path())};
+  std::error_code ec;
+  fs::create_directories(settings.dir, ec);
+  if (recording_files(settings.dir).size() >= settings.max_files)
+    return {409,
+            "recordings_dir holds recordings_max (" + std::to_string(settings.max_files) +
+                ") recordings; delete some first",
+            {}};
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  const std::string path = (fs::path(settings.dir) / (name + "-" + std::to_string(ms) + ".fslog")).string();
+  auto rec = std::make_unique<InputLogRecorder>(path, settings, log);
+  if (!rec->ok()) return {503, "cannot create " + path + " (see the log)", {}};
+  if (std::string why = room.start_input_log(std::move(rec)); !why.empty()) return {409, why, {}};
+  return {200, {}, file_name_of(path)};
+}
+
+void Rooms::autostart_recording(const std::string& name, const std::shared_ptr<Game>& game) {
+  if (config_.input_logs.dir.empty()) return;
+  const auto& list = config_.record_rooms;
+  if (std::find(list.begin(), list.end(), name) == list.end() && std::find(list.begin(), list.end(), "*") == list.end())
+    return;
+  game->post_call([settings = config_.input_logs, name, log = log_](Room& room) {
+    const RecordingResult r = start_on(room, settings, name, log);
+    if (r.status != 200 && log) log->warn("input_log_not_started", {{"room", name}, {"error", r.error}});
+  });
+}
+
+namespace {
+/// Run `call` on `game`'s thread and wait for its answer (503 when it does not come in time).
+RecordingResult ask(Game& game, std::chrono::milliseconds timeout, std::function<RecordingResult(Room&)> call) {
+  auto promise = std::make_shared<std::promise<RecordingResult>>();
+  auto future = promise->get_future();
+  game.post_call([promise, call = std::move(call)](Room& room) { promise->set_value(call(room)); });
+  if (future.wait_for(timeout) != std::future_status::ready) return {503, "the room did not answer in time", {}};
+  try {
+    return future.get();
+  } catch (const std::future_error&) {
+    return {503, "the room stopped", {}};
+  }
+}
+}  // namespace
+
+RecordingResult Rooms::start_recording(std::string_view name, std::chrono::milliseconds timeout) {
+  if (!known(name)) return {404, "no room '" + std::string(name) + "'", {}};
+  auto game = running(name);
+  if (!game) return {409, "room '" + std::string(name) + "' is not running (join it to start it)", {}};
+  return ask(*game, timeout, [settings = config_.input_logs, n = std::string(name), log = log_](Room& room) {
+    return start_on(room, settings, n, log);
+  });
+}
+
+RecordingResult Rooms::stop_recording(std::string_view name, std::chrono::milliseconds timeout) {
+  if (!known(name)) return {404, "no room '" + std::string(name) + "'", {}};
+  auto game = running(name);
+  if (!game) return {409, "room '" + std::string(name) + "' is not running", {}};
+  return ask(*game, timeout, [n = std::string(name)](Room& room) {
+    const std::string path = room.stop_input_log("admin stop");
+    if (path.empty()) return RecordingResult{409, "room '" + n + "' is not being recorded", {}};
+    return RecordingResult{200, {}, file_name_of(path)};
+  });
+}
+
+std::vector<std::string> Rooms::active_recordings(std::chrono::milliseconds timeout) const {
+  std::vector<std::shared_ptr<Game>> games;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, e] : rooms_)
+      if (e.game) games.push_back(e.game);
+  }
+  std::vector<std::string> out;
+  for (const auto& g : games) {
+    const RecordingResult r = ask(*g, timeout, [](Room& room) {
+      return RecordingResult{200, {}, room.input_log() ? file_name_of(room.input_log()->path()) : std::string()};
+    });
+    if (!r.file.empty()) out.push_back(r.file);
+  }
+  return out;
+}
+
+std::vector<RecordingInfo> Rooms::recordings(std::chrono::milliseconds timeout) const {
+  std::vector<RecordingInfo> out;
+  const std::vector<fs::path> files = recording_files(config_.input_logs.dir);
+  if (files.empty()) return out;
+  const std::vector<std::string> active = active_recordings(timeout);
+  for (const fs::path& f : files) {
+    RecordingInfo info = summarize_file(f);
+    info.recording = std::find(active.begin(), active.end(), info.file) != active.end();
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+int Rooms::read_recording(std::string_view file, std::string& bytes, std::string& error,
+                          std::chrono::milliseconds timeout) const {
+  if (!is_recording_name(file) || config_.input_logs.dir.empty()) {
+    error = "no recording '" + std::string(file.substr(0, 100)) + "'";
+    return 404;
+  }
+  const fs::path path = fs::path(config_.input_logs.dir) / std::string(file);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    error = "no recording '" + std::string(file) + "'";
+    return 404;
+  }
+  const std::vector<std::string> active = active_recordings(timeout);
+  if (std::find(active.begin(), active.end(), file) != active.end()) {
+    error = "'" + std::string(file) + "' is being recorded; stop the recording first";
+    return 409;
+  }
+  const RecordingInfo info = summarize_file(path);
+  if (!info.complete) {
+    error = "'" + std::string(file) + "' has no end record (the server stopped while recording it)";
+    return 409;
+  }
+  std::ifstream in(path, std::ios::binary);
+  bytes.resize(info.bytes);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+    error = "cannot read '" + std::string(file) + "'";
+    return 500;
+  }
+  return 200;
 }
 
 }  // namespace flockstep::server::game

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "flockstep/sim/world.hpp"
+#include "game/input_log_recorder.hpp"
 #include "game/scenario_file.hpp"
 #include "game/room.hpp"
 
@@ -46,6 +47,31 @@ struct RoomsConfig {
   std::chrono::milliseconds idle_close{60000};
   std::string state_dir;                          ///< saved rooms (one file each); empty = rooms are not saved
   std::chrono::milliseconds save_interval{5000};  ///< periodic save; 0 = only at stop()
+  InputLogSettings input_logs;                    ///< input-log recordings (dir empty = off)
+  std::vector<std::string> record_rooms;          ///< rooms recorded whenever they run ("*" = every room)
+};
+
+/// One input-log recording in the recordings folder (GET /api/admin/recordings).
+struct RecordingInfo {
+  std::string file;  ///< file name in recordings_dir
+  std::string room;
+  std::string scenario;
+  std::uint64_t bytes = 0;
+  std::uint32_t tick_rate_hz = 0;
+  std::uint64_t first_tick = 0;
+  std::uint64_t last_tick = 0;  ///< the end record's tick, or the newest tick written so far
+  std::uint64_t started_unix_ms = 0;
+  bool recording = false;  ///< a room is writing it now
+  bool complete = false;   ///< it has its end record (only complete recordings can be played)
+  std::string end_reason;  ///< LogEnd.reason
+  std::string error;       ///< why it is unreadable, when it is
+};
+
+/// Outcome of starting or stopping a recording (an HTTP status and a message or file name).
+struct RecordingResult {
+  int status = 200;
+  std::string error;
+  std::string file;
 };
 
 /// One row of GET /api/rooms.
@@ -100,6 +126,20 @@ class Rooms {
   /// Rooms running now.
   std::size_t running_count() const;
 
+  // ---- input-log recordings (docs/replays.md); each waits at most `timeout` for the room ----
+  /// Start recording room `name` (404 unknown, 409 not running, already recording or
+  /// recordings_max files, 503 recordings off or no answer in time).
+  RecordingResult start_recording(std::string_view name, std::chrono::milliseconds timeout);
+  /// Stop it; the file is complete when this returns 200 (404 unknown, 409 not recording).
+  RecordingResult stop_recording(std::string_view name, std::chrono::milliseconds timeout);
+  /// Every *.fslog file of recordings_dir, by file name.
+  std::vector<RecordingInfo> recordings(std::chrono::milliseconds timeout) const;
+  /// The bytes of a complete recording: 200, or 404 (no such file; the name is checked first) or
+  /// 409 (still being recorded, or without an end record), with `error` set.
+  int read_recording(std::string_view file, std::string& bytes, std::string& error,
+                     std::chrono::milliseconds timeout) const;
+  const InputLogSettings& input_log_settings() const { return config_.input_logs; }
+
  private:
   struct Entry {
     sim::Scenario scenario;
@@ -107,6 +147,13 @@ class Rooms {
     std::chrono::steady_clock::time_point idle_since{};
   };
   std::shared_ptr<Game> make_game(const sim::Scenario& s, bool is_default);
+  /// record_rooms: start recording a game that just started, if its room is listed.
+  void autostart_recording(const std::string& name, const std::shared_ptr<Game>& game);
+  /// On the game thread: a new recorder for `room` in recordings_dir, started.
+  static RecordingResult start_on(Room& room, const InputLogSettings& settings, const std::string& name,
+                                  ops::Logger* log);
+  /// Paths being written now (asks each running room).
+  std::vector<std::string> active_recordings(std::chrono::milliseconds timeout) const;
   void restore_saved();
   void reap();
 

@@ -105,6 +105,8 @@ http::message_generator api_response(const http::request<http::string_body>& req
 ///   GET  /api/admin/clients         live WebSocket sessions: conn, remote, role, name
 ///   POST /api/admin/kick?conn=ID    close that session (ServerMessage.close + close 1000)
 ///   POST /api/admin/rooms/<name>/groups/<index>   live tuning (lobby_api.hpp)
+///   POST /api/admin/rooms/<name>/recording/start|stop, GET /api/admin/recordings[/<file>]
+///                                                 input-log recordings (lobby_api.hpp)
 http::message_generator handle_admin(const http::request<http::string_body>& req, std::string_view path,
                                      std::string_view target, ServerContext& ctx, const std::string& client) {
   switch (check_admin(view_of(req[http::field::authorization]), ctx.config.admin_token)) {
@@ -158,6 +160,28 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
                                   {"address", client}});
       return api_response(req, r);
     }
+    if (split_room_path(path.substr(17), name, rest) && rest.substr(0, 10) == "recording/") {
+      if (req.method() != http::verb::post) return text_response(req, http::status::method_not_allowed, "use POST\n");
+      const ApiResponse r = recording_action(ctx.rooms, name, rest.substr(10));
+      ctx.log.info("admin_recording", {{"room", name.substr(0, 64)},
+                                       {"action", rest.substr(10, 16)},
+                                       {"status", static_cast<std::uint64_t>(r.status)},
+                                       {"address", client}});
+      return api_response(req, r);
+    }
+  }
+  if (path == "/api/admin/recordings") {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return text_response(req, http::status::method_not_allowed, "use GET\n");
+    return api_response(req, recordings_json(ctx.rooms));
+  }
+  if (path.substr(0, 22) == "/api/admin/recordings/") {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return text_response(req, http::status::method_not_allowed, "use GET\n");
+    std::string bytes;
+    const ApiResponse r = recording_file(ctx.rooms, path.substr(22), bytes);
+    if (r.status != 200) return api_response(req, r);
+    return text_response(req, http::status::ok, std::move(bytes), "application/octet-stream");
   }
   ctx.metrics.http_not_found.inc();
   return text_response(req, http::status::not_found, "no such admin route\n");

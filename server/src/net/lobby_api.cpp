@@ -167,4 +167,51 @@ ApiResponse tune_group(game::Rooms& rooms, std::string_view name, std::string_vi
   return reply(200, {{"group", group}, {"tick", r.tick}, {"spec", group_json(r.spec)}});
 }
 
+ApiResponse recording_action(game::Rooms& rooms, std::string_view name, std::string_view action,
+                             std::chrono::milliseconds timeout) {
+  game::RecordingResult r;
+  if (action == "start") r = rooms.start_recording(name, timeout);
+  else if (action == "stop") r = rooms.stop_recording(name, timeout);
+  else return error(404, "no recording action '" + std::string(action.substr(0, 32)) + "' (start or stop)");
+  if (r.status != 200) {
+    json j = {{"error", r.error}};
+    if (!r.file.empty()) j["file"] = r.file;
+    return reply(static_cast<unsigned>(r.status), j);
+  }
+  return reply(200, {{"room", std::string(name)}, {"file", r.file}, {"recording", action == "start"}});
+}
+
+ApiResponse recordings_json(const game::Rooms& rooms, std::chrono::milliseconds timeout) {
+  json list = json::array();
+  for (const game::RecordingInfo& r : rooms.recordings(timeout)) {
+    json j = {{"file", r.file},
+              {"room", r.room},
+              {"scenario", r.scenario},
+              {"bytes", r.bytes},
+              {"tick_rate_hz", r.tick_rate_hz},
+              {"first_tick", r.first_tick},
+              {"last_tick", r.last_tick},
+              {"ticks", r.last_tick - r.first_tick},
+              {"started_unix_ms", r.started_unix_ms},
+              {"recording", r.recording},
+              {"complete", r.complete},
+              {"end_reason", r.end_reason}};
+    if (!r.error.empty()) j["error"] = r.error;
+    list.push_back(std::move(j));
+  }
+  const game::InputLogSettings& s = rooms.input_log_settings();
+  return reply(200, {{"enabled", !s.dir.empty()},
+                     {"max_recordings", s.max_files},
+                     {"max_bytes", s.max_bytes},
+                     {"recordings", std::move(list)}});
+}
+
+ApiResponse recording_file(const game::Rooms& rooms, std::string_view file, std::string& bytes,
+                           std::chrono::milliseconds timeout) {
+  std::string why;
+  const int status = rooms.read_recording(file, bytes, why, timeout);
+  if (status != 200) return error(static_cast<unsigned>(status), why);
+  return {200, {}};
+}
+
 }  // namespace flockstep::server::net

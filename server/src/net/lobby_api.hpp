@@ -5,6 +5,9 @@
 ///   GET  /api/rooms                              the lobby: every available scenario
 ///   GET  /api/rooms/<name>/scenario              export: the room's current scenario as JSON
 ///   POST /api/admin/rooms/<name>/groups/<index>  live tuning (after check_admin)
+///   POST /api/admin/rooms/<name>/recording/start  input-log recordings (after check_admin)
+///   POST /api/admin/rooms/<name>/recording/stop
+///   GET  /api/admin/recordings                    the recordings (the file itself: recording_file)
 /// JSON shapes: docs/server.md ("Rooms, lobby and live tuning").
 #include <chrono>
 #include <string>
@@ -36,6 +39,16 @@ ApiResponse room_scenario_json(game::Rooms& rooms, std::string_view name);
 /// key; 404 unknown room or group; 409 room not running; 503 not applied within `timeout`.
 ApiResponse tune_group(game::Rooms& rooms, std::string_view name, std::string_view index, std::string_view body,
                        std::chrono::milliseconds timeout = kTuneTimeout);
+
+/// POST /api/admin/rooms/<name>/recording/<action>, action "start" or "stop" (404 otherwise).
+ApiResponse recording_action(game::Rooms& rooms, std::string_view name, std::string_view action,
+                             std::chrono::milliseconds timeout = kTuneTimeout);
+/// GET /api/admin/recordings: every recording in recordings_dir with its size, ticks and room.
+ApiResponse recordings_json(const game::Rooms& rooms, std::chrono::milliseconds timeout = kTuneTimeout);
+/// GET /api/admin/recordings/<file>: `bytes` get the file (status 200) or the answer is a JSON
+/// error (404 no such file, 409 still recording or incomplete).
+ApiResponse recording_file(const game::Rooms& rooms, std::string_view file, std::string& bytes,
+                           std::chrono::milliseconds timeout = kTuneTimeout);
 
 /// The routes under /api/rooms/ and /api/admin/rooms/: splits "<name>/<rest>"; false if malformed.
 bool split_room_path(std::string_view tail, std::string_view& name, std::string_view& rest);

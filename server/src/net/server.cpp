@@ -57,6 +57,18 @@ game::RoomsConfig rooms_config(const config::Config& c) {
   r.idle_close = std::chrono::milliseconds(c.room_idle_close_ms);
   r.state_dir = c.state_dir;
   r.save_interval = std::chrono::seconds(c.state_save_interval_s);
+  r.input_logs.dir = c.recordings_dir;
+  r.input_logs.seek_interval_s = c.record_seek_s;
+  r.input_logs.max_bytes = std::uint64_t{c.recording_max_mb} << 20;
+  r.input_logs.max_files = c.recordings_max;
+  for (std::size_t at = 0; at <= c.record_rooms.size();) {
+    const std::size_t comma = std::min(c.record_rooms.find(',', at), c.record_rooms.size());
+    std::string name = c.record_rooms.substr(at, comma - at);
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (!name.empty()) r.record_rooms.push_back(std::move(name));
+    at = comma + 1;
+  }
   return r;
 }
 

@@ -1,12 +1,15 @@
 // Rooms on loopback: several rooms per server, the lobby API (/api/rooms), live tuning
-// (POST /api/admin/rooms/<name>/groups/<index>) and recording (--record). An in-process server
+// (POST /api/admin/rooms/<name>/groups/<index>), recording (--record) and input-log recordings
+// through the admin API (start, stop, list, download). An in-process server
 // on an OS-chosen port with real WebSocket and HTTP clients; time is only an upper bound.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -15,6 +18,7 @@
 
 #include "../test_util.hpp"
 #include "codec/client_codec.hpp"
+#include "codec/input_log.hpp"
 #include "codec/server_codec.hpp"
 #include "game/game.hpp"
 #include "game/recorder.hpp"
@@ -491,6 +495,129 @@ TEST(Recording, AnUnwritableFileLogsOnceAndTheGameRunsOn) {
   v1::ServerMessage m;
   EXPECT_TRUE(next_of(s, v1::ServerMessage::kDeltaSnapshot, m));
   EXPECT_TRUE(rs.logged("recording_stopped"));
+}
+
+TEST(InputLogApi, StartStopListDownloadAndRefusals) {
+  testing::TempDir dir;
+  RoomServer rs([&](config::Config& c) {
+    c.recordings_dir = (dir.path() / "recordings").string();
+    c.bots = 1;
+  });
+  const std::string t = "tune-token";
+  // Without the token nothing is said; unknown rooms and actions are 404, idle rooms 409.
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/recording/start").first, 401);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/recordings").first, 401);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/nowhere/recording/start", t).first, 404);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/recording/rewind", t).first, 404);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/beta/recording/start", t).first, 409);
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/recording/stop", t).first, 409);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/rooms/lobby/recording/start", t).first, 405);
+  {
+    auto [code, body] = http(rs.port(), "GET", "/api/admin/recordings", t);
+    ASSERT_EQ(code, 200) << body;
+    const json j = json::parse(body);
+    EXPECT_EQ(j["enabled"], true);
+    EXPECT_TRUE(j["recordings"].empty());
+  }
+  auto [c1, b1] = http(rs.port(), "POST", "/api/admin/rooms/lobby/recording/start", t);
+  ASSERT_EQ(c1, 200) << b1;
+  const std::string file = json::parse(b1)["file"];
+  EXPECT_EQ(file.rfind("lobby-", 0), 0u) << file;
+  EXPECT_EQ(http(rs.port(), "POST", "/api/admin/rooms/lobby/recording/start", t).first, 409);  // already
+  // A player steers while it records.
+  WsClient p;
+  const v1::ServerMessage w = join_room(p, rs.port(), "", codec::Role::kPlayer);
+  ASSERT_TRUE(w.has_welcome());
+  for (std::uint32_t seq = 1; seq <= 40; ++seq) {
+    std::string b;
+    const codec::InputFrame f{seq, seq < 20 ? 0.8 : -0.4, 1.0};
+    ASSERT_TRUE(codec::encode_input({&f, 1}, b));
+    ASSERT_TRUE(p.send(b));
+    std::this_thread::sleep_for(25ms);
+  }
+  {
+    auto [code, body] = http(rs.port(), "GET", "/api/admin/recordings", t);
+    ASSERT_EQ(code, 200) << body;
+    const json j = json::parse(body);
+    ASSERT_EQ(j["recordings"].size(), 1u) << body;
+    EXPECT_EQ(j["recordings"][0]["recording"], true);
+    EXPECT_EQ(j["recordings"][0]["complete"], false);
+  }
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/recordings/" + file, t).first, 409);  // still recording
+  auto [c2, b2] = http(rs.port(), "POST", "/api/admin/rooms/lobby/recording/stop", t);
+  ASSERT_EQ(c2, 200) << b2;
+  EXPECT_EQ(json::parse(b2)["file"], file);
+  auto [c3, b3] = http(rs.port(), "GET", "/api/admin/recordings", t);
+  ASSERT_EQ(c3, 200) << b3;
+  const json row = json::parse(b3)["recordings"][0];
+  EXPECT_EQ(row["file"], file);
+  EXPECT_EQ(row["room"], "lobby");
+  EXPECT_EQ(row["scenario"], "lobby");
+  EXPECT_EQ(row["recording"], false);
+  EXPECT_EQ(row["complete"], true);
+  EXPECT_EQ(row["end_reason"], "admin stop");
+  EXPECT_GT(row["ticks"].get<std::uint64_t>(), 30u);  // about a second went by
+  // The download is the file, and it replays without a divergence to its end.
+  raw::Fd fd(raw::connect_tcp(rs.port()));
+  ASSERT_TRUE(raw::send_all(fd.get(), "GET /api/admin/recordings/" + file +
+                                          " HTTP/1.1\r\nHost: t\r\nConnection: close\r\nAuthorization: Bearer " + t +
+                                          "\r\n\r\n"));
+  std::string resp;
+  raw::wait_eof(fd.get(), 3s, &resp);
+  const auto head_end = resp.find("\r\n\r\n");
+  ASSERT_NE(head_end, std::string::npos);
+  EXPECT_EQ(resp.rfind("HTTP/1.1 200", 0), 0u) << resp.substr(0, 100);
+  EXPECT_NE(resp.substr(0, head_end).find("application/octet-stream"), std::string::npos);
+  const std::string body = resp.substr(head_end + 4);
+  EXPECT_EQ(body.size(), row["bytes"].get<std::uint64_t>());
+  std::string error;
+  auto player = codec::InputLogPlayer::open(body, error);
+  ASSERT_NE(player, nullptr) << error;
+  EXPECT_EQ(player->first_tick(), row["first_tick"].get<std::uint64_t>());
+  EXPECT_EQ(player->last_tick(), row["last_tick"].get<std::uint64_t>());
+  while (player->step()) {
+  }
+  EXPECT_EQ(player->tick(), player->last_tick());
+  EXPECT_GE(player->hashes_checked(), 1u);
+  EXPECT_TRUE(player->divergences().empty());
+  EXPECT_GT(player->command_count(), 2u);  // the join and the player's inputs at least
+  // Names that are not recordings, and files that do not exist: 404.
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/recordings/..%2fsecret.fslog", t).first, 404);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/recordings/nothere.fslog", t).first, 404);
+  EXPECT_EQ(http(rs.port(), "GET", "/api/admin/recordings/" + file + ".txt", t).first, 404);
+}
+
+TEST(InputLogApi, RecordRoomsRecordsARoomFromItsStartAndRecordingsOffIs503) {
+  testing::TempDir dir;
+  {
+    RoomServer rs([&](config::Config& c) {
+      c.recordings_dir = dir.path().string();
+      c.record_rooms = "lobby, beta";
+    });
+    WsClient s;
+    ASSERT_TRUE(join_room(s, rs.port(), "beta").has_welcome());  // starts beta, recorded from its start
+    std::this_thread::sleep_for(300ms);
+    auto [code, body] = http(rs.port(), "GET", "/api/admin/recordings", "tune-token");
+    ASSERT_EQ(code, 200) << body;
+    const json j = json::parse(body);
+    ASSERT_EQ(j["recordings"].size(), 2u) << body;
+    for (const json& r : j["recordings"]) EXPECT_EQ(r["recording"], true) << r.dump();
+  }
+  // The server stopped: each recording ended with its room, complete.
+  std::size_t complete = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream o;
+    o << in.rdbuf();
+    std::string error;
+    auto p = codec::InputLogPlayer::open(o.str(), error);
+    ASSERT_NE(p, nullptr) << e.path() << ": " << error;
+    EXPECT_EQ(p->end_reason(), "room closed");
+    ++complete;
+  }
+  EXPECT_EQ(complete, 2u);
+  RoomServer off;
+  EXPECT_EQ(http(off.port(), "POST", "/api/admin/rooms/lobby/recording/start", "tune-token").first, 503);
 }
 
 }  // namespace
