@@ -69,7 +69,7 @@ Breakdown breakdown(const std::string& bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::uint32_t seconds = 60, bots = 4, seek_s = 10;
+  std::uint32_t seconds = 60, bots = 4, seek_s = 30;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

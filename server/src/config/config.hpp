@@ -56,7 +56,7 @@ struct Config {
   std::uint32_t record_keyframe_s = 5;       ///< seconds between recording keyframes. [1..3600]
   std::string recordings_dir;                ///< folder of input-log recordings (admin API, record_rooms); empty = off
   std::string record_rooms;             ///< comma-separated rooms recorded as input logs whenever they run; * = all
-  std::uint32_t record_seek_s = 10;     ///< input logs: seconds between seek points. [1..3600]
+  std::uint32_t record_seek_s = 30;     ///< input logs: seconds between seek points. [1..3600]
   std::uint32_t recording_max_mb = 64;  ///< input logs: one recording ends before passing this, MiB. [1..4096]
   std::uint32_t recordings_max = 100;   ///< input logs: recordings the folder may hold; more are refused. [1..100000]
   std::string state_dir;                ///< folder of saved rooms (restart without ending games); empty = off

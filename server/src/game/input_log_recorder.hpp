@@ -33,7 +33,7 @@ namespace flockstep::server::game {
 /// Where and how input logs are written (from config::Config).
 struct InputLogSettings {
   std::string dir;                        ///< recordings_dir; empty = input logs off
-  std::uint32_t seek_interval_s = 10;     ///< record_seek_s: a seek point this often. [1..3600]
+  std::uint32_t seek_interval_s = 30;     ///< record_seek_s: a seek point this often. [1..3600]
   std::uint64_t max_bytes = 64ull << 20;  ///< recording_max_mb: one recording ends before it grows past this
   std::uint32_t max_files = 100;          ///< recordings_max: *.fslog files the folder may hold
 };
