@@ -16,6 +16,7 @@
 #include "flockstep/behavior/tile_line.hpp"
 #include "flockstep/behavior/tile_pattern.hpp"
 #include "world_impl.hpp"
+#include "world_tiles.hpp"
 
 namespace flockstep::sim {
 
