@@ -46,6 +46,7 @@ EM_BOOL context_restored(int, const void*, void*) {
 }  // namespace flockstep::client
 
 using flockstep::client::g_viewer;
+namespace page = flockstep::client::page;
 
 extern "C" {
 
@@ -73,17 +74,23 @@ EMSCRIPTEN_KEEPALIVE void fs_set_touch(double turn, double throttle, int active)
 /// WebSocket URL for the next Play/Spectate (default ws(s)://<page host>/ws or ?server=).
 EMSCRIPTEN_KEEPALIVE void fs_set_server_url(const char* url) { g_viewer.set_url(url ? url : ""); }
 /// Offline benchmark without a server: n agents, synthetic (sim = 0) or a local sim::World (sim = 1).
-EMSCRIPTEN_KEEPALIVE void fs_bench(int n, int sim) { g_viewer.bench(n, sim != 0); }
+EMSCRIPTEN_KEEPALIVE void fs_bench(int n, int sim) {
+  const std::string spec = std::to_string(n) + " " + (sim != 0 ? "1" : "0");
+  const std::string error =
+      g_viewer.open_source("bench", {reinterpret_cast<const std::uint8_t*>(spec.data()), spec.size()});
+  if (!error.empty()) page::call("toast", error);
+}
 /// Lab: load scenario JSON (UTF-8) into an in-page world and run it. Returns "" or the error;
 /// the string lives until the next fs_lab_* call.
 EMSCRIPTEN_KEEPALIVE const char* fs_lab_load(const char* json) {
   static std::string result;
-  result = g_viewer.lab_load(json ? json : "");
+  const std::string text = json ? json : "";
+  result = g_viewer.open_source("lab", {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
   return result.c_str();
 }
 /// Lab: "paused" (0/1), "step" (ticks), "speed" (0.1-4), "restart" (seed; 0 = next seed).
 EMSCRIPTEN_KEEPALIVE void fs_lab_control(const char* what, double value) {
-  g_viewer.lab_control(what ? what : "", value);
+  g_viewer.control_mode("lab", what ? what : "", value);
 }
 /// Lab: set group `group`'s parameter `key` (a Tune panel path, or "count"). "" or the error.
 EMSCRIPTEN_KEEPALIVE const char* fs_lab_tune(int group, const char* key, double value) {
@@ -97,17 +104,39 @@ EMSCRIPTEN_KEEPALIVE const char* fs_lab_export() {
   result = g_viewer.lab_export();
   return result.c_str();
 }
+/// A buffer of n bytes for fs_source_open / fs_replay_open (JS copies a file into HEAPU8 there).
+EMSCRIPTEN_KEEPALIVE std::uint8_t* fs_source_buffer(unsigned n) { return g_viewer.upload_buffer(n); }
+/// Open the mode `mode` (frame/sources.cpp: "replay", "lab", "bench", ...) from the bytes in the
+/// fs_source_buffer. Returns "" or why not (the running mode then keeps running); the string
+/// lives until the next call.
+EMSCRIPTEN_KEEPALIVE const char* fs_source_open(const char* mode) {
+  static std::string result;
+  result = g_viewer.open_source(mode ? mode : "", g_viewer.upload());
+  g_viewer.release_upload();
+  return result.c_str();
+}
+/// A control of the running mode (FrameSource::control: "paused", "step", "speed", "seek", ...).
+EMSCRIPTEN_KEEPALIVE void fs_source_control(const char* what, double value) {
+  g_viewer.control(what ? what : "", value);
+}
 /// Tests: drop the connection as if the network failed (the viewer reconnects and resumes).
 EMSCRIPTEN_KEEPALIVE void fs_drop_connection() { g_viewer.drop(); }
 /// Room (scenario name) for the next Play / Spectate; empty = the server's default room.
 EMSCRIPTEN_KEEPALIVE void fs_set_room(const char* room) { g_viewer.set_room(room ? room : ""); }
 /// Replay: a buffer of n bytes for the recording file (JS copies the file into HEAPU8 there).
-EMSCRIPTEN_KEEPALIVE std::uint8_t* fs_replay_buffer(unsigned n) { return g_viewer.replay_buffer(n); }
+EMSCRIPTEN_KEEPALIVE std::uint8_t* fs_replay_buffer(unsigned n) { return g_viewer.upload_buffer(n); }
 /// Replay: parse the buffer and start playing it (1) or report why not (0, flockstepUi.replayError).
-EMSCRIPTEN_KEEPALIVE int fs_replay_open() { return g_viewer.replay_open() ? 1 : 0; }
+EMSCRIPTEN_KEEPALIVE int fs_replay_open() {
+  const std::string error = g_viewer.open_source("replay", g_viewer.upload());
+  g_viewer.release_upload();
+  g_viewer.set_replay_error(error);
+  if (error.empty()) return 1;
+  page::call("replayError", error);
+  return 0;
+}
 /// Replay controls: play (0/1), speed (0.25-4), seek (tick), step (+1 / -1 snapshot).
 EMSCRIPTEN_KEEPALIVE void fs_replay_control(const char* what, double value) {
-  g_viewer.replay_control(what ? what : "", value);
+  g_viewer.control_mode("replay", what ? what : "", value);
 }
 /// Click or tap at CSS px (x, y) of the canvas: follow (spectate) and inspect the agent there.
 /// Returns its id (0 = none).

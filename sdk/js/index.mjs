@@ -39,9 +39,6 @@ export const PROTOCOL_VERSION = 2;
  */
 export const RECONNECT_DEFAULTS = Object.freeze({ enabled: true, initialDelayMs: 100, maxDelayMs: 5000, factor: 2, maxAttempts: 10 });
 
-/** Close codes after which a new connection would be refused the same way: never retried. */
-const FINAL_CODES = new Set(['normal', 'malformed', 'too_big', 'rate_limited', 'bad_resume', 'unknown_room', 'room_full']);
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** http(s)://host:port/api/rooms for a ws(s):// or http(s):// server URL. */
@@ -375,8 +372,9 @@ export class FlockstepClient {
     const info = { code, reason, wsCode };
     this.#rejectPings(reason);
     // Reconnect only what was lost on the way: not a close the client asked for, not a server
-    // refusal that a new connection would get again, not a join that never got its Welcome.
-    const lost = !this.#userClosed && !FINAL_CODES.has(code) && this.#welcome && !this.#join;
+    // refusal that a new connection would get again (the core's reconnect policy names those, the
+    // same rule the viewer's core applies), not a join that never got its Welcome.
+    const lost = !this.#userClosed && !this.#core.isFinalClose(code, reason) && this.#welcome && !this.#join;
     if (lost && this.#policy.enabled && !this.#reconnecting) {
       this.#runReconnect(info, false).catch(() => {});  // the close event reports a failure
       return;

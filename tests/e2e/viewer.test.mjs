@@ -200,6 +200,50 @@ describe('viewer end-to-end', { skip: false, timeout: 180000 }, () => {
     await page.close();
   });
 
+  // The extrapolation error against the server's truth, as the viewer measures it from what it
+  // receives: every snapshot held back 100 ms and 250 ms is extrapolated (sim::Extrapolator) to
+  // the newest snapshot's tick and compared with it, per group kind (RemoteAgents hold errors).
+  // The figures are printed; the only assertion is a loose one that a broken extrapolator fails:
+  // extrapolating beats drawing the held snapshot as it is (the control, "held"). No timing is
+  // asserted: how many snapshots arrive depends on the machine.
+  test('extrapolation of held-back snapshots beats holding them still (figures printed)', async () => {
+    const page = await newPage(browser);
+    await page.goto(base);
+    await page.waitForFunction(() => window.__flockstep && window.__flockstep.loaded, null, { timeout: 20000 });
+    await page.click('#spectate');
+    await waitState(page, (s) => s.connected && s.entities > 0, { what: 'a spectator', timeoutMs: 20000 });
+    const option = (name, value) => page.evaluate(([n, v]) =>
+      window.Module.ccall('fs_set_option', null, ['string', 'number'], [n, v]), [name, value]);
+    await option('fit', 1);  // the whole world in view: the server sends every agent
+    await option('measure_holds', 1);
+    const total = (kinds) => Object.values(kinds || {}).reduce((n, k) => n + k.samples, 0);
+    await waitState(page, (s) => s.extrap_holds && total(s.extrap_holds['250']) > 0,
+      { what: 'hold errors measured', timeoutMs: 20000 });
+    await page.waitForTimeout(6000);  // a few seconds of the room
+    const s = await state(page);
+    for (const hold of ['100', '250']) {
+      const kinds = s.extrap_holds[hold];
+      const rows = Object.entries(kinds).sort(([a], [b]) => a.localeCompare(b));
+      console.log(`extrapolation error, snapshots held back ${hold} ms (m, mean over samples):`);
+      console.log('  kind                  samples  extrapolated  dead reckoned  held still  max');
+      let n = 0, ex = 0, dr = 0, held = 0;
+      for (const [kind, k] of rows) {
+        console.log(`  ${kind.padEnd(20)} ${String(k.samples).padStart(8)}  ${k.mean.toFixed(3).padStart(12)}  ` +
+          `${k.dead_reckoning.toFixed(3).padStart(13)}  ${k.held.toFixed(3).padStart(10)}  ${k.max.toFixed(3)}`);
+        n += k.samples;
+        ex += k.mean * k.samples;
+        dr += k.dead_reckoning * k.samples;
+        held += k.held * k.samples;
+      }
+      assert.ok(n > 0, `no samples for ${hold} ms`);
+      console.log(`  all                  ${String(n).padStart(8)}  ${(ex / n).toFixed(3).padStart(12)}  ` +
+        `${(dr / n).toFixed(3).padStart(13)}  ${(held / n).toFixed(3).padStart(10)}`);
+      assert.ok(held / n > 0.05, `the agents moved in ${hold} ms (held still is off by ${held / n} m)`);
+      assert.ok(ex < held / 2, `${hold} ms: extrapolated ${ex / n} m should beat held still ${held / n} m by far`);
+    }
+    await page.close();
+  });
+
   test('reconnect: after the connection drops the player resumes the same craft', async () => {
     const page = await newPage(browser);
     await page.goto(base);

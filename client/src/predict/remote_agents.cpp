@@ -1,6 +1,8 @@
 #include "predict/remote_agents.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <unordered_map>
 
 #include "flockstep/math/angle.hpp"
@@ -108,6 +110,7 @@ void RemoteAgents::push(std::uint64_t tick, std::vector<sim::AgentView>&& agents
       if (it != index.end()) f.prev_index[i] = it->second;
     }
     measure_error(count_ - 2, f);
+    if (hold_errors_on_) measure_holds(f);
   }
 }
 
@@ -203,6 +206,52 @@ void RemoteAgents::measure_error(std::int32_t k_older, const Frame& newer) {
     err.dead_reckoning_mean_m = sum_d / err.samples;
   }
   error_ = err;
+}
+
+namespace {
+// A group's kind for the hold errors: its technique, or its movement model when composed.
+std::string kind_label(const sim::Scenario& s, std::int32_t group) {
+  if (group < 0 || static_cast<std::size_t>(group) >= s.groups.size()) return "player";
+  const sim::GroupSpec& g = s.groups[static_cast<std::size_t>(group)];
+  if (g.technique == sim::Technique::kComposed) return std::string("composed/") + sim::model_name(g.model);
+  return sim::technique_name(g.technique);
+}
+}  // namespace
+
+void RemoteAgents::measure_holds(const Frame& newer) {
+  if (!extrapolator_ || !scenario_) return;
+  for (std::size_t h = 0; h < std::size(kHoldsMs); ++h) {
+    // The snapshot exactly that long before the newest (none when one was lost on the way), and
+    // one before it for the rates the extrapolator starts from.
+    const auto span = static_cast<std::uint64_t>(kHoldsMs[h] / 1000.0 / dt_ + 0.5);
+    std::int32_t k = -1;
+    for (std::int32_t i = 1; i < count_ - 1; ++i)
+      if (frame(i).tick + span == newer.tick) k = i;
+    if (k < 0) continue;
+    const Frame& older = frame(k);
+    init_ex(k, scratch_b_);
+    scratch_d_ = scratch_b_;
+    for (sim::ExtrapolatedAgent& e : scratch_d_) e.method = sim::ExtrapolationMethod::kDeadReckoning;
+    extrapolator_->advance(scratch_b_, static_cast<std::int32_t>(span));
+    extrapolator_->advance(scratch_d_, static_cast<std::int32_t>(span));
+    std::unordered_map<std::uint32_t, std::size_t> index;
+    index.reserve(older.agents.size());
+    for (std::size_t i = 0; i < older.agents.size(); ++i) index[older.agents[i].id.value] = i;
+    for (const sim::AgentView& truth : newer.agents) {
+      const auto it = index.find(truth.id.value);
+      if (it == index.end()) continue;
+      const real eb = math::length(delta(scratch_b_[it->second].view.position, truth.position));
+      const real ed = math::length(delta(scratch_d_[it->second].view.position, truth.position));
+      const real es = math::length(delta(older.agents[it->second].position, truth.position));
+      if (eb > kTeleportM || ed > kTeleportM || es > kTeleportM) continue;  // respawn
+      HoldError& e = hold_errors_[h][kind_label(*scenario_, truth.group)];
+      ++e.samples;
+      e.behaviour_sum_m += eb;
+      e.behaviour_max_m = std::max<double>(e.behaviour_max_m, eb);
+      e.dead_reckoning_sum_m += ed;
+      e.held_sum_m += es;
+    }
+  }
 }
 
 void RemoteAgents::sample_extrapolated(double now_tick, std::vector<DrawAgent>& out, std::int32_t max_ahead_ticks) {

@@ -8,11 +8,16 @@
 ///    holds its inputs and dead reckons (the codec's second-order model) otherwise. Which agent
 ///    gets which is decided there, from the scenario, never here.
 /// Each new snapshot also measures how far the extrapolation and plain dead reckoning were off
-/// after one snapshot interval, so the viewer can show the error it has.
+/// after one snapshot interval, so the viewer can show the error it has. On request
+/// (enable_hold_errors) it also measures, per group kind, the error of extrapolating a snapshot
+/// held back 100 ms and 250 ms to the newest one, which is the server's state at that tick as the
+/// client receives it (tests/e2e/viewer.test.mjs reports these).
 ///
 /// Pure C++ (no Emscripten): unit tested under node.
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "flockstep/sim/agent.hpp"
@@ -46,14 +51,26 @@ struct ExtrapolationError {
   std::int32_t ticks = 0;          ///< interval extrapolated over, ticks
 };
 
+/// Errors of extrapolating held-back snapshots to the newest one, summed for one group kind.
+struct HoldError {
+  std::int64_t samples = 0;
+  double behaviour_sum_m = 0;  ///< sim::Extrapolator
+  double behaviour_max_m = 0;
+  double dead_reckoning_sum_m = 0;  ///< every agent dead reckoned (the control)
+  double held_sum_m = 0;            ///< the held snapshot drawn as it is (no extrapolation at all)
+};
+
 /// How others are drawn.
 enum class RemoteMode : std::uint8_t { kInterpolate = 0, kExtrapolate = 1 };
 
 /// See file comment.
 class RemoteAgents {
  public:
-  /// Snapshots kept for interpolation.
-  static constexpr std::int32_t kFrames = 6;
+  /// Snapshots kept: enough to extrapolate the one 250 ms before the newest at 20 Hz with the
+  /// rates measured since the snapshot before it (hold errors).
+  static constexpr std::int32_t kFrames = 7;
+  /// How far back the held snapshots of the hold errors lie, ms.
+  static constexpr double kHoldsMs[2] = {100, 250};
 
   /// `scenario` must outlive this object. dt = 1 / tick rate, s.
   void configure(const sim::Scenario* scenario, real dt);
@@ -88,6 +105,12 @@ class RemoteAgents {
   /// Mean distance the extrapolated poses jumped when the newest snapshot replaced the older
   /// basis (the visible correction of extrapolation mode), m.
   real last_rebase_jump_m() const { return rebase_jump_m_; }
+  /// Measure hold errors on every snapshot from now on (costs two extrapolations of every agent
+  /// per snapshot, so only when asked: fs_set_option("measure_holds", 1)).
+  void enable_hold_errors(bool on) { hold_errors_on_ = on; }
+  /// Hold errors so far, per group kind (technique name, or "composed/<model>"), for
+  /// kHoldsMs[which].
+  const std::map<std::string, HoldError>& hold_errors(std::size_t which) const { return hold_errors_[which]; }
 
  private:
   struct Frame {
@@ -102,6 +125,7 @@ class RemoteAgents {
   /// One tick forward, remembering the poses before it for sub-tick drawing.
   void advance_ex();
   void measure_error(std::int32_t k_older, const Frame& newer);
+  void measure_holds(const Frame& newer);
   /// A position drawn between two states, put back into the world (torus or clamp).
   Vec2 confined(Vec2 p) const;
   Vec2 delta(Vec2 from, Vec2 to) const;
@@ -119,6 +143,8 @@ class RemoteAgents {
   std::uint64_t ex_base_tick_ = 0;
   std::uint64_t ex_tick_ = 0;
   bool ex_valid_ = false;
+  bool hold_errors_on_ = false;
+  std::map<std::string, HoldError> hold_errors_[2];
   // Scratch for measure_error.
   std::vector<sim::ExtrapolatedAgent> scratch_b_, scratch_d_;
   ExtrapolationError error_;

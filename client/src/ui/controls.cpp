@@ -1,9 +1,14 @@
-// Options, keys, mouse, wheel and touch gestures of the Viewer.
+// Options, keys, mouse, wheel and touch gestures of the Viewer: the view's rules are functions
+// over the view state (ui/view_controls.hpp); a mode's own keys and controls go to its frame
+// source.
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <string>
 
 #include "ui/page.hpp"
+#include "ui/view_controls.hpp"
+#include "view/scene_rules.hpp"
 #include "viewer.hpp"
 
 namespace flockstep::client {
@@ -11,91 +16,49 @@ namespace flockstep::client {
 using math::Vec2;
 
 void Viewer::set_option(const std::string& name, double value) {
-  const bool on = value != 0;
-  if (name == "annotations") annotations_ = on;
-  else if (name == "extrapolate") extrapolate_ = on;
-  else if (name == "trails") trails_ = on;
-  else if (name == "minimap") minimap_ = on;
-  else if (name == "annotation_mask") annotation_mask_ = static_cast<std::uint32_t>(value);
-  else if (name == "paused" && replay_) replay_control("play", on ? 0 : 1);
-  else if (name == "paused" && lab_) lab_control("paused", on ? 1 : 0);  // the lab pauses its world
-  else if (name == "paused") {
-    paused_ = on && screen_ != Screen::kPlay;  // the game does not wait for a player
-    paused_tick_ = 0;
-    if (!paused_) feed_paused(true);
-  } else if (name == "zoom" && value > 0) {
-    cam_.zoom = std::clamp(value, 0.05, 200.0);
-    at_fit_ = false;
-  } else if (name == "zoom_by" && value > 0) {
-    cam_.zoom = std::clamp(cam_.zoom * value, 0.05, 200.0);
-    at_fit_ = false;
-  } else if (name == "fit") {
-    follow_id_ = 0;
-    fit_world();
-  } else if (name == "labels") labels_mode_ = value < 0 ? -1 : (on ? 1 : 0);
-  else if (name == "layers") layer_mask_ = static_cast<std::uint32_t>(value) & ((1u << kLayerCount) - 1);
-  else if (name == "inspect") inspect_id_ = static_cast<std::uint32_t>(value);
-  else if (name == "follow") follow_id_ = inspect_id_ = static_cast<std::uint32_t>(value);  // as a click on it
-  else {
-    for (int i = 0; i < kLayerCount; ++i) {
-      if (name != std::string("layer_") + layer_name(static_cast<Layer>(i))) continue;
-      if (on) layer_mask_ |= 1u << i;
-      else layer_mask_ &= ~(1u << i);
-    }
+  const ControlOutcome out = apply_option(view_, name, value);
+  // Measuring the extrapolation of held-back snapshots: a setting of the live buffer, not of the
+  // view (tests/e2e/viewer.test.mjs).
+  if (!out.handled && name == "measure_holds") live_.set_measure_holds(value != 0);
+  if (out.request == ViewRequest::kPause) control("paused", out.value);
+  else if (out.request == ViewRequest::kFit && have_world()) fit_world(scenario());
+}
+
+void Viewer::set_occluders(const std::string& list) {
+  occluders_.clear();
+  std::size_t at = 0;
+  while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
+    const std::size_t end = std::min(list.find(';', at), list.size());
+    ScreenBox b;
+    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 &&
+        b.h > 0)
+      occluders_.push_back(b);
+    at = end + 1;
   }
+  // A panel opened, closed or resized while the world is shown fitted: fit it again.
+  if (view_.at_fit && view_.follow_id == 0 && screen_ != Screen::kPlay && have_world()) fit_world(scenario());
 }
 
 std::uint32_t Viewer::pick(double x, double y) {
   const double k = css_scale();
-  const Vec2 p = cam_.to_world(x * k, y * k);
+  const Vec2 p = view_.cam.to_world(x * k, y * k);
   // Agents are drawn at least kMinAgentPx tall: pick within 14 CSS px (or 1.5 m when zoomed in).
-  const double pick = std::max(1.5, 14.0 * k / cam_.zoom);
-  double best = pick * pick;
-  std::uint32_t id = 0;
-  for (const DrawAgent& a : agents_) {
-    const double d2 = math::length_sq(a.position - p);
-    if (d2 < best) {
-      best = d2;
-      id = a.id;
-    }
-  }
-  if (screen_ != Screen::kPlay) follow_id_ = id;
-  inspect_id_ = id;
-  // The lab: a click on open ground moves the chasers' target there.
-  if (lab_ && id == 0) lab_place(x, y);
+  const std::uint32_t id = agent_at(agents_, p, std::max(1.5, 14.0 * k / view_.cam.zoom));
+  if (screen_ != Screen::kPlay) view_.follow_id = id;
+  view_.inspect_id = id;
+  // A click on open ground: the mode may use it (the lab moves the chasers' target there).
+  if (id == 0 && offline_) offline_->place(p);
   return id;
 }
 
 void Viewer::pan_zoom(double dx, double dy, double factor, double px, double py) {
-  if (screen_ == Screen::kPlay || cam_.zoom <= 0) return;
-  at_fit_ = false;
+  if (screen_ == Screen::kPlay) return;
   const double k = css_scale();
-  if (dx != 0 || dy != 0) {
-    follow_id_ = 0;
-    cam_.cx -= dx * k / cam_.zoom;
-    cam_.cy += dy * k / cam_.zoom;
-  }
-  if (factor > 0 && factor != 1) {
-    const Vec2 before = cam_.to_world(px * k, py * k);
-    cam_.zoom = std::clamp(cam_.zoom * factor, 0.05, 200.0);
-    if (follow_id_ == 0) {
-      const Vec2 after = cam_.to_world(px * k, py * k);
-      cam_.cx += before.x - after.x;
-      cam_.cy += before.y - after.y;
-    }
-  }
+  client::pan_zoom(view_, dx * k, dy * k, factor, px * k, py * k);
 }
 
 void Viewer::cycle_player(int dir) {
-  std::vector<std::uint32_t> ids;
-  for (const DrawAgent& a : agents_)
-    if (a.kind == sim::AgentKind::kPlayer) ids.push_back(a.id);
-  if (ids.empty()) return;
-  std::sort(ids.begin(), ids.end());
-  auto it = std::find(ids.begin(), ids.end(), follow_id_);
-  std::ptrdiff_t k = it == ids.end() ? (dir > 0 ? -1 : 0) : it - ids.begin();
-  k = (k + dir + static_cast<std::ptrdiff_t>(ids.size())) % static_cast<std::ptrdiff_t>(ids.size());
-  follow_id_ = ids[static_cast<std::size_t>(k)];
+  if (const std::uint32_t id = next_player(agents_, view_.follow_id, dir)) view_.follow_id = id;
 }
 
 bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
@@ -112,143 +75,41 @@ bool Viewer::on_key(const EmscriptenKeyboardEvent* e, bool down) {
   if (screen_ == Screen::kPlay && input_.key(code, down)) return true;
   if (!down) return false;
   if (e->ctrlKey || e->metaKey || e->altKey) return false;
-  auto ui = [](const char* what) { page::call("command", what); };
-  if (key == "?" || code == "KeyH" || code == "F1") {
-    ui("help");
-    return true;
-  }
-  if (code == "Escape") {
-    follow_id_ = 0;
-    inspect_id_ = 0;
-    ui("escape");
-    return true;
-  }
-  if (code == "KeyA" && screen_ != Screen::kPlay) {
-    annotations_ = !annotations_;
-    return true;
-  }
-  if (code == "KeyV") {
-    annotations_ = !annotations_;
-    return true;
-  }  // also in play, where A steers
-  if (code == "KeyE" || code == "KeyX") {
-    extrapolate_ = !extrapolate_;
-    return true;
-  }
-  if (code == "KeyT") {
-    trails_ = !trails_;
-    return true;
-  }
-  if (code == "KeyM") {
-    minimap_ = !minimap_;
-    return true;
-  }
-  if (code == "KeyL") {
-    labels_mode_ = label_groups() ? 0 : 1;
-    ui("prefs");
-    return true;
-  }
-  for (int i = 0; i < kLayerCount; ++i) {
-    if (code != layer_key(static_cast<Layer>(i))) continue;
-    layer_mask_ ^= 1u << i;
-    ui("prefs");
-    return true;
-  }
-  if (code == "KeyQ") {
-    // Inspect: in play the nearest other agent to the craft, in spectate the followed one.
-    if (inspect_id_ != 0) {
-      inspect_id_ = 0;
-      return true;
-    }
-    if (screen_ == Screen::kPlay && predictor_.has_state()) {
-      const Vec2 me = own_pose().position;
+  const bool playing = screen_ == Screen::kPlay;
+  // The mode's own keys (play, step, restart) before the view's.
+  if (FrameSource* src = source(); src && src->key(code)) return true;
+  const ControlOutcome out =
+      apply_key(view_, KeyContext{playing, label_groups(scenario(), view_.labels_mode)}, code, key, e->shiftKey);
+  if (out.page_command) page::call("command", out.page_command);
+  switch (out.request) {
+    case ViewRequest::kFit:
+      if (have_world()) fit_world(scenario());
+      break;
+    case ViewRequest::kCycleNext: cycle_player(1); break;
+    case ViewRequest::kCyclePrevious: cycle_player(-1); break;
+    case ViewRequest::kInspectNearest: {
+      if (!has_own_) break;
       double best = 1e18;
       for (const DrawAgent& a : agents_) {
-        if (a.id == entity_) continue;
-        const double d2 = math::length_sq(a.position - me);
+        if (a.id == own_entity()) continue;
+        const double d2 = math::length_sq(a.position - own_.position);
         if (d2 < best) {
           best = d2;
-          inspect_id_ = a.id;
+          view_.inspect_id = a.id;
         }
       }
-    } else {
-      inspect_id_ = follow_id_;
+      break;
     }
-    return true;
+    default: break;
   }
-  if (code.size() == 6 && code.rfind("Digit", 0) == 0 && code[5] >= '1' && code[5] <= '5') {
-    annotation_mask_ ^= 1u << static_cast<unsigned>(code[5] - '1');
-    annotations_ = true;
-    return true;
-  }
-  if (code == "Equal" || code == "NumpadAdd") {
-    cam_.zoom *= 1.25;
-    at_fit_ = false;
-    return true;
-  }
-  if (code == "Minus" || code == "NumpadSubtract") {
-    cam_.zoom /= 1.25;
-    at_fit_ = false;
-    return true;
-  }
-  if (replay_) {
-    if (code == "KeyP" || code == "Space") {
-      replay_control("play", replay_playing_ ? 0 : 1);
-      return true;
-    }
-    if (code == "Period" || code == "KeyN") {
-      replay_control("step", 1);
-      return true;
-    }
-    if (code == "Comma" || code == "KeyB") {
-      replay_control("step", -1);
-      return true;
-    }
-  }
-  if (lab_) {
-    if (code == "KeyP" || code == "Space") {
-      lab_control("paused", lab_->paused ? 0 : 1);
-      return true;
-    }
-    if (code == "Period" || code == "KeyN") {
-      lab_control("step", 1);
-      return true;
-    }
-    if (code == "KeyR") {
-      lab_control("restart", 0);
-      return true;
-    }
-  }
-  if (screen_ == Screen::kSpectate) {
-    if (code == "KeyP" || code == "Space") {
-      set_option("paused", paused_ ? 0 : 1);
-      return true;
-    }
-    if (code == "Period" || code == "KeyN") {
-      if (paused_) step_once();
-      return true;
-    }
-    if (code == "BracketRight" || (code == "Tab" && !e->shiftKey) || code == "KeyD" || code == "ArrowRight") {
-      cycle_player(1);
-      return true;
-    }
-    if (code == "BracketLeft" || (code == "Tab" && e->shiftKey) || code == "ArrowLeft") {
-      cycle_player(-1);
-      return true;
-    }
-    if (code == "Digit0" || code == "Home" || code == "KeyF") {
-      follow_id_ = 0;
-      fit_world();
-      return true;
-    }
-  }
-  return false;
+  return out.handled;
 }
 
 bool Viewer::on_mouse(int type, const EmscriptenMouseEvent* e) {
+  Camera& cam = view_.cam;
   double css_w = 1, css_h = 1;
   emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
-  const double sx = cam_.width / std::max(css_w, 1.0), sy = cam_.height / std::max(css_h, 1.0);
+  const double sx = cam.width / std::max(css_w, 1.0), sy = cam.height / std::max(css_h, 1.0);
   switch (type) {
     case EMSCRIPTEN_EVENT_MOUSEDOWN:
       if (e->button != 0) return false;
@@ -261,10 +122,10 @@ bool Viewer::on_mouse(int type, const EmscriptenMouseEvent* e) {
       if (!dragging_) return false;
       if (std::fabs(e->targetX - drag_x_) + std::fabs(e->targetY - drag_y_) > 4) drag_moved_ = true;
       if (drag_moved_ && screen_ != Screen::kPlay) {
-        follow_id_ = 0;
-        at_fit_ = false;
-        cam_.cx -= e->movementX * sx / cam_.zoom;
-        cam_.cy += e->movementY * sy / cam_.zoom;
+        view_.follow_id = 0;
+        view_.at_fit = false;
+        cam.cx -= e->movementX * sx / cam.zoom;
+        cam.cy += e->movementY * sy / cam.zoom;
       }
       return true;
     case EMSCRIPTEN_EVENT_MOUSEUP: {
@@ -279,19 +140,20 @@ bool Viewer::on_mouse(int type, const EmscriptenMouseEvent* e) {
 }
 
 bool Viewer::on_wheel(const EmscriptenWheelEvent* e) {
+  Camera& cam = view_.cam;
   double css_w = 1, css_h = 1;
   emscripten_get_element_css_size(kCanvas, &css_w, &css_h);
-  const double sx = cam_.width / std::max(css_w, 1.0), sy = cam_.height / std::max(css_h, 1.0);
+  const double sx = cam.width / std::max(css_w, 1.0), sy = cam.height / std::max(css_h, 1.0);
   const double px = e->mouse.targetX * sx, py = e->mouse.targetY * sy;
-  const Vec2 before = cam_.to_world(px, py);
+  const Vec2 before = cam.to_world(px, py);
   const double factor = std::exp(-e->deltaY * (e->deltaMode == DOM_DELTA_PIXEL ? 0.0015 : 0.05));
-  cam_.zoom = std::clamp(cam_.zoom * factor, 0.05, 200.0);
-  at_fit_ = false;
-  if (screen_ != Screen::kPlay && follow_id_ == 0) {
+  cam.zoom = std::clamp(cam.zoom * factor, ViewState::kMinZoom, ViewState::kMaxZoom);
+  view_.at_fit = false;
+  if (screen_ != Screen::kPlay && view_.follow_id == 0) {
     // Zoom about the cursor.
-    const Vec2 after = cam_.to_world(px, py);
-    cam_.cx += before.x - after.x;
-    cam_.cy += before.y - after.y;
+    const Vec2 after = cam.to_world(px, py);
+    cam.cx += before.x - after.x;
+    cam.cy += before.y - after.y;
   }
   return true;
 }

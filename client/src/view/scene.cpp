@@ -1,5 +1,6 @@
-// Drawing: the world's layers (view/world_layers.hpp), agents, annotations, trails, the minimap,
-// and this frame's screen-space labels (drawn by the page's overlay canvas, client/web/overlay.js).
+// Drawing (view/scene.hpp): the world's layers (view/world_layers.hpp), agents, annotations,
+// trails, the minimap, and this frame's screen-space labels (drawn by the page's overlay canvas,
+// client/web/overlay.js).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,41 +11,25 @@
 #include "flockstep/math/angle.hpp"
 #include "ui/inspector.hpp"
 #include "view/palette.hpp"
-#include "viewer.hpp"
+#include "view/scene.hpp"
 
 namespace flockstep::client {
 
 using math::Vec2;
 
-const sim::GroupSpec* Viewer::group_of(const DrawAgent& a) const {
-  if (a.group < 0 || a.group >= static_cast<std::int32_t>(scenario_.groups.size())) return nullptr;
-  return &scenario_.groups[static_cast<std::size_t>(a.group)];
-}
-
-bool Viewer::label_groups() const {
-  if (labels_mode_ >= 0) return labels_mode_ == 1;
-  double agents = 0, groups = 0;
-  for (const sim::GroupSpec& g : scenario_.groups)
-    if (g.count > 0) {
-      agents += g.count;
-      groups += 1;
-    }
-  return groups > 0 && agents / groups <= kLabelAgentsPerGroup;
-}
-
-void Viewer::render_layers(const Camera& cam, bool minimap) {
+void Scene::render_layers(const Camera& cam, bool minimap) {
   lines_.clear();
   auto line = [&](Vec2 a, Vec2 b, Rgba c) {
     lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
     lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
   };
   // Grid (every 10 m, bolder every 50 m) under everything, where no tile map covers it.
-  if (!minimap && !(layer_on(Layer::kTiles) && layers_.counts.of(Layer::kTiles) > 0)) {
+  if (!minimap && !(view().layer_on(Layer::kTiles) && layers().counts.of(Layer::kTiles) > 0)) {
     const double step = cam.zoom > 2 ? 10 : 50;
     const double gx0 = std::max(0.0, std::floor((cam.cx - cam.half_w()) / step) * step);
-    const double gx1 = std::min(scenario_.width, cam.cx + cam.half_w());
+    const double gx1 = std::min(scenario().width, cam.cx + cam.half_w());
     const double gy0 = std::max(0.0, std::floor((cam.cy - cam.half_h()) / step) * step);
-    const double gy1 = std::min(scenario_.height, cam.cy + cam.half_h());
+    const double gy1 = std::min(scenario().height, cam.cy + cam.half_h());
     for (double x = gx0; x <= gx1; x += step)
       line({x, std::max(0.0, gy0)}, {x, gy1}, std::fmod(x, 50) == 0 ? palette::kGridMajor : palette::kGridMinor);
     for (double y = gy0; y <= gy1; y += step)
@@ -55,15 +40,15 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
   if (!minimap) drawn_layers_.fill(0);
   for (int i = 0; i < kLayerCount; ++i) {
     const Layer l = static_cast<Layer>(i);
-    if (!layer_on(l)) continue;
+    if (!view().layer_on(l)) continue;
     // The minimap keeps what orients: tiles, walls and obstacles.
     if (minimap && l != Layer::kTiles && l != Layer::kWalls && l != Layer::kObstacles) continue;
-    if (!layers_.triangles[i].empty()) gl_.draw_triangles(layers_.triangles[i]);
-    if (!layers_.lines[i].empty() && !(minimap && l == Layer::kTiles)) gl_.draw_lines(layers_.lines[i]);
+    if (!layers().triangles[i].empty()) gl_.draw_triangles(layers().triangles[i]);
+    if (!layers().lines[i].empty() && !(minimap && l == Layer::kTiles)) gl_.draw_lines(layers().lines[i]);
     if (l == Layer::kWalls) {
       // Thick walls vanish below a pixel: a 1 px line on top keeps them visible at any zoom.
       lines_.clear();
-      for (const behavior::Wall& w : scenario_.walls) line(w.a, w.b, palette::kWall);
+      for (const behavior::Wall& w : scenario().walls) line(w.a, w.b, palette::kWall);
       gl_.draw_lines(lines_);
     }
     if (l == Layer::kObstacles) {
@@ -71,28 +56,28 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
       std::vector<Instance>& rings = inst_[static_cast<int>(Shape::kRing)];
       discs.clear();
       rings.clear();
-      for (const behavior::Circle& c : scenario_.obstacles) {
+      for (const behavior::Circle& c : scenario().obstacles) {
         discs.push_back(make_instance(c.center, 0, static_cast<float>(c.radius), palette::kObstacleFill));
         rings.push_back(make_instance(c.center, 0, static_cast<float>(c.radius), palette::kObstacleEdge));
       }
       gl_.set_camera(cam, 0);  // obstacles keep their true size
       gl_.draw(Shape::kDisc, discs);
       gl_.draw(Shape::kRing, rings);
-      gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(css_scale()));
+      gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(f_->css_scale));
     }
     if (!minimap) {
       if (l == Layer::kTiles) {
-        drawn_layers_[i] = layers_.counts.tiles_blocked;
-        drawn_layers_[kLayerCount] = layers_.counts.tiles_free;
+        drawn_layers_[i] = layers().counts.tiles_blocked;
+        drawn_layers_[kLayerCount] = layers().counts.tiles_free;
       } else {
-        drawn_layers_[i] = layers_.counts.of(l);
+        drawn_layers_[i] = layers().counts.of(l);
       }
     }
   }
   // The world's border (dimmed on a torus: it is a seam, not a wall).
   lines_.clear();
-  const double W = scenario_.width, H = scenario_.height;
-  const Rgba border = scenario_.wrap ? palette::with_alpha(palette::kBorder, 120) : palette::kBorder;
+  const double W = scenario().width, H = scenario().height;
+  const Rgba border = scenario().wrap ? palette::with_alpha(palette::kBorder, 120) : palette::kBorder;
   line({0, 0}, {W, 0}, border);
   line({W, 0}, {W, H}, border);
   line({W, H}, {0, H}, border);
@@ -101,111 +86,30 @@ void Viewer::render_layers(const Camera& cam, bool minimap) {
   lines_.clear();
 }
 
-void Viewer::set_occluders(const std::string& list) {
-  occluders_.clear();
-  std::size_t at = 0;
-  while (at < list.size() && occluders_.size() < 32) {  // a handful of panels; bound what a page can send
-    const std::size_t end = std::min(list.find(';', at), list.size());
-    ScreenBox b;
-    if (std::sscanf(list.substr(at, end - at).c_str(), "%lf,%lf,%lf,%lf", &b.x, &b.y, &b.w, &b.h) == 4 && b.w > 0 &&
-        b.h > 0)
-      occluders_.push_back(b);
-    at = end + 1;
-  }
-  // A panel opened, closed or resized while the world is shown fitted: fit it again.
-  if (at_fit_ && follow_id_ == 0 && screen_ != Screen::kPlay) fit_world();
-}
-
-namespace {
-// A group's name on the map: the part before ": " (rooms name groups "Fig 3.12 pursue: heads where
-// the rabbit will be", a caption for the legend and inspector that would cover the world as a label).
-std::string map_name(const std::string& name) {
-  const std::size_t colon = name.find(": ");
-  return colon == std::string::npos ? name : name.substr(0, colon);
-}
-}  // namespace
-
-void Viewer::build_labels() {
-  labels_.clear();
-  if (!have_world_ || cam_.zoom <= 0) return;
-  const double k = 1.0 / css_scale();  // device px -> CSS px
-  const double w = cam_.width * k, h = cam_.height * k;
-  std::vector<LabelCandidate> c;
+std::vector<PlacedLabel> Scene::labels(const SceneFrame& frame) {
+  f_ = &frame;
+  if (!f_->have_world || view().cam.zoom <= 0) return {};
+  const double k = 1.0 / f_->css_scale;  // device px -> CSS px
+  const double w = view().cam.width * k, h = view().cam.height * k;
   auto at = [&](Vec2 p) {
-    const Vec2 s = cam_.to_screen(p);
+    const Vec2 s = view().cam.to_screen(p);
     return Vec2{s.x * k, s.y * k};
   };
-  const bool groups = label_groups();
-  const double lift = std::max(static_cast<double>(kMinAgentPx) * 0.5, 1.2 * cam_.zoom) * k;  // above the shape
-  for (const DrawAgent& a : agents_) {
-    if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;
-    const Vec2 s = at(a.position);
-    if (s.x < 0 || s.y < 0 || s.x > w || s.y > h) continue;
-    const sim::GroupSpec* g = group_of(a);
-    const bool focus = a.id == follow_id_ || a.id == inspect_id_;
-    std::string text;
-    std::int32_t prio = 0;
-    if (a.kind == sim::AgentKind::kPlayer) {
-      const auto it = names_.find(a.id);
-      text = it != names_.end() ? it->second : "player";
-      prio = 3;
-    } else if (focus || groups) {
-      if (!g) continue;
-      const char* tech = sim::technique_name(g->technique);
-      text = g->name == tech ? g->name : map_name(g->name) + " \xC2\xB7 " + tech;
-      prio = 1;
-      if (const char* role = flock_role_of(a)) {
-        text = map_name(g->name) + " \xC2\xB7 " + role;  // AIDemo4's leader and interceptor are told apart
-        prio = role[0] == 'f' ? 1 : 2;
-      }
-    } else {
-      continue;
-    }
-    if (focus) prio = 6;
-    c.push_back({std::move(text), s.x, s.y - lift, prio, color_of(a)});
-  }
-  // Automatic mode in rooms with many agents per group: one caption per group, on the member
-  // nearest the group's mean position, so every flock and patrol is named without a smear.
-  if (!groups && labels_mode_ < 0 && !scenario_.groups.empty()) {
-    const std::size_t n = scenario_.groups.size();
-    std::vector<Vec2> sum(n, Vec2{0, 0});
-    std::vector<double> count(n, 0);
-    for (const DrawAgent& a : agents_) {
-      if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
-      sum[static_cast<std::size_t>(a.group)] += a.position;
-      count[static_cast<std::size_t>(a.group)] += 1;
-    }
-    std::vector<const DrawAgent*> best(n, nullptr);
-    std::vector<double> best_d2(n, 1e300);
-    for (const DrawAgent& a : agents_) {
-      if (a.group < 0 || static_cast<std::size_t>(a.group) >= n || a.kind == sim::AgentKind::kPlayer) continue;
-      const auto g = static_cast<std::size_t>(a.group);
-      const double d2 = math::length_sq(a.position - sum[g] * (1.0 / count[g]));
-      if (d2 < best_d2[g]) {
-        best_d2[g] = d2;
-        best[g] = &a;
-      }
-    }
-    for (std::size_t g = 0; g < n; ++g) {
-      if (!best[g] || best[g]->id == follow_id_ || best[g]->id == inspect_id_) continue;
-      const Vec2 s = at(best[g]->position);
-      const sim::GroupSpec& spec = scenario_.groups[g];
-      const char* tech = sim::technique_name(spec.technique);
-      c.push_back({spec.name == tech ? spec.name : map_name(spec.name) + " \xC2\xB7 " + tech, s.x, s.y - lift, 1,
-                   color_of(*best[g])});
-    }
-    // AIDemo4's leader and interceptor are named on their own, whatever the group's size.
-    for (const DrawAgent& a : agents_) {
-      const char* role = flock_role_of(a);
-      if (!role || role[0] == 'f' || a.id == follow_id_ || a.id == inspect_id_) continue;
-      const Vec2 s = at(a.position);
-      if (s.x < 0 || s.y < 0 || s.x > w || s.y > h) continue;
-      c.push_back({role, s.x, s.y - lift, 2, color_of(a)});
-    }
-  }
-  if (screen_ == Screen::kPlay && predictor_.has_state()) {
-    const Vec2 s = at(own_pose().position);
-    c.push_back({name_ + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
+  const double lift = std::max(static_cast<double>(kMinAgentPx) * 0.5, 1.2 * view().cam.zoom) * k;  // above the shape
+  LabelScene scene;
+  scene.agents = &agents();
+  scene.scenario = &scenario();
+  scene.view = f_->view;
+  scene.names = f_->names;
+  scene.own_entity = f_->own_entity;
+  scene.own_predicted = (f_->own != nullptr);
+  scene.css_per_px = k;
+  scene.width_css = w;
+  scene.height_css = h;
+  std::vector<LabelCandidate> c = agent_labels(scene);
+  if ((f_->own != nullptr)) {
+    const Vec2 s = at((*f_->own).position);
+    c.push_back({f_->own_name + " (you)", s.x, s.y - lift, 5, palette::kOwnCraft});
   }
   // The inspected agent's force vectors, each named at its tip, placed before anything else: an
   // arrow pointing up would otherwise end under the agent's own label and lose its name (the agent
@@ -215,118 +119,69 @@ void Viewer::build_labels() {
     c.push_back({f.label, s.x, s.y, 7, f.color});
   }
   // Captions of the layers (path and pattern names, spawn areas) below every agent label.
-  for (const WorldCaption& cap : layers_.captions) {
-    if (!layer_on(cap.layer)) continue;
+  for (const WorldCaption& cap : layers().captions) {
+    if (!view().layer_on(cap.layer)) continue;
     const Vec2 s = at(cap.at);
     c.push_back({cap.text, s.x, s.y, cap.layer == Layer::kSpawnAreas ? -1 : 0, cap.color});
   }
   // Nothing under the page's panels or the minimap (drawn in the canvas, bottom right).
-  std::vector<ScreenBox> blocked = occluders_;
-  if (minimap_) {
-    const double size = std::max(90, std::min(200, std::min(cam_.width, cam_.height) / 4)) * k, pad = 10 * k;
+  std::vector<ScreenBox> blocked = (*f_->occluders);
+  if (view().minimap) {
+    const double size = std::max(90, std::min(200, std::min(view().cam.width, view().cam.height) / 4)) * k,
+                 pad = 10 * k;
     blocked.push_back({w - size - pad, h - size - pad, size + pad, size + pad});
   }
-  labels_ = layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
+  return layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
 }
 
-const char* Viewer::flock_role_of(const DrawAgent& a) const {
-  // A bourg_flock unit's role travels in its state (sim::World::step_bourg_groups): the leader
-  // seeks the player, the interceptor intercepts (or falls back to line of sight), followers neither.
-  const sim::GroupSpec* g = group_of(a);
-  if (!g || g->technique != sim::Technique::kBourgFlock) return nullptr;
-  if (a.state == sim::BehaviorState::kSeeking) return "leader";
-  if (a.state == sim::BehaviorState::kIntercepting || a.state == sim::BehaviorState::kLosFallback) return "interceptor";
-  return "follower";
-}
-
-Rgba Viewer::color_of(const DrawAgent& a) const {
-  if (const char* role = flock_role_of(a)) {
-    if (role[0] == 'l') return palette::kFlockLeader;
-    return role[0] == 'i' ? palette::kFlockInterceptor : palette::kFlockFollower;
-  }
-  switch (a.kind) {
-    case sim::AgentKind::kPlayer:
-      if (a.state == sim::BehaviorState::kCaptured) return palette::kCaptured;
-      return a.id == entity_ ? palette::kOwnCraft : palette::kOtherPlayer;
-    case sim::AgentKind::kPursuer:
-      return a.state == sim::BehaviorState::kIntercepting ? palette::kPursuerIntercept : palette::kPursuer;
-    case sim::AgentKind::kFlock: return palette::kFlock;
-    case sim::AgentKind::kPatrol: return palette::kPatrol;
-    case sim::AgentKind::kWanderer: return palette::kWanderer;
-    default: return palette::kFlock;
-  }
-}
-
-Shape Viewer::shape_of(const DrawAgent& a) const {
-  switch (a.kind) {
-    case sim::AgentKind::kPlayer: return Shape::kDart;
-    case sim::AgentKind::kPursuer: return Shape::kArrow;
-    case sim::AgentKind::kFlock: return Shape::kBoid;
-    case sim::AgentKind::kPatrol: return Shape::kSquare;
-    case sim::AgentKind::kWanderer: return Shape::kHex;
-    default: return Shape::kBoid;
-  }
-}
-
-float Viewer::scale_of(const DrawAgent& a) const {
-  if (a.group >= 0 && a.group < static_cast<std::int32_t>(scenario_.groups.size())) {
-    const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.group)];
-    // The movement model decides the shape (the world's own rule, so composed craft groups and
-    // Bourg units are drawn as crafts too).
-    if (sim::model_of(g) == sim::Model::kCraft) return static_cast<float>(g.craft.length * 0.75);
-    return static_cast<float>(g.radius * 1.6);
-  }
-  return static_cast<float>(scenario_.player_craft.length * 0.75);
-}
-
-void Viewer::build_instances(const Camera& cam, bool minimap) {
+void Scene::build_instances(const Camera& cam, bool minimap) {
   for (auto& v : inst_) v.clear();
   const double margin = 3;
   const double x0 = cam.cx - cam.half_w() - margin, x1 = cam.cx + cam.half_w() + margin;
   const double y0 = cam.cy - cam.half_h() - margin, y1 = cam.cy + cam.half_h() + margin;
   std::int32_t visible = 0;
-  for (const DrawAgent& a : agents_) {
-    if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;  // drawn predicted
+  for (const DrawAgent& a : agents()) {
+    if ((f_->own != nullptr) && a.id == f_->own_entity) continue;  // drawn predicted
     if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
     ++visible;
-    const Rgba c = color_of(a);
-    inst_[static_cast<int>(shape_of(a))].push_back(make_instance(a.position, a.orientation, scale_of(a), c));
+    const Rgba c = color_of(a, scenario(), f_->own_entity);
+    inst_[static_cast<int>(shape_of(a))].push_back(
+        make_instance(a.position, a.orientation, scale_of(a, scenario()), c));
   }
   if (!minimap) visible_ = visible;
   // Highlight of the followed agent.
-  if (!minimap && follow_id_ != 0) {
-    if (const DrawAgent* f = drawn(follow_id_))
+  if (!minimap && view().follow_id != 0) {
+    if (const DrawAgent* f = f_->find(view().follow_id))
       inst_[static_cast<int>(Shape::kRing)].push_back(
-          make_instance(f->position, 0, scale_of(*f) * 2.2f, {255, 255, 255, 200}));
+          make_instance(f->position, 0, scale_of(*f, scenario()) * 2.2f, {255, 255, 255, 200}));
   }
-  if (!minimap && inspect_id_ != 0 && inspect_id_ != follow_id_) {
-    if (const DrawAgent* f = drawn(inspect_id_))
+  if (!minimap && view().inspect_id != 0 && view().inspect_id != view().follow_id) {
+    if (const DrawAgent* f = f_->find(view().inspect_id))
       inst_[static_cast<int>(Shape::kRing)].push_back(
-          make_instance(f->position, 0, scale_of(*f) * 2.2f, {255, 220, 120, 220}));
+          make_instance(f->position, 0, scale_of(*f, scenario()) * 2.2f, {255, 220, 120, 220}));
   }
   // Own craft, predicted (drawn last so it is on top).
-  if (screen_ == Screen::kPlay && predictor_.has_state()) {
-    const behavior::CraftState p = own_pose();
-    const std::uint64_t protect = static_cast<std::uint64_t>(scenario_.respawn_protection_s * tick_rate_);
-    const bool protected_now = last_snapshot_tick_ < spawn_tick_ + protect;
+  if ((f_->own != nullptr)) {
+    const behavior::CraftState p = (*f_->own);
+    const bool protected_now = f_->own_protected;
     Rgba c = palette::kOwnCraft;
     if (protected_now && (static_cast<int>(emscripten_get_now() / 150) & 1)) c = palette::with_alpha(c, 90);
-    const float s = static_cast<float>(scenario_.player_craft.length * (minimap ? 2.0 : 0.9));
+    const float s = static_cast<float>(scenario().player_craft.length * (minimap ? 2.0 : 0.9));
     inst_[static_cast<int>(Shape::kDart)].push_back(make_instance(p.position, p.orientation, s, c));
     ++visible_;
   }
 }
 
-void Viewer::render_world(const Camera& cam, bool minimap) {
+void Scene::render_world(const Camera& cam, bool minimap) {
   // Agents at least kMinAgentPx tall (device px) in the main view: a fitted world stays readable.
-  gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(css_scale()));
+  gl_.set_camera(cam, minimap ? 2.5f : kMinAgentPx * static_cast<float>(f_->css_scale));
   render_layers(cam, minimap);
   auto line = [&](Vec2 a, Vec2 b, Rgba c) {
     lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
     lines_.push_back({static_cast<float>(b.x), static_cast<float>(b.y), c});
   };
   // Trails under the agents.
-  if (!minimap && trails_) {
+  if (!minimap && view().trails) {
     lines_.clear();
     auto trail = [&](const std::deque<Vec2>& t, Rgba c) {
       for (std::size_t i = 1; i < t.size(); ++i) {
@@ -335,22 +190,23 @@ void Viewer::render_world(const Camera& cam, bool minimap) {
         line(t[i - 1], t[i], palette::with_alpha(c, a));
       }
     };
-    trail(trail_own_, palette::kOwnCraft);
-    trail(trail_follow_, {255, 255, 255, 255});
+    trail((*f_->trail_own), palette::kOwnCraft);
+    trail((*f_->trail_follow), {255, 255, 255, 255});
     gl_.draw_lines(lines_);
   }
 
   if (minimap) {
     // The minimap shows where things are, not their shapes: one point per agent, one draw.
     lines_.clear();
-    for (const DrawAgent& a : agents_) {
-      if (screen_ == Screen::kPlay && a.id == entity_ && predictor_.has_state()) continue;
-      lines_.push_back({static_cast<float>(a.position.x), static_cast<float>(a.position.y), color_of(a)});
+    for (const DrawAgent& a : agents()) {
+      if ((f_->own != nullptr) && a.id == f_->own_entity) continue;
+      lines_.push_back({static_cast<float>(a.position.x), static_cast<float>(a.position.y),
+                        color_of(a, scenario(), f_->own_entity)});
     }
     gl_.draw_points(lines_, 2.0f);
-    if (screen_ == Screen::kPlay && predictor_.has_state()) {
+    if ((f_->own != nullptr)) {
       lines_.clear();
-      const Vec2 p = own_pose().position;
+      const Vec2 p = (*f_->own).position;
       lines_.push_back({static_cast<float>(p.x), static_cast<float>(p.y), palette::kOwnCraft});
       gl_.draw_points(lines_, 6.0f);
     }
@@ -364,7 +220,7 @@ void Viewer::render_world(const Camera& cam, bool minimap) {
   }
 }
 
-void Viewer::annotate(const Camera& cam) {
+void Scene::annotate(const Camera& cam) {
   lines_.clear();
   auto line = [&](Vec2 a, Vec2 b, Rgba c) {
     lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
@@ -386,9 +242,9 @@ void Viewer::annotate(const Camera& cam) {
   const double x0 = cam.cx - cam.half_w(), x1 = cam.cx + cam.half_w();
   const double y0 = cam.cy - cam.half_h(), y1 = cam.cy + cam.half_h();
   std::int32_t budget = 4000;  // annotated agents per frame
-  for (const DrawAgent& a : agents_) {
+  for (const DrawAgent& a : agents()) {
     if (a.position.x < x0 || a.position.x > x1 || a.position.y < y0 || a.position.y > y1) continue;
-    if (!(annotation_mask_ & (1u << static_cast<unsigned>(a.kind)))) continue;
+    if (!(view().annotation_mask & (1u << static_cast<unsigned>(a.kind)))) continue;
     if (--budget < 0) break;
     // Velocity: where it will be in 0.5 s.
     line(a.position, a.position + a.velocity * 0.5, {120, 255, 120, 170});
@@ -400,15 +256,16 @@ void Viewer::annotate(const Camera& cam) {
       cross(a.aim, 0.5, c);
     }
     if (a.target != 0) {
-      if (const DrawAgent* t = drawn(a.target)) line(a.position, t->position, {255, 80, 80, 60});
-      else if (a.target == entity_ && predictor_.has_state()) line(a.position, own_pose().position, {255, 80, 80, 60});
+      if (const DrawAgent* t = f_->find(a.target)) line(a.position, t->position, {255, 80, 80, 60});
+      else if (a.target != 0 && a.target == f_->own_entity && (f_->own != nullptr))
+        line(a.position, (*f_->own).position, {255, 80, 80, 60});
     }
   }
   // The followed flock member: neighbour radius and field of view.
-  if (follow_id_ != 0) {
-    if (const DrawAgent* f = drawn(follow_id_)) {
-      if (f->group >= 0 && f->group < static_cast<std::int32_t>(scenario_.groups.size())) {
-        const sim::GroupSpec& g = scenario_.groups[static_cast<std::size_t>(f->group)];
+  if (view().follow_id != 0) {
+    if (const DrawAgent* f = f_->find(view().follow_id)) {
+      if (f->group >= 0 && f->group < static_cast<std::int32_t>(scenario().groups.size())) {
+        const sim::GroupSpec& g = scenario().groups[static_cast<std::size_t>(f->group)];
         if (g.technique == sim::Technique::kFlock) {
           const double half = g.flock.fov_deg * math::kDegToRad * 0.5;
           circle(f->position, g.flock.neighbour_radius, {184, 199, 255, 120}, f->orientation - half,
@@ -443,22 +300,24 @@ void Viewer::annotate(const Camera& cam) {
     }
   }
   // Own craft: the authoritative state (ghost) next to the prediction.
-  if (screen_ == Screen::kPlay && have_server_state_) {
-    circle(server_state_.position, scenario_.player_craft.length * 0.8, {255, 255, 255, 160});
-    const behavior::CraftState p = own_pose();
+  if (const behavior::CraftState* server = f_->server_ghost) {
+    circle(server->position, scenario().player_craft.length * 0.8, {255, 255, 255, 160});
+    const behavior::CraftState p = (*f_->own);
     line(p.position, p.position + p.velocity * 0.5, {57, 230, 255, 200});
   }
   gl_.draw_lines(lines_);
 }
 
-std::vector<Viewer::ForceArrow> Viewer::inspector_arrows() const {
+std::vector<Scene::ForceArrow> Scene::inspector_arrows() const {
   std::vector<ForceArrow> out;
-  const DrawAgent* f = inspect_id_ ? drawn(inspect_id_) : nullptr;
-  if (!f || trace_.agent.value != inspect_id_ || !trace_available_ || cam_.zoom <= 0) return out;
-  const InspectorData d = make_inspector(*f, scenario_, "", nullptr, &trace_, trace_available_);
+  const DrawAgent* f = view().inspect_id ? f_->find(view().inspect_id) : nullptr;
+  const sim::SteeringTrace* trace = f_->trace;
+  if (!f || !trace || trace->agent.value != view().inspect_id || !f_->trace_available || view().cam.zoom <= 0)
+    return out;
+  const InspectorData d = make_inspector(*f, scenario(), "", nullptr, trace, f_->trace_available);
   if (!d.behaviour_forces) return out;
   const ForceBreakdown& b = *d.behaviour_forces;
-  const double px_to_m = css_scale() / cam_.zoom;  // CSS px -> device px -> m
+  const double px_to_m = f_->css_scale / view().cam.zoom;  // CSS px -> device px -> m
   auto arrow = [&](Vec2 v, std::string label, Rgba c) {
     const double px = force_arrow_px(v, b.budget);
     if (px < 1) return;  // nothing to draw (and no label for it)
@@ -474,14 +333,15 @@ std::vector<Viewer::ForceArrow> Viewer::inspector_arrows() const {
   return out;
 }
 
-void Viewer::render() {
-  int w = cam_.width, h = cam_.height;
+void Scene::draw(const SceneFrame& frame) {
+  f_ = &frame;
+  int w = view().cam.width, h = view().cam.height;
   gl_.begin_frame(w, h, palette::kBackground);
-  if (!have_world_) return;
-  render_world(cam_, false);
-  if (annotations_) annotate(cam_);
+  if (!f_->have_world) return;
+  render_world(view().cam, false);
+  if (view().annotations) annotate(view().cam);
   // The inspected agent: a line to its aim point and one to its target, annotations or not.
-  if (const DrawAgent* f = inspect_id_ ? drawn(inspect_id_) : nullptr) {
+  if (const DrawAgent* f = view().inspect_id ? f_->find(view().inspect_id) : nullptr) {
     lines_.clear();
     auto line = [&](Vec2 a, Vec2 b, Rgba c) {
       lines_.push_back({static_cast<float>(a.x), static_cast<float>(a.y), c});
@@ -489,17 +349,17 @@ void Viewer::render() {
     };
     if (!(f->aim.x == f->position.x && f->aim.y == f->position.y)) {
       line(f->position, f->aim, {255, 255, 255, 220});
-      const double r = 6 / cam_.zoom;
+      const double r = 6 / view().cam.zoom;
       line(f->aim + Vec2{-r, -r}, f->aim + Vec2{r, r}, {255, 255, 255, 255});
       line(f->aim + Vec2{-r, r}, f->aim + Vec2{r, -r}, {255, 255, 255, 255});
     }
     if (f->target != 0) {
-      if (const DrawAgent* t = drawn(f->target)) line(f->position, t->position, {255, 90, 79, 230});
-      else if (f->target == entity_ && predictor_.has_state())
-        line(f->position, own_pose().position, {255, 90, 79, 230});
+      if (const DrawAgent* t = f_->find(f->target)) line(f->position, t->position, {255, 90, 79, 230});
+      else if (f->target == f_->own_entity && (f_->own != nullptr))
+        line(f->position, (*f_->own).position, {255, 90, 79, 230});
     }
     // Each behaviour's share of this step's steering and the result, as arrows (heads 7 px).
-    const double head = 7 * css_scale() / cam_.zoom;
+    const double head = 7 * f_->css_scale / view().cam.zoom;
     for (const ForceArrow& a : inspector_arrows()) {
       line(a.from, a.to, a.color);
       const Vec2 back = math::normalized(a.from - a.to) * head;
@@ -508,21 +368,22 @@ void Viewer::render() {
     }
     gl_.draw_lines(lines_);
   }
-  if (minimap_) {
+  if (view().minimap) {
     const int size = std::max(90, std::min(200, std::min(w, h) / 4));
     const int pad = 10;
     gl_.begin_inset(w - size - pad, pad, size, size, {5, 8, 18, 235});
     Camera mm;
     mm.width = size;
     mm.height = size;
-    mm.cx = scenario_.width / 2;
-    mm.cy = scenario_.height / 2;
-    mm.zoom = size / (std::max(scenario_.width, scenario_.height) * 1.04);
+    mm.cx = scenario().width / 2;
+    mm.cy = scenario().height / 2;
+    mm.zoom = size / (std::max(scenario().width, scenario().height) * 1.04);
     render_world(mm, true);
     // The main camera's rectangle.
     lines_.clear();
     const Rgba c{255, 255, 255, 150};
-    const Vec2 a{cam_.cx - cam_.half_w(), cam_.cy - cam_.half_h()}, b{cam_.cx + cam_.half_w(), cam_.cy + cam_.half_h()};
+    const Vec2 a{view().cam.cx - view().cam.half_w(), view().cam.cy - view().cam.half_h()},
+        b{view().cam.cx + view().cam.half_w(), view().cam.cy + view().cam.half_h()};
     const Vec2 corners[4] = {a, {b.x, a.y}, b, {a.x, b.y}};
     for (int i = 0; i < 4; ++i) {
       const Vec2 p = corners[i], q = corners[(i + 1) % 4];

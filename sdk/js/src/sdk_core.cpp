@@ -351,10 +351,7 @@ class Core {
                      double resume_window_ms) const {
     client::LinkEnd end;
     end.had_welcome = true;
-    end.server_code = v1::Close::CODE_UNSPECIFIED;
-    for (int c = v1::Close::Code_MIN; c <= v1::Close::Code_MAX; ++c)
-      if (v1::Close::Code_IsValid(c) && code == close_str(static_cast<v1::Close::Code>(c)) && code != "unspecified")
-        end.server_code = static_cast<v1::Close::Code>(c);
+    end.server_code = close_code(code);
     end.server_reason = reason;
     end.lost_for_ms = lost_for_ms;
     const client::ReconnectDecision d = policy_.decide(end, static_cast<std::int32_t>(std::clamp(attempt, 0.0, 1e9)),
@@ -366,7 +363,23 @@ class Core {
     return o;
   }
 
+  /// Whether a connection the server closed with {code, reason} (code as in CloseInfo) ends the
+  /// session instead of being reconnected: the policy's rule (ReconnectPolicy::is_final), so the
+  /// SDK and the viewer decide from one list of final close codes.
+  bool is_final_close(const std::string& code, const std::string& reason) const {
+    return policy_.is_final(close_code(code), reason);
+  }
+
  private:
+  /// A CloseInfo code word ("room_full") as the wire's Close.Code; "connection_lost" or any word
+  /// that names no code is CODE_UNSPECIFIED (the socket just ended).
+  static v1::Close::Code close_code(const std::string& code) {
+    for (int c = v1::Close::Code_MIN; c <= v1::Close::Code_MAX; ++c)
+      if (v1::Close::Code_IsValid(c) && code == close_str(static_cast<v1::Close::Code>(c)) && code != "unspecified")
+        return static_cast<v1::Close::Code>(c);
+    return v1::Close::CODE_UNSPECIFIED;
+  }
+
   static val error(val& r, const std::string& detail) {
     r.set("type", val("error"));
     r.set("detail", detail);
@@ -478,6 +491,7 @@ EMSCRIPTEN_BINDINGS(flockstep_sdk) {
       .function("inspect", &Core::inspect)
       .function("leave", &Core::leave)
       .function("setReconnectPolicy", &Core::set_reconnect_policy)
-      .function("reconnectPlan", &Core::reconnect_plan);
+      .function("reconnectPlan", &Core::reconnect_plan)
+      .function("isFinalClose", &Core::is_final_close);
   emscripten::constant("protocolVersion", flockstep::codec::kProtocolVersion);
 }

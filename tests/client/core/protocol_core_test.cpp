@@ -342,6 +342,34 @@ TEST(ReconnectPolicy, ViewerScheduleDoublesFromAQuarterSecondToEightSecondsWithJ
   EXPECT_FALSE(p.decide(lost, 0, 0).retry);
 }
 
+// The JavaScript SDK asks is_final (through sdk_core.cpp) which server closes end a session, so
+// the viewer and the SDK decide from one list; decide() must stop on exactly those codes.
+TEST(ReconnectPolicy, FinalCloseCodesAreTheOnesDecideStopsOn) {
+  const ReconnectPolicy sdk = ReconnectPolicy::sdk();
+  const ReconnectPolicy viewer = ReconnectPolicy::viewer();
+  for (v1::Close::Code c : {v1::Close::CODE_NORMAL, v1::Close::CODE_MALFORMED, v1::Close::CODE_TOO_BIG,
+                            v1::Close::CODE_RATE_LIMITED, v1::Close::CODE_ROOM_FULL}) {
+    EXPECT_TRUE(sdk.is_final(c, "")) << "a new connection would be refused the same way: " << c;
+    EXPECT_FALSE(viewer.is_final(c, "")) << "the viewer retries " << c;
+  }
+  EXPECT_TRUE(sdk.is_final(v1::Close::CODE_UNKNOWN_ROOM, ""));
+  EXPECT_TRUE(viewer.is_final(v1::Close::CODE_UNKNOWN_ROOM, ""));
+  EXPECT_TRUE(sdk.is_final(v1::Close::CODE_BAD_RESUME, "token expired"));
+  EXPECT_FALSE(sdk.is_final(v1::Close::CODE_BAD_RESUME, "resume token in use")) << "retried with backoff";
+  EXPECT_FALSE(viewer.is_final(v1::Close::CODE_BAD_RESUME, "token expired")) << "the viewer joins afresh";
+  EXPECT_FALSE(sdk.is_final(v1::Close::CODE_UNSPECIFIED, "")) << "a lost socket is reconnected";
+  for (int c = v1::Close::Code_MIN; c <= v1::Close::Code_MAX; ++c) {
+    if (!v1::Close::Code_IsValid(c)) continue;
+    for (const ReconnectPolicy* p : {&sdk, &viewer}) {
+      LinkEnd end;
+      end.had_welcome = true;
+      end.server_code = static_cast<v1::Close::Code>(c);
+      end.server_reason = "refused";
+      EXPECT_EQ(p->decide(end, 0, 0.5).retry, !p->is_final(end.server_code, end.server_reason)) << "code " << c;
+    }
+  }
+}
+
 TEST(ProtocolCore, ReconnectsWithBackoffAndResumesWithTheWelcomesToken) {
   FakeServer server(arena());
   ProtocolCore core;

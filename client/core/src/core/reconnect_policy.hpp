@@ -60,6 +60,12 @@ struct ReconnectPolicy {
 
   /// Delay before attempt `attempt` (0 = the first retry), ms. `unit_random` in [0, 1).
   double delay_ms(std::int32_t attempt, double unit_random) const;
+  /// Whether a connection closed by the server with `code` (and its `reason`) ends the session
+  /// under this policy, whatever the attempt count or the time: no such room, a refused resume
+  /// (unless this policy joins afresh, or the token was only still "in use"), and with
+  /// `final_refusals` the refusals a new connection would get again. `decide` stops on exactly
+  /// these; the JavaScript SDK asks it (sdk_core.cpp) instead of keeping its own list.
+  bool is_final(v1::Close::Code code, const std::string& reason) const;
   /// The decision after connection end `end`, before retry number `attempt` (0-based).
   /// `resume_window_ms`: the Welcome's (0 = unknown or spectator: unbounded).
   ReconnectDecision decide(const LinkEnd& end, std::int32_t attempt, double unit_random,
