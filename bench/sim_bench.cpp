@@ -14,6 +14,7 @@
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/sim/canonical.hpp"
 #include "flockstep/sim/grid.hpp"
+#include "flockstep/sim/world.hpp"
 #include "game/thread_pool.hpp"
 
 namespace fs = flockstep;

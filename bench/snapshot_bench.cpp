@@ -20,6 +20,7 @@
 #include "codec/server_codec.hpp"
 #include "codec/snapshot_codec.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 
 namespace fs = flockstep;
 namespace codec = fs::codec;

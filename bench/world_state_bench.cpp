@@ -9,6 +9,7 @@
 
 #include "codec/world_state_codec.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 
 namespace fs = flockstep;
 

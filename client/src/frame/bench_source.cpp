@@ -13,6 +13,7 @@
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/rng.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 #include "frame/frame_source.hpp"
 
 namespace flockstep::client {

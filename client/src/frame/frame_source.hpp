@@ -31,7 +31,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
+#include "flockstep/sim/trace.hpp"
 #include "net/clock_sync.hpp"
 #include "predict/remote_agents.hpp"
 #include "view/geometry.hpp"

@@ -8,6 +8,7 @@
 /// (shared/), the scenario parser the server's own parser (codec/scenario_json), and the lab
 /// drives the World directly (no wire format in between), so what the lab shows is what a room of
 /// that file would do, tick for tick, given the same seed and inputs.
+#include "flockstep/sim/world.hpp"
 #include "frame/frame_source.hpp"
 
 namespace flockstep::client {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 #include "predict/remote_agents.hpp"
 #include "view/label_layout.hpp"
 #include "view/view_state.hpp"

@@ -13,7 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
+#include "flockstep/sim/trace.hpp"
 #include "predict/remote_agents.hpp"
 #include "view/label_layout.hpp"
 #include "view/renderer.hpp"

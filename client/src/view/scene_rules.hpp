@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 #include "predict/remote_agents.hpp"
 #include "view/label_layout.hpp"
 #include "view/renderer.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
 
 namespace flockstep::server::game {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 #include "game/input_log_recorder.hpp"
 #include "game/scenario_file.hpp"
 #include "game/room.hpp"

@@ -1,5 +1,7 @@
 #include "flockstep/sim/canonical.hpp"
 
+#include "flockstep/behavior/physics_pattern.hpp"
+
 namespace flockstep::sim::canonical {
 namespace {
 

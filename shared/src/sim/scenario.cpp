@@ -5,6 +5,7 @@
 
 #include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/math/angle.hpp"
+#include "world_tiles.hpp"
 
 namespace flockstep::sim {
 namespace {

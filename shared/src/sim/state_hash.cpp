@@ -1,10 +1,10 @@
 #include "flockstep/sim/state_hash.hpp"
 
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 namespace flockstep::sim {
 
-std::uint64_t World::state_hash() const {
+std::uint64_t WorldImpl::state_hash() const {
   StateHasher h;
   h.u64(tick_);
   h.u32(static_cast<std::uint32_t>(count_));

@@ -1,4 +1,4 @@
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -17,7 +17,7 @@
 
 namespace flockstep::sim {
 
-World::World(const Scenario& scenario)
+WorldImpl::WorldImpl(const Scenario& scenario)
     : scenario_(scenario),
       dt_(1.0 / scenario.tick_rate_hz),
       capacity_(scenario.max_agents),
@@ -88,7 +88,7 @@ World::World(const Scenario& scenario)
   for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) spawn_group(g);
 }
 
-void World::build_obstacle_index() {
+void WorldImpl::build_obstacle_index() {
   // Reach: the longest detection box (twice L_min at full speed) plus the largest body radius.
   real reach = 0;
   for (const GroupSpec& g : scenario_.groups)
@@ -120,7 +120,7 @@ void World::build_obstacle_index() {
   }
 }
 
-std::span<const Circle> World::obstacles_near(Vec2 p) const {
+std::span<const Circle> WorldImpl::obstacles_near(Vec2 p) const {
   if (obstacle_cell_items_.empty()) return {};
   auto cx = static_cast<std::int32_t>(std::floor(p.x / scenario_.width * obstacle_cols_));
   auto cy = static_cast<std::int32_t>(std::floor(p.y / scenario_.height * obstacle_rows_));
@@ -132,7 +132,7 @@ std::span<const Circle> World::obstacles_near(Vec2 p) const {
   return std::span<const Circle>(obstacle_cell_items_.data() + b, e - b);
 }
 
-Vec2 World::spawn_point(const GroupSpec& g, math::Rng& rng) const {
+Vec2 WorldImpl::spawn_point(const GroupSpec& g, math::Rng& rng) const {
   Vec2 lo = g.spawn_min, hi = g.spawn_max;
   if (math::is_zero(lo) && math::is_zero(hi)) hi = {scenario_.width, scenario_.height};
   // Rejection-sample a point outside obstacles (bounded tries; the last try is kept).
@@ -147,7 +147,7 @@ Vec2 World::spawn_point(const GroupSpec& g, math::Rng& rng) const {
   return p;
 }
 
-Vec2 World::player_spawn_point(math::Rng& rng) const {
+Vec2 WorldImpl::player_spawn_point(math::Rng& rng) const {
   GroupSpec g;
   g.radius = 1;
   const real m = math::min(scenario_.width, scenario_.height) * 0.1;
@@ -156,9 +156,9 @@ Vec2 World::player_spawn_point(math::Rng& rng) const {
   return spawn_point(g, rng);
 }
 
-void World::spawn_group(std::int32_t gi) { spawn_agents(gi, 0, scenario_.groups[gi].count); }
+void WorldImpl::spawn_group(std::int32_t gi) { spawn_agents(gi, 0, scenario_.groups[gi].count); }
 
-void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_end) {
+void WorldImpl::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_end) {
   const GroupSpec& g = scenario_.groups[gi];
   const Model motion = group_model_[static_cast<std::size_t>(gi)];
   for (std::int32_t k = k_begin; k < k_end; ++k) {
@@ -182,7 +182,7 @@ void World::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t k_e
 
 namespace flockstep::sim {
 
-AgentId World::add_player() {
+AgentId WorldImpl::add_player() {
   // The id is reserved now so the caller can address the player before the next tick; the
   // body appears at the start of the next step (a command like any other).
   if (count_kind(AgentKind::kPlayer) >= scenario_.max_players) return {};
@@ -196,20 +196,20 @@ AgentId World::add_player() {
   return id;
 }
 
-void World::remove(AgentId id) { commands_.push_back({Command::Type::kRemove, id, {}}); }
+void WorldImpl::remove(AgentId id) { commands_.push_back({Command::Type::kRemove, id, {}}); }
 
-void World::set_input(AgentId player, PlayerInput input) {
+void WorldImpl::set_input(AgentId player, PlayerInput input) {
   // Clamp again here (the codec already did), so the world's invariants never depend on it.
   commands_.push_back({Command::Type::kInput, player, sanitize_input(input)});
 }
 
-void World::place(AgentId player, Vec2 position) {
+void WorldImpl::place(AgentId player, Vec2 position) {
   Command c{Command::Type::kPlace, player, {}};
   c.position = {std::clamp(position.x, real{0}, scenario_.width), std::clamp(position.y, real{0}, scenario_.height)};
   commands_.push_back(c);
 }
 
-void World::apply_commands() {
+void WorldImpl::apply_commands() {
   for (const Command& c : commands_) {
     const std::int32_t i = index_of(c.id);
     if (i < 0) continue;
@@ -233,7 +233,7 @@ void World::apply_commands() {
   commands_.clear();
 }
 
-void World::step() {
+void WorldImpl::step() {
   events_.clear();
   for (const Event& e : events_pending_) events_.push_back(e);
   events_pending_.clear();
@@ -278,15 +278,15 @@ void World::step() {
   ++tick_;
 }
 
-void World::run_phase(Phase phase) {
+void WorldImpl::run_phase(Phase phase) {
   PhaseTask task{this, phase};
   const std::int32_t tasks = (count_ + kAgentsPerTask - 1) / kAgentsPerTask;
-  runner_.run_batch(tasks, &World::run_phase_task, &task);
+  runner_.run_batch(tasks, &WorldImpl::run_phase_task, &task);
 }
 
-void World::run_phase_task(void* arg, std::int32_t task_index) {
+void WorldImpl::run_phase_task(void* arg, std::int32_t task_index) {
   const auto* task = static_cast<const PhaseTask*>(arg);
-  World& w = *task->world;
+  WorldImpl& w = *task->world;
   const std::int32_t begin = task_index * kAgentsPerTask;
   const std::int32_t end = std::min(begin + kAgentsPerTask, w.count_);
   // Every phase writes only the state of the agents (or slots) in [begin, end) and reads what
@@ -298,7 +298,7 @@ void World::run_phase_task(void* arg, std::int32_t task_index) {
   }
 }
 
-void World::gather_slots(std::int32_t begin, std::int32_t end) {
+void WorldImpl::gather_slots(std::int32_t begin, std::int32_t end) {
   const std::span<const std::int32_t> slots = grid_.slots();
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
@@ -316,7 +316,7 @@ void World::gather_slots(std::int32_t begin, std::int32_t end) {
   }
 }
 
-void World::compute_steering(std::int32_t begin, std::int32_t end) {
+void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
   // Walk agents in slot (cell) order: consecutive agents share most of their neighbour cells.
   const std::span<const std::int32_t> slots = grid_.slots();
   Tally& tally = tally_of(begin);
@@ -376,7 +376,7 @@ void World::compute_steering(std::int32_t begin, std::int32_t end) {
 
 namespace flockstep::sim {
 
-bool World::update_vehicle_bodies(std::int32_t begin, std::int32_t end) {
+bool WorldImpl::update_vehicle_bodies(std::int32_t begin, std::int32_t end) {
   if (flock_kernel_ == FlockKernel::kPerNeighbour || flock_kernel_ == FlockKernel::kLanesPerAgentBody) return false;
   const behavior::LaneKernel kernel =
       flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd;
@@ -418,7 +418,7 @@ bool World::update_vehicle_bodies(std::int32_t begin, std::int32_t end) {
   return true;
 }
 
-void World::integrate(std::int32_t begin, std::int32_t end) {
+void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
   Tally& tally = tally_of(begin);
   const bool bodies_done = update_vehicle_bodies(begin, end);
   for (std::int32_t i = begin; i < end; ++i) {
@@ -482,11 +482,11 @@ void World::integrate(std::int32_t begin, std::int32_t end) {
   }
 }
 
-real World::radius_of(std::int32_t i) const {
+real WorldImpl::radius_of(std::int32_t i) const {
   return group_[i] >= 0 ? scenario_.groups[group_[i]].radius : scenario_.player_craft.length * 0.5;
 }
 
-void World::confine(std::int32_t i, Tally& tally) {
+void WorldImpl::confine(std::int32_t i, Tally& tally) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real r = radius_of(i);
   // (Players are confined by step_player.) The depth the rule found is what avoidance missed.
@@ -502,7 +502,7 @@ void World::confine(std::int32_t i, Tally& tally) {
   if (scenario_.wrap && !(position_[i] == before)) tally.add(14);
 }
 
-void World::apply_captures() {
+void WorldImpl::apply_captures() {
   // Captures: a pursuer touching an unprotected player. Dense order, one capture per player per tick.
   for (const std::int32_t pj : players_) {
     if (index_of(id_[pj]) != pj) continue;
@@ -523,13 +523,13 @@ void World::apply_captures() {
   }
 }
 
-AgentView World::view(std::int32_t i) const {
+AgentView WorldImpl::view(std::int32_t i) const {
   FLOCKSTEP_ASSERT(i >= 0 && i < count_);
   return {id_[i],     kind_[i], group_[i], position_[i],  velocity_[i], orientation_at(i), angular_velocity_[i],
           target_[i], aim_[i],  state_[i], spawn_tick_[i]};
 }
 
-std::int32_t World::count_kind(AgentKind k) const {
+std::int32_t WorldImpl::count_kind(AgentKind k) const {
   std::int32_t n = 0;
   for (std::int32_t i = 0; i < count_; ++i) n += kind_[i] == k ? 1 : 0;
   return n;
@@ -540,12 +540,12 @@ std::int32_t World::count_kind(AgentKind k) const {
 // ---- target groups, captures of non-player prey, live tuning ----
 namespace flockstep::sim {
 
-std::int32_t World::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {
+std::int32_t WorldImpl::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {
   if (g.target_group < 0) return nearest_player(p, distance);
   return nearest_in_group(g.target_group, self, p, distance);
 }
 
-std::int32_t World::nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
+std::int32_t WorldImpl::nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
   std::int32_t best = -1;
   real best_d2 = math::kInfinity;
   for (const std::int32_t j : members_[static_cast<std::size_t>(group)]) {
@@ -560,7 +560,7 @@ std::int32_t World::nearest_in_group(std::int32_t group, std::int32_t self, Vec2
   return best;
 }
 
-void World::apply_target_captures() {
+void WorldImpl::apply_target_captures() {
   // Non-player prey: a kPursuer touching an agent of its target group. Pursuers and prey in
   // dense order; a prey respawned this tick cannot be captured again until the next one.
   for (std::int32_t i = 0; i < count_; ++i) {
@@ -591,14 +591,14 @@ void World::apply_target_captures() {
   }
 }
 
-std::int32_t World::group_size(std::int32_t group) const {
+std::int32_t WorldImpl::group_size(std::int32_t group) const {
   if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return 0;
   std::int32_t n = 0;
   for (std::int32_t i = 0; i < count_; ++i) n += group_[i] == group ? 1 : 0;
   return n;
 }
 
-std::string World::set_group(std::int32_t group, const GroupSpec& spec) {
+std::string WorldImpl::set_group(std::int32_t group, const GroupSpec& spec) {
   if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return "group: no such group";
   const GroupSpec& cur = scenario_.groups[static_cast<std::size_t>(group)];
   const std::string p = "groups[" + std::to_string(group) + "]";
@@ -620,7 +620,7 @@ std::string World::set_group(std::int32_t group, const GroupSpec& spec) {
   return {};
 }
 
-void World::rebuild_groups() {
+void WorldImpl::rebuild_groups() {
   const std::size_t n = scenario_.groups.size();
   compose_.resize(n);
   group_model_.resize(n);
@@ -644,7 +644,7 @@ void World::rebuild_groups() {
   if (smoothing && smoother_.empty()) smoother_.resize(static_cast<std::size_t>(capacity_));
 }
 
-void World::apply_group_updates() {
+void WorldImpl::apply_group_updates() {
   for (const auto& [gi, spec] : pending_groups_) {
     const auto g = static_cast<std::size_t>(gi);
     scenario_.groups[g] = spec;

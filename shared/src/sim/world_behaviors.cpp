@@ -12,7 +12,7 @@
 
 namespace flockstep::sim {
 
-void World::Behaviors::wall_avoid(const Batch& b) {
+void WorldImpl::Behaviors::wall_avoid(const Batch& b) {
   World& w = b.w;
   if (w.scenario_.walls.empty()) return;
   b.each([&](Lane& L, LaneOutput& e) {
@@ -23,7 +23,7 @@ void World::Behaviors::wall_avoid(const Batch& b) {
   });
 }
 
-void World::Behaviors::obstacle_avoid(const Batch& b) {
+void WorldImpl::Behaviors::obstacle_avoid(const Batch& b) {
   b.each([&](Lane& L, LaneOutput& e) {
     const std::span<const Circle> near = b.w.obstacles_near(L.pos);
     if (near.empty()) return;
@@ -35,7 +35,7 @@ void World::Behaviors::obstacle_avoid(const Batch& b) {
   });
 }
 
-void World::Behaviors::flee_players(const Batch& b) {
+void WorldImpl::Behaviors::flee_players(const Batch& b) {
   World& w = b.w;
   const real range = b.bs.range > 0 ? b.bs.range : b.g.panic_range;
   b.each([&](Lane& L, LaneOutput& e) {
@@ -50,7 +50,7 @@ void World::Behaviors::flee_players(const Batch& b) {
   });
 }
 
-void World::Behaviors::flock(const Batch& b) {
+void WorldImpl::Behaviors::flock(const Batch& b) {
   World& w = b.w;
   behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
   CellRanges cells;
@@ -65,7 +65,7 @@ void World::Behaviors::flock(const Batch& b) {
   });
 }
 
-void World::Behaviors::seek_like(const Batch& b) {
+void WorldImpl::Behaviors::seek_like(const Batch& b) {
   World& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const Vec2 centre{w.scenario_.width / 2, w.scenario_.height / 2};
@@ -143,7 +143,7 @@ void World::Behaviors::seek_like(const Batch& b) {
   });
 }
 
-void World::Behaviors::leader(const Batch& b) {
+void WorldImpl::Behaviors::leader(const Batch& b) {
   World& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const std::int32_t li = w.leader_index_[static_cast<std::size_t>(bs.leader_group)];
@@ -182,7 +182,7 @@ void World::Behaviors::leader(const Batch& b) {
   });
 }
 
-void World::Behaviors::wander(const Batch& b) {
+void WorldImpl::Behaviors::wander(const Batch& b) {
   World& w = b.w;
   b.each([&](Lane& L, LaneOutput& e) {
     behavior::WanderState& ws = w.slot_wander_[L.k];  // own state only: no other agent reads it
@@ -193,7 +193,7 @@ void World::Behaviors::wander(const Batch& b) {
   });
 }
 
-void World::Behaviors::follow_waypoints(const Batch& b) {
+void WorldImpl::Behaviors::follow_waypoints(const Batch& b) {
   World& w = b.w;
   const PathSpec& path = w.scenario_.paths[static_cast<std::size_t>(b.bs.path)];
   const behavior::WaypointParams wp{b.g.waypoint_seek_distance, b.bs.deceleration, path.loop};
@@ -210,7 +210,7 @@ void World::Behaviors::follow_waypoints(const Batch& b) {
 
 // ---- Millington's steering behaviours: accelerations on a Kinematic ----
 
-void World::Behaviors::dynamic_point(const Batch& b) {
+void WorldImpl::Behaviors::dynamic_point(const Batch& b) {
   World& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const real accel = b.accel();
@@ -263,7 +263,7 @@ void World::Behaviors::dynamic_point(const Batch& b) {
   });
 }
 
-void World::Behaviors::dynamic_target(const Batch& b) {
+void WorldImpl::Behaviors::dynamic_target(const Batch& b) {
   World& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const real accel = b.accel();
@@ -320,7 +320,7 @@ void World::Behaviors::dynamic_target(const Batch& b) {
   });
 }
 
-void World::Behaviors::look_where_going(const Batch& b) {
+void WorldImpl::Behaviors::look_where_going(const Batch& b) {
   b.each([&](Lane& L, LaneOutput& e) {
     e.put(behavior::look_where_you_are_going(b.kin_of(L), align_params(b.bs)));
     b.sink.count(50);
@@ -328,7 +328,7 @@ void World::Behaviors::look_where_going(const Batch& b) {
   });
 }
 
-void World::Behaviors::dynamic_wander(const Batch& b) {
+void WorldImpl::Behaviors::dynamic_wander(const Batch& b) {
   World& w = b.w;
   behavior::DynamicWanderParams wp;
   wp.max_acceleration = b.accel();
@@ -345,7 +345,7 @@ void World::Behaviors::dynamic_wander(const Batch& b) {
   });
 }
 
-void World::Behaviors::follow_path(const Batch& b) {
+void WorldImpl::Behaviors::follow_path(const Batch& b) {
   World& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const real accel = b.accel();
@@ -372,7 +372,7 @@ void World::Behaviors::follow_path(const Batch& b) {
   });
 }
 
-void World::Behaviors::neighbours(const Batch& b) {
+void WorldImpl::Behaviors::neighbours(const Batch& b) {
   // The catalog ID each neighbour behaviour counts (Millington's flock also counts T31 below).
   int id = 63;
   switch (b.bs.type) {
@@ -390,7 +390,7 @@ void World::Behaviors::neighbours(const Batch& b) {
   });
 }
 
-World::Behaviors::Fn World::Behaviors::of(BehaviorType t) {
+WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
   // One row per BehaviorType, in the enum's order (checked below at compile time).
   using T = BehaviorType;
   static constexpr std::pair<T, Fn> kTable[] = {

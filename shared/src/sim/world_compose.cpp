@@ -1,6 +1,6 @@
 // The two force models (vehicle, steering) run their group's composition as batches: for each
 // group present in a task, one batch function per behaviour over the group's lanes (dispatched
-// through World::Behaviors' table, world_behaviors.cpp), then the combiner per agent (compose.hpp).
+// through WorldImpl::Behaviors' table, world_behaviors.cpp), then the combiner per agent (compose.hpp).
 // This file is the driver: the lanes' set-up, the combiners, the write-back and the traces; the
 // neighbourhood kernels are in world_neighbours.cpp.
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace flockstep::sim {
 
 using behavior::SteeringOutput;
 
-void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n, Tally& tally) {
+void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n, Tally& tally) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
   const Composition& c = compose_[static_cast<std::size_t>(gi)];
   const bool vehicle = group_model_[static_cast<std::size_t>(gi)] == Model::kVehicle;
@@ -160,7 +160,7 @@ void World::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::
   }
 }
 
-void World::set_traced(std::span<const AgentId> agents) {
+void WorldImpl::set_traced(std::span<const AgentId> agents) {
   traced_count_ = std::min(agents.size(), static_cast<std::size_t>(kMaxTraced));
   for (std::size_t t = 0; t < traced_count_; ++t) {
     if (traces_[t].agent != agents[t]) traces_[t] = SteeringTrace{};  // a new agent: no trace yet
@@ -168,7 +168,7 @@ void World::set_traced(std::span<const AgentId> agents) {
   }
 }
 
-void World::resolve_traced() {
+void WorldImpl::resolve_traced() {
   for (std::size_t t = 0; t < traced_count_; ++t) {
     const std::int32_t i = index_of(traces_[t].agent);
     traced_index_[t] = i;
@@ -189,7 +189,8 @@ void World::resolve_traced() {
 }
 
 /// Called by the one task that steers the traced agent's batch: one writer per entry.
-void World::record_trace(std::size_t t, const Lane& L, const Composition& c, const behavior::SteeringOutput& result) {
+void WorldImpl::record_trace(std::size_t t, const Lane& L, const Composition& c,
+                             const behavior::SteeringOutput& result) {
   SteeringTrace& tr = traces_[t];
   tr.tick = tick_ + 1;
   tr.count = static_cast<std::int32_t>(c.behaviors.size());
@@ -202,7 +203,7 @@ void World::record_trace(std::size_t t, const Lane& L, const Composition& c, con
   }
   tr.result = result;
 }
-void World::integrate_steering_model(std::int32_t i, Tally& tally) {
+void WorldImpl::integrate_steering_model(std::int32_t i, Tally& tally) {
   // T05 Newton-Euler-1 with the speed clip, as Millington's steering behaviours expect; the
   // angular output turns the facing unless T02 facing smoothing is on, which turns it toward the
   // direction of motion instead.

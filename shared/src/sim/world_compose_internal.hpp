@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "flockstep/behavior/combine.hpp"
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 namespace flockstep::sim {
 
@@ -23,7 +23,7 @@ struct RawOutput {
 };
 
 /// Per-agent scratch of one batch: the combiner's state and the annotation.
-struct World::Lane {
+struct WorldImpl::Lane {
   std::int32_t i = 0;  // dense index
   std::int32_t k = 0;  // slot index (cell order)
   Vec2 pos, vel, head;
@@ -41,8 +41,8 @@ struct World::Lane {
 
 /// What steer_composed hands each batch function: whether a lane evaluates the behaviour, and
 /// the combiner's step for its output.
-struct World::ComposeSink {
-  World* world;
+struct WorldImpl::ComposeSink {
+  WorldImpl* world;
   Tally* tally;  // this task's technique counts
   const Composition* c;
   const BehaviorSpec* bs;
@@ -79,7 +79,7 @@ struct World::ComposeSink {
 
 /// The output a batch function's per-lane body fills in. It reaches the combiner when the body
 /// returns (whichever `return` ends it), if `produced` was set.
-struct World::LaneOutput {
+struct WorldImpl::LaneOutput {
   const ComposeSink& sink;
   Lane& lane;
   behavior::SteeringOutput o{};
@@ -95,8 +95,8 @@ struct World::LaneOutput {
 };
 
 /// One behaviour over the lanes of a group's batch: what every batch function gets.
-struct World::Batch {
-  World& w;
+struct WorldImpl::Batch {
+  WorldImpl& w;
   const GroupSpec& g;
   std::int32_t gi;
   const BehaviorSpec& bs;
@@ -138,8 +138,11 @@ struct World::Batch {
 
 /// The batch functions (world_behaviors.cpp), one per behaviour family, and the table indexed by
 /// BehaviorType that steer_composed dispatches through.
-struct World::Behaviors {
+struct WorldImpl::Behaviors {
   using Fn = void (*)(const Batch&);
+  /// Inside the batch functions `World` names the implementation they steer (`World& w = b.w;`):
+  /// they were written as members of World, and the alias keeps their bodies as they were.
+  using World = WorldImpl;
   /// The batch function of behaviour type t. [Limit: t < BehaviorType::kCount]
   static Fn of(BehaviorType t);
   // Members of a nested class, so they read the World's private state.

@@ -1,7 +1,7 @@
 // The craft model (T10): players (sim::step_player), line-of-sight chase, intercept and physics
 // patterns, one controller per agent; Bourg's rigid-body flocks a group at a time, by AIDemo4's
 // own loop (behavior::demo4_step_units, T35).
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 #include "flockstep/behavior/los_chase.hpp"
 #include "flockstep/sim/model_params.hpp"
@@ -10,11 +10,11 @@
 
 namespace flockstep::sim {
 
-behavior::CraftState World::craft_state_of(std::int32_t i) const {
+behavior::CraftState WorldImpl::craft_state_of(std::int32_t i) const {
   return {position_[i], velocity_[i], orientation_[i], angular_velocity_[i]};
 }
 
-void World::steer_craft(std::int32_t i, Tally& tally) {
+void WorldImpl::steer_craft(std::int32_t i, Tally& tally) {
   const behavior::CraftState cs = craft_state_of(i);
   behavior::Thrusters t{};
   AgentId target{};
@@ -79,8 +79,8 @@ void World::steer_craft(std::int32_t i, Tally& tally) {
   state_[i] = st;
 }
 
-behavior::Demo4World World::bourg_world(std::int32_t group, behavior::Demo4Params& params,
-                                        std::vector<std::int32_t>* members) const {
+behavior::Demo4World WorldImpl::bourg_world(std::int32_t group, behavior::Demo4Params& params,
+                                            std::vector<std::int32_t>* members) const {
   behavior::Demo4World w;
   w.num_units = 1;
   params = behavior::Demo4Params{};
@@ -155,7 +155,7 @@ behavior::Demo4World World::bourg_world(std::int32_t group, behavior::Demo4Param
   return w;
 }
 
-void World::step_bourg_groups() {
+void WorldImpl::step_bourg_groups() {
   std::vector<std::int32_t> members;
   Tally tally;  // serial phase: one tally, folded below
   for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) {
@@ -227,7 +227,7 @@ void World::step_bourg_groups() {
   for (std::size_t k = 0; k < kTechniqueCount; ++k) technique_counts_[k] += tally.n[k];
 }
 
-behavior::Thrusters World::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {
+behavior::Thrusters WorldImpl::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {
   std::span<const behavior::PhysicsInstruction> pattern;
   switch (scenario_.groups[group_[i]].pattern) {
     case PatternKind::kSquare: pattern = behavior::kSquarePattern; break;

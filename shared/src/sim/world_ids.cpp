@@ -1,9 +1,9 @@
 // Agent storage: generational ids over dense structure-of-arrays indices (Box2D-style handles).
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 namespace flockstep::sim {
 
-AgentId World::allocate(std::int32_t group, AgentKind kind, Model motion) {
+AgentId WorldImpl::allocate(std::int32_t group, AgentKind kind, Model motion) {
   if (free_slots_.empty()) return {};
   const std::int32_t slot = free_slots_.back();
   free_slots_.pop_back();
@@ -45,7 +45,7 @@ AgentId World::allocate(std::int32_t group, AgentKind kind, Model motion) {
   return id;
 }
 
-void World::free_index(std::int32_t i) {
+void WorldImpl::free_index(std::int32_t i) {
   const std::int32_t last = count_ - 1;
   slot_dense_[id_[i].slot()] = -1;
   free_slots_.push_back(static_cast<std::int32_t>(id_[i].slot()));
@@ -85,7 +85,7 @@ void World::free_index(std::int32_t i) {
   --count_;
 }
 
-std::int32_t World::index_of(AgentId id) const {
+std::int32_t WorldImpl::index_of(AgentId id) const {
   if (!id.valid() || id.slot() >= static_cast<std::uint32_t>(capacity_)) return -1;
   if (slot_generation_[id.slot()] != id.generation()) return -1;
   return slot_dense_[id.slot()];

@@ -1,6 +1,6 @@
 // The kinematic model (T03): the technique sets the velocity directly (T15-T20, T25, T37-T40),
 // and the ray-cast steering of T59/T60.
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 #include <array>
 
@@ -23,7 +23,7 @@ constexpr std::array<behavior::PatternInstruction, 164> kSquareWalk = [] {
 }();
 }  // namespace
 
-void World::init_technique_state(std::int32_t i) {
+void WorldImpl::init_technique_state(std::int32_t i) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   fly_[i] = {};
   ray_state_[i] = {};
@@ -39,7 +39,7 @@ void World::init_technique_state(std::int32_t i) {
   }
 }
 
-void World::steer_kinematic(std::int32_t i, Tally& tally) {
+void WorldImpl::steer_kinematic(std::int32_t i, Tally& tally) {
   // Writes only agent i's outputs and its own technique state (fly_, ray_state_, rng_).
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   const Vec2 pos = position_[i];
@@ -260,7 +260,7 @@ void World::steer_kinematic(std::int32_t i, Tally& tally) {
   state_[i] = st;
 }
 
-void World::integrate_kinematic(std::int32_t i, Tally& tally) {
+void WorldImpl::integrate_kinematic(std::int32_t i, Tally& tally) {
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   if (g.technique == Technique::kRayAvoid) {
     // Millington's T05 update with the facing following the velocity (T01).

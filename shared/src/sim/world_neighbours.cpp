@@ -14,7 +14,7 @@ namespace flockstep::sim {
 
 using behavior::SteeringOutput;
 
-behavior::AlignParams World::align_params(const BehaviorSpec& bs) {
+behavior::AlignParams WorldImpl::align_params(const BehaviorSpec& bs) {
   behavior::AlignParams ap;
   ap.slow_radius = bs.slow_radius;
   ap.target_radius = bs.target_radius;
@@ -23,8 +23,8 @@ behavior::AlignParams World::align_params(const BehaviorSpec& bs) {
   return ap;
 }
 
-behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
-                                                   std::int32_t i, std::int32_t slot, BehaviorState* st) const {
+behavior::SteeringOutput WorldImpl::neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
+                                                       std::int32_t i, std::int32_t slot, BehaviorState* st) const {
   const real accel = g.max_force / g.mass;
   const Vec2 pos = slot_position_[slot];
   const bool millington_flock = bs.type == BehaviorType::kMillingtonFlock;
@@ -97,8 +97,8 @@ behavior::SteeringOutput World::neighbour_behavior(const GroupSpec& g, std::int3
   }
 }
 
-Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb,
-                        CellRanges& cells) {
+Vec2 WorldImpl::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb,
+                            CellRanges& cells) {
   // Own state comes from the slot copies (the same values, gathered this tick): the agents are
   // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
   const Vec2 pos = slot_position_[slot];
@@ -144,8 +144,8 @@ Vec2 World::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t
   return f;
 }
 
-behavior::FlockSums World::flock_sums_per_neighbour(const GroupSpec& g, std::int32_t own_group, std::int32_t slot,
-                                                    behavior::Neighbour* nb) const {
+behavior::FlockSums WorldImpl::flock_sums_per_neighbour(const GroupSpec& g, std::int32_t own_group, std::int32_t slot,
+                                                        behavior::Neighbour* nb) const {
   const Vec2 pos = slot_position_[slot];
   const Vec2 vel = slot_velocity_[slot];
   const Vec2 head = slot_heading_[slot];

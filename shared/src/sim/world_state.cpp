@@ -6,11 +6,11 @@
 #include <string>
 
 #include "flockstep/sim/player.hpp"
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
 
 namespace flockstep::sim {
 
-WorldState World::export_state() const {
+WorldState WorldImpl::export_state() const {
   WorldState s;
   s.scenario = scenario_;
   // The constructor appends the four border walls of a non-wrapping world (and nothing else
@@ -47,8 +47,8 @@ WorldState World::export_state() const {
   s.target = dense(target_);
   s.aim = dense(aim_);
   s.state = dense(state_);
-  // WorldState::Tile mirrors the World's private TileState field by field (world.hpp keeps that
-  // type private); a field added to one and not the other changes the size and stops the build.
+  // WorldState::Tile mirrors the World's private TileState field by field (world_storage.hpp keeps
+  // that type private); a field added to one and not the other changes the size and stops the build.
   static_assert(sizeof(WorldState::Tile) == sizeof(TileState), "TileState changed: mirror it in WorldState::Tile");
   s.tile.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -192,7 +192,7 @@ std::string check_state(const WorldState& s) {
 
 }  // namespace
 
-std::unique_ptr<World> World::from_state(WorldState s, std::string& error) {
+std::unique_ptr<WorldImpl> WorldImpl::from_state(WorldState s, std::string& error) {
   error.clear();
   if (std::string e = validate(s.scenario); !e.empty()) {
     error = "scenario: " + e;
@@ -221,7 +221,7 @@ std::unique_ptr<World> World::from_state(WorldState s, std::string& error) {
     error = "scenario without agents: " + e;
     return nullptr;
   }
-  std::unique_ptr<World> w(new World(empty));
+  std::unique_ptr<WorldImpl> w(new WorldImpl(empty));
   for (std::size_t g = 0; g < s.scenario.groups.size(); ++g) w->scenario_.groups[g].count = s.scenario.groups[g].count;
   w->tick_ = s.tick;
   w->world_rng_ = s.world_rng;

@@ -15,7 +15,8 @@
 
 #include "flockstep/behavior/tile_line.hpp"
 #include "flockstep/behavior/tile_pattern.hpp"
-#include "flockstep/sim/world.hpp"
+#include "world_impl.hpp"
+#include "world_tiles.hpp"
 
 namespace flockstep::sim {
 
@@ -127,7 +128,7 @@ std::string validate_tiles(const Scenario& s) {
   return {};
 }
 
-void World::build_tiles() {
+void WorldImpl::build_tiles() {
   const TileMapSpec& m = scenario_.tiles;
   tile_patterns_.assign(scenario_.tile_patterns.size(), behavior::TilePathPattern{});
   for (std::size_t i = 0; i < scenario_.tile_patterns.size(); ++i) {
@@ -151,14 +152,14 @@ void World::build_tiles() {
   }
 }
 
-bool World::tile_free(Tile t) const { return free_on(scenario_.tiles, t); }
+bool WorldImpl::tile_free(Tile t) const { return free_on(scenario_.tiles, t); }
 
-Vec2 World::tile_centre(Tile t) const {
+Vec2 WorldImpl::tile_centre(Tile t) const {
   const real c = scenario_.tiles.cell;
   return {(t.col + real(0.5)) * c, (t.row + real(0.5)) * c};
 }
 
-Tile World::tile_at(Vec2 p) const {
+Tile WorldImpl::tile_at(Vec2 p) const {
   const TileMapSpec& m = scenario_.tiles;
   const real fc = std::floor(p.x / m.cell), fr = std::floor(p.y / m.cell);
   // Clamp in real arithmetic first: a far-away (or non-finite) point never overflows the cast.
@@ -167,7 +168,7 @@ Tile World::tile_at(Vec2 p) const {
   return {static_cast<std::int32_t>(r), static_cast<std::int32_t>(c)};
 }
 
-void World::init_tile_agent(std::int32_t i, std::int32_t k) {
+void WorldImpl::init_tile_agent(std::int32_t i, std::int32_t k) {
   const GroupSpec& g = scenario_.groups[group_[i]];
   const TileMapSpec& m = scenario_.tiles;
   const std::int32_t n = g.count > 0 ? g.count : 1;
@@ -228,7 +229,7 @@ void World::init_tile_agent(std::int32_t i, std::int32_t k) {
   angular_velocity_[i] = 0;
 }
 
-std::int32_t World::tile_target(std::int32_t i, real range, real* distance) const {
+std::int32_t WorldImpl::tile_target(std::int32_t i, real range, real* distance) const {
   if (distance) *distance = math::kInfinity;
   if (!(range > 0)) return -1;
   real d = math::kInfinity;
@@ -239,7 +240,7 @@ std::int32_t World::tile_target(std::int32_t i, real range, real* distance) cons
   return j;
 }
 
-Tile World::tile_step_toward(TileState& ts, Tile goal) const {
+Tile WorldImpl::tile_step_toward(TileState& ts, Tile goal) const {
   const Tile from = ts.from;
   if (from == goal) return from;
   auto corner_cut = [&](Tile a, Tile b) {
@@ -311,7 +312,7 @@ Tile World::tile_step_toward(TileState& ts, Tile goal) const {
   return tile_of_cell(c);
 }
 
-void World::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
+void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
   const GroupSpec& g = scenario_.groups[group_[i]];
   const TileMapSpec& m = scenario_.tiles;
   switch (g.technique) {
@@ -370,7 +371,7 @@ void World::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
   }
 }
 
-void World::steer_tile(std::int32_t i, Tally& tally) {
+void WorldImpl::steer_tile(std::int32_t i, Tally& tally) {
   const GroupSpec& g = scenario_.groups[group_[i]];
   TileState ts = tile_[i];
   ts.progress += g.tile_speed * dt_;
@@ -390,7 +391,7 @@ void World::steer_tile(std::int32_t i, Tally& tally) {
   else state_[i] = ts.mode == 1 ? BehaviorState::kSeeking : BehaviorState::kPatrolling;
 }
 
-void World::integrate_tile(std::int32_t i) {
+void WorldImpl::integrate_tile(std::int32_t i) {
   const TileState& ts = tile_[i];
   const Vec2 a = tile_centre(ts.from), b = tile_centre(ts.to);
   const Vec2 d = b - a;

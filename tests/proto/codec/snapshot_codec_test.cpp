@@ -14,6 +14,7 @@
 #include "codec/snapshot_codec.hpp"
 #include "flockstep/math/rng.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 
 namespace flockstep::codec {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "codec/scenario_json.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 #include "flockstep/sim/world_state.hpp"
 
 #ifndef FLOCKSTEP_SOURCE_DIR

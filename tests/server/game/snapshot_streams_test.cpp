@@ -10,6 +10,7 @@
 #include "codec/server_codec.hpp"
 #include "flockstep/math/rng.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 #include "game/interest.hpp"
 #include "game/snapshot_streams.hpp"
 

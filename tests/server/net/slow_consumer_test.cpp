@@ -11,6 +11,7 @@
 
 #include "flockstep/math/rng.hpp"
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 #include "game/snapshot_streams.hpp"
 #include "net_harness.hpp"
 

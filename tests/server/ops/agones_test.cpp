@@ -24,7 +24,6 @@
 #include <boost/beast/http.hpp>
 
 #include "config/config.hpp"
-#include "flockstep/sim/world.hpp"
 #include "game/scenario_file.hpp"
 #include "net/server.hpp"
 #include "ops/agones.hpp"

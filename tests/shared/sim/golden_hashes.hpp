@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/world.hpp"
 #include "flockstep/sim/task_runner.hpp"
 
 namespace flockstep::sim::golden {

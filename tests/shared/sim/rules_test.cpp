@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "flockstep/math/rng.hpp"
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::sim {
 namespace {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/math/angle.hpp"
 #include "flockstep/sim/canonical.hpp"
 #include "flockstep/sim/player.hpp"

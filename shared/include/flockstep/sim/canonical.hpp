@@ -4,7 +4,8 @@
 /// headless demo all run exactly these, so a hash or a timing always refers to the same world.
 #include <cstdint>
 
-#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/agent.hpp"
+#include "flockstep/sim/scenario.hpp"
 
 namespace flockstep::sim::canonical {
 

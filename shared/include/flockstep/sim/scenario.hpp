@@ -263,8 +263,6 @@ struct Scenario {
 
 /// Validate a scenario; returns an empty string when valid, else a message naming the field.
 std::string validate(const Scenario& s);
-/// The tile part of validate(): tiles, tile_patterns, tracks and the groups' tile fields.
-std::string validate_tiles(const Scenario& s);
 
 /// The model a group's agents move with: GroupSpec::model for kComposed, else the technique's.
 Model model_of(const GroupSpec& g);

@@ -1,0 +1,265 @@
+#pragma once
+/// \file world_impl.hpp
+/// The World's implementation, private to shared/src/sim/ (not installed). world.hpp is the
+/// public API (construct, step, commands, views, traces, state); sim::World holds one WorldImpl
+/// and forwards to it (world_api.cpp). Everything here (the storage of world_storage.hpp, the
+/// phases of the tick, the per-model controllers, the steering kernels) can change without
+/// recompiling a server or viewer file, the way Box2D v3 keeps b2World behind b2WorldId.
+///
+/// The tick (world.cpp):
+///   apply commands -> rebuild grid -> steering for everyone (reads state only) ->
+///   integrate everyone -> rules (obstacle projection, wrap) -> Bourg's flocks by AIDemo4's own
+///   loop (T35, once the players moved) -> captures, respawn -> tick++.
+/// Compute-then-commit makes every agent's steering independent of agent order and of how the
+/// steering phase is partitioned across threads: the per-agent phases run as a fixed partition
+/// of tasks through a host-lent TaskRunner (task_runner.hpp), bit-identical on 1 or N threads.
+///
+/// Where each method is defined: world.cpp (construction, the tick, integration, rules, target
+/// groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (craft model, T35),
+/// world_kinematic.cpp (kinematic model), world_tiles.cpp (tile model), world_compose.cpp,
+/// world_behaviors.cpp and world_neighbours.cpp (composed steering, with the private types of
+/// world_compose_internal.hpp), world_state.cpp (export_state, from_state), state_hash.cpp.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "flockstep/behavior/bourg_flocking.hpp"
+#include "flockstep/behavior/flocking.hpp"
+#include "flockstep/behavior/flocking_lanes.hpp"
+#include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/steering.hpp"
+#include "flockstep/sim/grid.hpp"
+#include "flockstep/sim/world.hpp"
+#include "flockstep/sim/world_state.hpp"
+#include "world_storage.hpp"
+
+namespace flockstep::sim::detail {
+
+/// The simulation behind sim::World: its storage (inherited stores, world_storage.hpp) and its
+/// phases. Member names are the ones the kernels in the .cpp files use.
+class WorldImpl : AgentTable,
+                  BodyArrays,
+                  SteeringOutputs,
+                  CellOrder,
+                  CompositionStore,
+                  CraftStore,
+                  KinematicStore,
+                  TileStore,
+                  GroupTables,
+                  ObstacleIndex {
+ public:
+  // The public types and limits of World, by their short names inside the implementation.
+  using PushoutStats = World::PushoutStats;
+  using FlockKernel = World::FlockKernel;
+  static constexpr std::int32_t kAgentsPerTask = World::kAgentsPerTask;
+  static constexpr std::int32_t kMaxTraced = World::kMaxTraced;
+
+  // ---- what World forwards (world.hpp documents each) ----
+  explicit WorldImpl(const Scenario& scenario);
+  AgentId add_player();
+  void remove(AgentId id);
+  void set_input(AgentId player, PlayerInput input);
+  void place(AgentId player, Vec2 position);
+  void step();
+  void set_task_runner(const TaskRunner& runner) { runner_ = runner; }
+  const TaskRunner& task_runner() const { return runner_; }
+  std::uint64_t tick() const { return tick_; }
+  real dt() const { return dt_; }
+  std::uint64_t state_hash() const;
+  std::int32_t size() const { return count_; }
+  AgentView view(std::int32_t index) const;
+  AgentId id_at(std::int32_t index) const { return id_[static_cast<std::size_t>(index)]; }
+  std::int32_t index_of(AgentId id) const;
+  std::span<const Event> events() const { return events_; }
+  const Scenario& scenario() const { return scenario_; }
+  std::int32_t count_kind(AgentKind k) const;
+  PushoutStats pushout_stats() const { return pushout_; }
+  const TechniqueCounts& technique_counts() const { return technique_counts_; }
+  std::string set_group(std::int32_t group, const GroupSpec& spec);
+  std::int32_t group_size(std::int32_t group) const;
+  void set_flock_kernel(FlockKernel k) { flock_kernel_ = k; }
+  FlockKernel flock_kernel() const { return flock_kernel_; }
+  void set_traced(std::span<const AgentId> agents);
+  std::span<const SteeringTrace> traces() const { return {traces_.data(), traced_count_}; }
+  WorldState export_state() const;
+  /// World::from_state's work: null with `error` set on an inconsistent state.
+  static std::unique_ptr<WorldImpl> from_state(WorldState state, std::string& error);
+  /// T35 the table step_bourg_groups hands behavior::demo4_step_units (World::bourg_world).
+  behavior::Demo4World bourg_world(std::int32_t group, behavior::Demo4Params& params,
+                                   std::vector<std::int32_t>* members = nullptr) const;
+
+ private:
+  /// One task's technique counts for the current step: each task of a phase writes only its
+  /// own, and step() folds them into technique_counts_ (no atomics, same totals on any thread count).
+  struct Tally {
+    std::array<std::int32_t, kTechniqueCount> n{};
+    /// One more agent-tick of catalog ID T<id>.
+    void add(int id) { ++n[static_cast<std::size_t>(id - 1)]; }
+  };
+  /// The tally of the task that owns slot or dense index `first` of a phase.
+  Tally& tally_of(std::int32_t first) { return task_tally_[static_cast<std::size_t>(first / kAgentsPerTask)]; }
+
+  struct Command {
+    enum class Type : std::uint8_t { kRemove, kInput, kPlace } type;
+    AgentId id;
+    PlayerInput input;
+    Vec2 position{0, 0};  // kPlace
+  };
+
+  AgentId allocate(std::int32_t group, AgentKind kind, Model motion);
+  void free_index(std::int32_t index);
+  void apply_commands();
+  void spawn_group(std::int32_t group);
+  Vec2 spawn_point(const GroupSpec& g, math::Rng& rng) const;
+  Vec2 player_spawn_point(math::Rng& rng) const;
+  /// The per-agent phases of step(), each a fixed partition of kAgentsPerTask-sized tasks.
+  enum class Phase : std::uint8_t { kGather, kSteer, kIntegrate };
+  struct PhaseTask {
+    WorldImpl* world;
+    Phase phase;
+  };
+  static void run_phase_task(void* arg, std::int32_t task_index);
+  void run_phase(Phase phase);
+  void gather_slots(std::int32_t begin, std::int32_t end);
+  void compute_steering(std::int32_t begin, std::int32_t end);
+  void steer_craft(std::int32_t i, Tally& tally);
+  /// T35 step every bourg_flock group with AIDemo4's loop (behavior::demo4_step_units), after the
+  /// players moved: the seed's order. Serial: a group's units read each other.
+  void step_bourg_groups();
+  behavior::Thrusters pattern_thrusters(std::int32_t i, const behavior::CraftState& cs);
+  behavior::CraftState craft_state_of(std::int32_t i) const;
+  real radius_of(std::int32_t i) const;
+  void integrate(std::int32_t begin, std::int32_t end);
+  /// T08 for the vehicles among dense indices [begin, end), four at a time; false (nothing done)
+  /// when the flock kernel asks for the per-agent update.
+  bool update_vehicle_bodies(std::int32_t begin, std::int32_t end);
+  void confine(std::int32_t i, Tally& tally);
+  void apply_captures();
+  /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
+  /// Inline: the steering kernels call it per agent from another translation unit.
+  std::int32_t nearest_player(Vec2 p, real* distance) const {
+    std::int32_t best = -1;
+    real best_d2 = math::kInfinity;
+    for (const std::int32_t j : players_) {
+      const real d2 = math::length_sq(delta(p, position_[static_cast<std::size_t>(j)]));
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        best = j;
+      }  // strict <: ties keep the lower dense index
+    }
+    if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
+    return best;
+  }
+  /// Orientation of agent i, rad. Vehicles' orientation is the direction of their heading and is
+  /// derived here when read (snapshots, hashes, align targets) rather than stored every tick: an
+  /// arctan2 per vehicle per tick was 10 % of the flock tick.
+  real orientation_at(std::int32_t i) const {
+    return motion_[i] == Model::kVehicle ? math::orientation_of(heading_[i]) : orientation_[i];
+  }
+  /// Shortest displacement from `from` to `to` (across the seam of a wrapped world).
+  Vec2 delta(Vec2 from, Vec2 to) const {
+    return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
+  }
+
+  Scenario scenario_;
+  real dt_;
+  std::uint64_t tick_ = 0;
+  std::int32_t capacity_;
+  std::int32_t count_ = 0;
+  math::Rng world_rng_;
+  Grid grid_;
+  FlockKernel flock_kernel_ = FlockKernel::kLanes;
+  TaskRunner runner_{};
+
+  std::vector<Command> commands_;
+  std::vector<Event> events_;
+  std::vector<Event> events_pending_;  // produced between steps (add_player), emitted by the next step
+  void build_obstacle_index();
+  std::span<const Circle> obstacles_near(Vec2 p) const;
+
+  // ---- tile techniques (T22, T26-T28), defined in world_tiles.cpp ----
+  void build_tiles();
+  void init_tile_agent(std::int32_t i, std::int32_t k);
+  void steer_tile(std::int32_t i, Tally& tally);
+  void integrate_tile(std::int32_t i);
+  void next_tile(std::int32_t i, TileState& ts, Tally& tally);
+  bool tile_free(behavior::Tile t) const;
+  Vec2 tile_centre(behavior::Tile t) const;
+  behavior::Tile tile_at(Vec2 p) const;
+  behavior::Tile tile_step_toward(TileState& ts, behavior::Tile goal) const;
+  std::int32_t tile_target(std::int32_t i, real range, real* distance) const;
+
+  // ---- force-model compositions (world_compose.cpp) ----
+  /// Most neighbours one boid reacts to. Beyond this the nearest are kept (sorted by distance,
+  /// then index, so ties are deterministic). 24 covers the 10-30 neighbours the flock scenarios
+  /// are tuned for while bounding the per-agent cost.
+  static constexpr std::int32_t kMaxNeighbours = 24;
+  /// Candidates a single neighbour query may collect before truncation.
+  static constexpr std::int32_t kMaxCandidates = 128;
+  /// Agents of one group steered together in one batch (per-agent scratch ~1 KB each).
+  static constexpr std::int32_t kComposeBatch = 64;
+  /// Groups up to which a task orders its agents by group with a counting sort on the stack.
+  static constexpr std::int32_t kCountingSortGroups = 64;
+  // Defined in world_compose_internal.hpp: a batch's lanes, the combiner's sink, one behaviour
+  // over a batch, and the batch functions with their table indexed by BehaviorType.
+  struct Lane;
+  struct ComposeSink;
+  struct LaneOutput;
+  struct Batch;
+  struct Behaviors;
+  void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n, Tally& tally);
+  behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
+                                              std::int32_t i, std::int32_t slot, BehaviorState* st) const;
+  static behavior::AlignParams align_params(const BehaviorSpec& bs);
+  /// T76 flock force of the agent in `slot` (advances its slot wander/rng copies).
+  /// The slot ranges around the cell last asked for: agents are steered in slot (cell) order,
+  /// so consecutive agents of a batch mostly share them.
+  struct CellRanges {
+    std::int32_t first = 0, last = 0;  ///< slots of the cached cell
+    std::int32_t count = 0;
+    behavior::SlotRange range[Grid::kMaxSlotRanges];
+  };
+  Vec2 flock_force(const GroupSpec& g, std::int32_t gi, std::int32_t slot, behavior::Neighbour* scratch,
+                   CellRanges& cells);
+  /// The neighbourhood sums of flock_force by candidate (the kPerNeighbour kernel, and the path
+  /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
+  behavior::FlockSums flock_sums_per_neighbour(const GroupSpec& g, std::int32_t gi, std::int32_t slot,
+                                               behavior::Neighbour* scratch) const;
+  std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const;
+  void integrate_steering_model(std::int32_t i, Tally& tally);
+  /// Recompute the per-group runtime data (compositions, models, targeted groups, fields of view).
+  void rebuild_groups();
+  std::array<SteeringTrace, kMaxTraced> traces_{};
+  std::array<std::int32_t, kMaxTraced> traced_index_{};  // dense index of each traced agent this step (-1: gone)
+  std::size_t traced_count_ = 0;
+  void resolve_traced();
+  void record_trace(std::size_t t, const Lane& lane, const Composition& c, const behavior::SteeringOutput& result);
+  std::vector<Tally> task_tally_;  // per task of a phase, folded by step()
+  TechniqueCounts technique_counts_{};
+  std::vector<PushoutStats> task_pushout_;  // per integrate task, summed after the phase (no atomics)
+  PushoutStats pushout_;
+
+  // ---- kinematic motion, target groups, live tuning ----
+  void spawn_agents(std::int32_t group, std::int32_t k_begin, std::int32_t k_end);
+  void init_technique_state(std::int32_t i);
+  void steer_kinematic(std::int32_t i, Tally& tally);
+  void integrate_kinematic(std::int32_t i, Tally& tally);
+  /// Dense index of the agent group g's techniques act on (nearest player, or nearest live agent
+  /// of g.target_group), or -1; `distance` gets its distance.
+  std::int32_t nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const;
+  void apply_target_captures();
+  void apply_group_updates();
+
+  std::vector<std::int32_t> players_;  // dense indices of players this tick
+};
+
+}  // namespace flockstep::sim::detail
+
+namespace flockstep::sim {
+// The .cpp files of the implementation define its members as WorldImpl::name inside namespace
+// flockstep::sim (they were World's members; only the class name on the signature line changed).
+using detail::WorldImpl;
+}  // namespace flockstep::sim
