@@ -122,6 +122,7 @@ BENCHMARK(BM_WorldLarge)
     ->Args({100000, 60, 2, 1})
     ->Args({100000, 30, 2, 2})
     ->Args({1000000, 30, 2, 8})
+    ->Args({1000000, 30, 2, 1})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
