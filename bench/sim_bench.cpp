@@ -12,6 +12,8 @@
 
 #include "flockstep/behavior/body.hpp"
 #include "flockstep/behavior/flocking.hpp"
+#include "flockstep/behavior/flocking_lanes.hpp"
+#include "flockstep/math/angle.hpp"
 #include "flockstep/sim/canonical.hpp"
 #include "flockstep/sim/grid.hpp"
 #include "flockstep/sim/world.hpp"
@@ -121,8 +123,64 @@ BENCHMARK(BM_WorldLarge)
     ->Args({100000, 60, 2, 1})
     ->Args({100000, 30, 2, 2})
     ->Args({1000000, 30, 2, 8})
+    ->Args({1000000, 30, 2, 1})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// The T76 neighbourhood kernel alone, over the neighbourhoods of a settled 10,000-boid flock
+// (cell-ordered structure-of-arrays copies and each boid's cell ranges, as the world builds
+// them): range(0) is the behavior::LaneKernel. kSimd (0) is the two-pass kernel the world runs,
+// kSimdOnePass (3) the one-pass kernel it replaced, kScalar (2) the reference; the kernels run in
+// one process, so their ratio holds on a loaded machine where tick times swing between runs.
+void BM_FlockSums(benchmark::State& state) {
+  const auto kernel = static_cast<fs::behavior::LaneKernel>(state.range(0));
+  constexpr std::int32_t n = 10000;
+  fs::sim::World w(fs::sim::canonical::flock(n));
+  for (int k = 0; k < 60; ++k) w.step();
+  const fs::sim::Scenario& s = w.scenario();
+  std::vector<Vec2> pos(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) pos[static_cast<std::size_t>(i)] = w.view(i).position;
+  fs::sim::Grid g;
+  g.init(s.width, s.height, s.grid_cell, s.wrap, n);
+  g.rebuild(pos);
+  const auto slots = g.slots();
+  const auto padded = static_cast<std::size_t>(n + fs::behavior::kLaneWidth);
+  std::vector<real> x(padded, 0), y(padded, 0), hx(padded, 0), hy(padded, 0);
+  std::vector<std::int32_t> group(padded, -1);
+  for (std::int32_t k = 0; k < n; ++k) {
+    const auto v = w.view(slots[static_cast<std::size_t>(k)]);
+    const Vec2 h = fs::math::as_vector(v.orientation);
+    x[static_cast<std::size_t>(k)] = v.position.x;
+    y[static_cast<std::size_t>(k)] = v.position.y;
+    hx[static_cast<std::size_t>(k)] = h.x;
+    hy[static_cast<std::size_t>(k)] = h.y;
+    group[static_cast<std::size_t>(k)] = v.group;
+  }
+  const fs::behavior::NeighbourArrays arrays{x.data(), y.data(), hx.data(), hy.data(), group.data()};
+  const fs::sim::FlockSpec& fp = s.groups[0].flock;
+  fs::behavior::LaneQuery q;
+  q.radius = fp.neighbour_radius;
+  q.cos_half_fov = fs::math::sin_cos(fp.fov_deg * 0.5 * fs::math::kDegToRad).cos;
+  std::int64_t kept = 0;
+  for (auto _ : state) {
+    for (std::int32_t k = 0; k < n; ++k) {
+      fs::behavior::SlotRange r[fs::sim::Grid::kMaxSlotRanges];
+      const std::int32_t nr = g.cell_ranges(g.slot_cell(k), r);
+      const auto i = static_cast<std::size_t>(k);
+      q.position = {x[i], y[i]};
+      q.heading = {hx[i], hy[i]};
+      q.self = k;
+      q.group = group[i];
+      kept += fs::behavior::flock_sums_lanes(
+                  q, arrays, std::span<const fs::behavior::SlotRange>(r, static_cast<std::size_t>(nr)), kernel)
+                  .sums.count;
+    }
+  }
+  benchmark::DoNotOptimize(kept);
+  state.counters["kept_per_agent"] = static_cast<double>(kept) / (static_cast<double>(state.iterations()) * n);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_FlockSums)->ArgName("kernel")->Arg(0)->Arg(3)->Arg(2)->Unit(benchmark::kMillisecond);
 
 // Neighbour query alone: rebuild + one radius query per agent.
 void BM_GridRebuildAndQuery(benchmark::State& state) {

@@ -13,4 +13,9 @@ LaneFlockResult flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays&
   return lanes_kernel::flock_sums<math::lanes::SimdLanes256>(q, a, ranges);
 }
 
+LaneFlockResult flock_sums_one_pass_avx2(const LaneQuery& q, const NeighbourArrays& a,
+                                         std::span<const SlotRange> ranges) {
+  return lanes_kernel::flock_sums_one_pass<math::lanes::SimdLanes256>(q, a, ranges);
+}
+
 }  // namespace flockstep::behavior

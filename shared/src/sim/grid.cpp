@@ -47,7 +47,12 @@ std::int32_t Grid::neighbour_cells(std::int32_t c, std::int32_t n, std::int32_t 
     if (wrap_) {
       // Which copy of the world the cell is seen in from c: -1 below the seam, +1 above it.
       side[count] = v < 0 ? -1 : (v >= n ? 1 : 0);
-      v = (v % n + n) % n;
+      // For a cell index c (0 <= c < n) v is in [-1, n] and one add or subtract wraps it; the
+      // general remainder stays for a query point far outside the world. (Two integer divisions
+      // per cell were a visible share of the flock tick: ranges_around runs for every cell the
+      // steering walks through.)
+      v -= side[count] * n;
+      if (v < 0 || v >= n) v = (v % n + n) % n;
     } else if (v < 0 || v >= n) {
       continue;
     } else {

@@ -54,15 +54,17 @@ void WorldImpl::Behaviors::flock(const Batch& b) {
   World& w = b.w;
   behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
   CellRanges cells;
-  b.each([&](Lane& L, LaneOutput& e) {
-    e.o.linear = w.flock_force(b.g, b.gi, L.k, nb, cells);
-    b.sink.count(76);
-    b.sink.count(31);
-    b.sink.count(32);
-    if (b.g.flock.w_wander > 0) b.sink.count(71);
-    if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
-    e.produced = true;
-  });
+  behavior::FlockSums sums[kComposeBatch];  // by lane index
+  b.each_in_two([&](Lane& L) { sums[&L - b.lanes] = flock_sums_at(w, b.g, b.gi, L.k, nb, cells); },
+                [&](Lane& L, LaneOutput& e) {
+                  e.o.linear = flock_force_from_sums(w, b.g, L.k, sums[&L - b.lanes]);
+                  b.sink.count(76);
+                  b.sink.count(31);
+                  b.sink.count(32);
+                  if (b.g.flock.w_wander > 0) b.sink.count(71);
+                  if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
+                  e.produced = true;
+                });
 }
 
 void WorldImpl::Behaviors::seek_like(const Batch& b) {

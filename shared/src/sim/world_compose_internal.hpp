@@ -116,6 +116,23 @@ struct WorldImpl::Batch {
       body(L, out);
     }
   }
+  /// The same prologue in two loops, for behaviours that batch their work: `first(L)` runs for
+  /// every lane the combiner wants (asked once per lane, as each() asks: dithering draws there),
+  /// then `body(L, out)` for the same lanes in the same order. Only each lane's own state is
+  /// touched, so the bits are those of each().
+  template <class First, class Body>
+  [[gnu::always_inline]] void each_in_two(First&& first, Body&& body) const {
+    bool wanted[kComposeBatch];
+    for (std::int32_t j = 0; j < n; ++j) {
+      wanted[j] = sink.active(lanes[j]);
+      if (wanted[j]) first(lanes[j]);
+    }
+    for (std::int32_t j = 0; j < n; ++j) {
+      if (!wanted[j]) continue;
+      LaneOutput out{sink, lanes[j]};
+      body(lanes[j], out);
+    }
+  }
   /// Accelerations are the steering model's unit: max_force / mass.
   real accel() const { return g.max_force / g.mass; }
   behavior::Body body_of(const Lane& L) const {
@@ -160,6 +177,14 @@ struct WorldImpl::Behaviors {
   static void dynamic_wander(const Batch& b);
   static void follow_path(const Batch& b);
   static void neighbours(const Batch& b);  // separation, attraction, cone, collision, Millington flock
+  // T76 in two steps (world_neighbours.cpp), so a batch runs every lane's neighbourhood kernel
+  // first and the per-boid force arithmetic after: each boid's chain of square roots and
+  // divisions then overlaps its neighbours' instead of waiting behind the next kernel call.
+  /// The neighbourhood sums of the boid in `slot` (lane kernel, or per neighbour where it must).
+  static behavior::FlockSums flock_sums_at(World& w, const GroupSpec& g, std::int32_t gi, std::int32_t slot,
+                                           behavior::Neighbour* scratch, CellRanges& cells);
+  /// Its flock force from those sums: forces, cruise term and wander (advances its slot wander/rng copies).
+  static Vec2 flock_force_from_sums(World& w, const GroupSpec& g, std::int32_t slot, const behavior::FlockSums& sums);
 };
 
 }  // namespace flockstep::sim

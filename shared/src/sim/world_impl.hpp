@@ -222,9 +222,7 @@ class WorldImpl : AgentTable,
     std::int32_t count = 0;
     behavior::SlotRange range[Grid::kMaxSlotRanges];
   };
-  Vec2 flock_force(const GroupSpec& g, std::int32_t gi, std::int32_t slot, behavior::Neighbour* scratch,
-                   CellRanges& cells);
-  /// The neighbourhood sums of flock_force by candidate (the kPerNeighbour kernel, and the path
+  /// The flock's neighbourhood sums by candidate (the kPerNeighbour kernel, and the path
   /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
   behavior::FlockSums flock_sums_per_neighbour(const GroupSpec& g, std::int32_t gi, std::int32_t slot,
                                                behavior::Neighbour* scratch) const;

@@ -97,50 +97,50 @@ behavior::SteeringOutput WorldImpl::neighbour_behavior(const GroupSpec& g, std::
   }
 }
 
-Vec2 WorldImpl::flock_force(const GroupSpec& g, std::int32_t own_group, std::int32_t slot, behavior::Neighbour* nb,
-                            CellRanges& cells) {
+behavior::FlockSums WorldImpl::Behaviors::flock_sums_at(WorldImpl& w, const GroupSpec& g, std::int32_t own_group,
+                                                        std::int32_t slot, behavior::Neighbour* nb, CellRanges& cells) {
+  if (w.flock_kernel_ == FlockKernel::kPerNeighbour) return w.flock_sums_per_neighbour(g, own_group, slot, nb);
+  // The lane kernel scans the rows of neighbour cells four slots at a time (flocking_lanes.hpp).
+  const Grid& grid = w.grid_;
+  if (!(slot >= cells.first && slot < cells.last)) {
+    const std::int32_t cell = grid.slot_cell(slot);
+    cells.count = grid.cell_ranges(cell, cells.range);
+    cells.first = grid.cell_begin(cell);
+    cells.last = grid.cell_end(cell);
+  }
+  behavior::LaneQuery q;
+  q.position = w.slot_position_[slot];
+  q.heading = w.slot_heading_[slot];
+  q.self = slot;
+  q.group = own_group;
+  q.radius = g.flock.neighbour_radius;
+  q.cos_half_fov = w.fov_cos_half_[static_cast<std::size_t>(own_group)];
+  q.wrap = grid.needs_fold();  // else the ranges carry their images
+  q.width = w.scenario_.width;
+  q.height = w.scenario_.height;
+  const behavior::NeighbourArrays arrays{w.slot_x_.data(), w.slot_y_.data(), w.slot_hx_.data(), w.slot_hy_.data(),
+                                         w.slot_group_.data()};
+  const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
+      q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
+      w.flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
+  // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
+  // or a neighbour exactly on top (the coincident separation rule).
+  if (lr.coincident || lr.sums.count > kMaxNeighbours) return w.flock_sums_per_neighbour(g, own_group, slot, nb);
+  return lr.sums;
+}
+
+Vec2 WorldImpl::Behaviors::flock_force_from_sums(WorldImpl& w, const GroupSpec& g, std::int32_t slot,
+                                                 const behavior::FlockSums& sums) {
   // Own state comes from the slot copies (the same values, gathered this tick): the agents are
   // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
-  const Vec2 pos = slot_position_[slot];
-  const Vec2 vel = slot_velocity_[slot];
-  const Vec2 head = slot_heading_[slot];
-  const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
-  behavior::FlockSums sums;
-  bool by_candidate = flock_kernel_ == FlockKernel::kPerNeighbour;
-  if (!by_candidate) {
-    // The lane kernel scans the rows of neighbour cells four slots at a time (flocking_lanes.hpp).
-    if (!(slot >= cells.first && slot < cells.last)) {
-      const std::int32_t cell = grid_.slot_cell(slot);
-      cells.count = grid_.cell_ranges(cell, cells.range);
-      cells.first = grid_.cell_begin(cell);
-      cells.last = grid_.cell_end(cell);
-    }
-    behavior::LaneQuery q;
-    q.position = pos;
-    q.heading = head;
-    q.self = slot;
-    q.group = own_group;
-    q.radius = g.flock.neighbour_radius;
-    q.cos_half_fov = fov_cos_half_[static_cast<std::size_t>(own_group)];
-    q.wrap = grid_.needs_fold();  // else the ranges carry their images
-    q.width = scenario_.width;
-    q.height = scenario_.height;
-    const behavior::NeighbourArrays arrays{slot_x_.data(), slot_y_.data(), slot_hx_.data(), slot_hy_.data(),
-                                           slot_group_.data()};
-    const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
-        q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
-        flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
-    sums = lr.sums;
-    // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
-    // or a neighbour exactly on top (the coincident separation rule).
-    by_candidate = lr.coincident || lr.sums.count > kMaxNeighbours;
-  }
-  if (by_candidate) sums = flock_sums_per_neighbour(g, own_group, slot, nb);
+  const Vec2 vel = w.slot_velocity_[slot];
+  const Vec2 head = w.slot_heading_[slot];
+  const behavior::Body b{w.slot_position_[slot], vel, head, g.mass, g.max_force, g.max_speed, g.radius};
   const behavior::FlockForces ff = behavior::flocking_forces_from_sums(b, sums);
   Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
            ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
   if (g.flock.w_wander > 0)
-    f += behavior::wander_force(b, g.wander, slot_wander_[slot], slot_rng_[slot], dt_) * g.flock.w_wander;
+    f += behavior::wander_force(b, g.wander, w.slot_wander_[slot], w.slot_rng_[slot], w.dt_) * g.flock.w_wander;
   return f;
 }
 

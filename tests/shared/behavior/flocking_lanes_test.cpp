@@ -230,6 +230,80 @@ TEST(FlockingLanes, T76_PaddingPastARangeIsNeverRead) {
   }
 }
 
+// The documented order of the two-pass kernel written out plainly: the t-th candidate that is in
+// range, of the group and not self (scan order over the ranges) goes to lane t % 4, each lane
+// sums in that order, the lanes are added pairwise.
+LaneFlockResult two_pass_order(const LaneQuery& q, const Soa& s, std::span<const SlotRange> ranges) {
+  real sep_x[4] = {}, sep_y[4] = {}, head_x[4] = {}, head_y[4] = {}, off_x[4] = {}, off_y[4] = {}, count[4] = {};
+  bool coincident = false;
+  std::int32_t t = 0;
+  for (const SlotRange& r : ranges) {
+    for (std::int32_t k = r.begin; k < r.end; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      const real dx = (s.x[i] + r.shift.x) - q.position.x, dy = (s.y[i] + r.shift.y) - q.position.y;
+      const real d2 = dx * dx + dy * dy;
+      if (k == q.self || s.group[i] != q.group || !(d2 <= q.radius * q.radius)) continue;
+      const std::int32_t lane = t++ % 4;
+      const real d = std::sqrt(d2);
+      if (q.cos_half_fov > -1 && d2 > 0 && q.heading.x * dx + q.heading.y * dy < q.cos_half_fov * d) continue;
+      if (d2 > 0) {
+        const real inv = 1 / (d * (d > kSeparationMinDistance ? d : kSeparationMinDistance));
+        sep_x[lane] = sep_x[lane] - dx * inv;
+        sep_y[lane] = sep_y[lane] - dy * inv;
+      } else {
+        coincident = true;
+      }
+      head_x[lane] += s.hx[i];
+      head_y[lane] += s.hy[i];
+      off_x[lane] += dx;
+      off_y[lane] += dy;
+      count[lane] += 1;
+    }
+  }
+  auto pairwise = [](const real* v) { return (v[0] + v[1]) + (v[2] + v[3]); };
+  LaneFlockResult out;
+  out.coincident = coincident;
+  out.sums.count = static_cast<std::int32_t>(pairwise(count));
+  out.sums.separation = {pairwise(sep_x), pairwise(sep_y)};
+  out.sums.heading_sum = {pairwise(head_x), pairwise(head_y)};
+  out.sums.offset_sum = {pairwise(off_x), pairwise(off_y)};
+  return out;
+}
+
+TEST(FlockingLanes, T76_TwoPassKernelSumsInTheDocumentedOrderEvenInACrowd) {
+  // Sparse and crowded neighbourhoods (up to ~200 candidates in range: beyond the kernel's
+  // compaction chunk, so the list is summed in several pieces), on a plain and a wrapped world.
+  auto rng = math::Rng::seeded(77, 3);
+  std::int32_t crowded = 0, differs_from_one_pass = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const std::int32_t n = 20 + rng.range(0, 400 - 1);
+    const real extent = trial % 3 == 0 ? 12 : 40;
+    const Soa s = random_soa(rng, n, extent, 2);
+    LaneQuery q;
+    q.self = rng.range(0, n - 1);
+    q.position = {s.x[static_cast<std::size_t>(q.self)], s.y[static_cast<std::size_t>(q.self)]};
+    q.heading = math::as_vector(rng.uniform(-math::kPi, math::kPi));
+    q.group = s.group[static_cast<std::size_t>(q.self)];
+    q.radius = rng.uniform(2, 10);
+    q.cos_half_fov = trial % 2 == 0 ? -1 : math::sin_cos(rng.uniform(0.5, math::kPi)).cos;
+    // Two ranges, the second seen at an image (as across a wrap seam).
+    const std::int32_t cut = n / 2;
+    const SlotRange rs[2] = {{0, cut, {0, 0}}, {cut, n, {trial % 4 == 1 ? extent : 0, 0}}};
+    const LaneFlockResult want = two_pass_order(q, s, rs);
+    for (LaneKernel k : {LaneKernel::kSimd, LaneKernel::kSimd128, LaneKernel::kScalar})
+      expect_same_bits(flock_sums_lanes(q, s.arrays(), rs, k), want);
+    crowded += want.sums.count > 40;
+    // Control: the one-pass kernel puts slot begin + 4b + j in lane j, so its bits differ in
+    // many neighbourhoods (rounding decides which); the comparison above would see a change of order.
+    const LaneFlockResult one = flock_sums_lanes(q, s.arrays(), rs, LaneKernel::kSimdOnePass);
+    EXPECT_EQ(one.sums.count, want.sums.count);
+    differs_from_one_pass += bits(one.sums.separation.x) != bits(want.sums.separation.x) ||
+                             bits(one.sums.offset_sum.y) != bits(want.sums.offset_sum.y);
+  }
+  EXPECT_GT(crowded, 10);
+  EXPECT_GT(differs_from_one_pass, 30);  // 42 of 120 when written
+}
+
 TEST(Lanes, MaxTakesTheSecondOperandForNaNLikeMathMax) {
   using L = ScalarLanes;
   const real nan = std::numeric_limits<real>::quiet_NaN();

@@ -6,10 +6,14 @@
 /// It produces the same FlockSums the per-neighbour loop of flocking.hpp does, finished by the
 /// same flocking_forces_from_sums(); only the order of the sums differs (fixed, below).
 ///
+/// Two passes: the first scans the ranges four slots at a time and compacts, in scan order, the
+/// candidates within the radius, of the group and not self (a compare per lane); the second sums
+/// that list four at a time and pays the square root and the division only for its entries.
+///
 /// Order of the sums (what makes the result the same bits everywhere): candidates come in
-/// ranges of consecutive slots; range r is scanned in blocks of four from its first slot, and
-/// slot begin + 4b + j goes to lane j. Each lane sums its kept candidates in scan order across
-/// all ranges; at the end the lanes are added as ((l0 + l1) + (l2 + l3)). The SIMD form and the
+/// ranges of consecutive slots, scanned in order; the t-th candidate that passes the first pass
+/// (counting from 0 across all ranges) goes to lane t % 4. Each lane sums its entries in that
+/// order; at the end the lanes are added as ((l0 + l1) + (l2 + l3)). The SIMD form and the
 /// scalar reference (LaneKernel::kScalar) run the same template, so they agree bit for bit
 /// (tests/shared/behavior/flocking_lanes_test.cpp), natively (SSE2 or AVX) and in wasm SIMD128.
 #include <cstdint>
@@ -63,6 +67,10 @@ enum class LaneKernel : std::uint8_t {
   kSimd,     ///< the widest the CPU has: AVX2 where present (x86-64), else SSE2 / wasm SIMD128
   kSimd128,  ///< 128-bit vectors: SSE2 natively, SIMD128 in wasm
   kScalar,   ///< the reference: the same operations lane by lane in plain C++
+  /// The one-pass kernel the two-pass one replaced (every scanned block pays the square root and
+  /// the division; slot begin + 4b + j of a range goes to lane j, so other bits). The widest SIMD
+  /// form; kept only so benchmarks measure both kernels in one run.
+  kSimdOnePass,
 };
 
 /// The sums and what the kernel could not express.
