@@ -133,7 +133,10 @@ int main(int argc, char** argv) {
                   previous.empty() ? 0 : static_cast<std::int32_t>(newest_tick - previous_tick));
         first = second;
         for (sim::ExtrapolatedAgent& x : second) x.method = sim::ExtrapolationMethod::kDeadReckoning;
-        for (sim::ExtrapolatedAgent& x : first) x.method = sim::ExtrapolationMethod::kFirstOrder;
+        for (sim::ExtrapolatedAgent& x : first) {
+          x.method = sim::ExtrapolationMethod::kFirstOrder;
+          x.lasts = -1;  // plain: the last velocity for good (no burst end)
+        }
         base.advance(second, static_cast<std::int32_t>(w.tick() - newest_tick));
         base.advance(first, static_cast<std::int32_t>(w.tick() - newest_tick));
         // Snapshots list agents in one order and the viewer draws them in that order.

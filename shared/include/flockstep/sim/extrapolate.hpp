@@ -69,6 +69,9 @@ struct ExtrapolatedAgent {
   real turn = 0;       ///< dead reckoning: change of the direction of travel per tick, rad
   real accel = 0;      ///< dead reckoning: change of speed per tick, m/s
   TileStep tile;       ///< tile walkers (kTile)
+  /// First order: ticks the last velocity still lasts before it becomes `then` (-1: for good).
+  std::int32_t lasts = -1;
+  Vec2 then;  ///< first order: the velocity after `lasts` ticks, m/s
   ExtrapolationMethod method = ExtrapolationMethod::kDeadReckoning;
 };
 
@@ -112,6 +115,7 @@ class Extrapolator {
   };
   Steer steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
   void integrate(ExtrapolatedAgent& a, const Steer& s) const;
+  void init_burst(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
   TileStep tile_step_of(const AgentView& v) const;
   void init_tile(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
   TileStep steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
