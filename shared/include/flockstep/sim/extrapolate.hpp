@@ -27,7 +27,8 @@
 /// whose velocity jumps within a snapshot interval (LaMothe's fly bursts and mine noise, T40
 /// kinematic wander's random rotation, T25 pattern turns) are dead reckoned first order instead:
 /// the rates measured across such a jump describe a turn that is already over, and carrying them
-/// on overshoots (docs/viewer.md has the measurement).
+/// on overshoots (docs/viewer.md has the measurement). A fly's burst runs out after the group's
+/// burst length: from its expected end the fly moves at the mean of the next random draw.
 ///
 /// Like the World, a tick computes every agent's steering from the state at its start and then
 /// moves everyone (compute-then-commit), so the result does not depend on agent order.
