@@ -1,6 +1,9 @@
 #include "flockstep/sim/extrapolate.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
 
 #include "flockstep/behavior/avoid.hpp"
 #include "flockstep/behavior/blend.hpp"
@@ -9,6 +12,8 @@
 #include "flockstep/behavior/craft.hpp"
 #include "flockstep/behavior/force_steering.hpp"
 #include "flockstep/behavior/intercept.hpp"
+#include "flockstep/behavior/kinematic.hpp"
+#include "flockstep/behavior/lamothe.hpp"
 #include "flockstep/behavior/los_chase.hpp"
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
@@ -55,6 +60,24 @@ ExtrapolationMethod method_for(const GroupSpec& g, const Composition& c) {
         if (b.weight > 0 && !snapshot_evaluable(b.type)) return ExtrapolationMethod::kDeadReckoning;
       return ExtrapolationMethod::kBehaviour;
     }
+    case Model::kKinematic:
+      switch (g.technique) {
+        // T17 / T18: the step toward / away from the nearest player, which the snapshot has.
+        case Technique::kTrack:
+        case Technique::kAntiTrack: return ExtrapolationMethod::kBehaviour;
+        // The velocity jumps within a snapshot interval by rules whose state is not in a
+        // snapshot: LaMothe's fly draws a new burst from its private stream, the mine adds
+        // random noise, T40 wander turns by a random binomial every tick (its mean is no turn),
+        // a T25 pattern turns on the instruction its counter reaches. The turn and speed rates
+        // measured across such a jump are over by the time they are measured: a straight line
+        // at the last velocity is closer (docs/viewer.md, "Extrapolation error").
+        case Technique::kFly:
+        case Technique::kMine:
+        case Technique::kKinematicWander:
+        case Technique::kKinematicPattern: return ExtrapolationMethod::kFirstOrder;
+        default: return ExtrapolationMethod::kDeadReckoning;
+      }
+    case Model::kTile: return ExtrapolationMethod::kTile;
     default: return ExtrapolationMethod::kDeadReckoning;
   }
 }
@@ -62,6 +85,11 @@ ExtrapolationMethod method_for(const GroupSpec& g, const Composition& c) {
 /// A jump larger than this between two snapshots of one agent is a respawn, not motion: no
 /// rates are estimated across it.
 constexpr real kTeleportM = 12;
+/// T16: the share of what can be left of a fly's burst (its length less the snapshot interval)
+/// taken as left when the velocity did not change between two snapshots. Measured on the shipped
+/// flies (docs/viewer.md): 0.5 loses the 100 ms median to plain first order (0.145 against
+/// 0.114 m), 1.0 keeps most of the 250 ms p95 (1.394 m); 0.75 beats both baselines everywhere.
+constexpr real kBurstLeftShare = 0.75;
 /// Below this speed the direction of travel is noise (the codec's speed step is 1/16 m/s).
 constexpr real kStillMps = 0.0625;
 
@@ -83,6 +111,172 @@ Extrapolator::Extrapolator(const Scenario& scenario, real dt) : scenario_(scenar
     compose_.push_back(composition_of(g));
     method_.push_back(method_for(g, compose_.back()));
   }
+  // The tile patterns (T26) and track matrices (T28) as World::build_tiles builds them: the
+  // World keeps its copies private, and both are a few lines over the behavior:: functions.
+  const TileMapSpec& m = scenario_.tiles;
+  for (const TilePatternSpec& spec : scenario_.tile_patterns) {
+    std::vector<behavior::Tile> vertices;
+    for (const auto& v : spec.vertices) vertices.push_back({v[0], v[1]});
+    behavior::TilePathPattern& p = tile_patterns_.emplace_back();
+    behavior::build_path_pattern(p, vertices);
+    p.row_offset = spec.row_offset;
+    p.col_offset = spec.col_offset;
+  }
+  for (const TrackSpec& t : scenario_.tracks) {
+    std::vector<std::uint8_t>& cells =
+        track_cells_.emplace_back(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols), std::uint8_t{0});
+    for (const auto& sg : t.segments) {
+      const behavior::Tile a{sg[0], sg[1]}, b{sg[2], sg[3]};
+      std::vector<behavior::Tile> line(static_cast<std::size_t>(behavior::line_tile_count(a, b)));
+      line.resize(static_cast<std::size_t>(behavior::rasterize_line(a, b, line)));
+      for (const behavior::Tile tile : line)
+        if (tile.row >= 0 && tile.col >= 0 && tile.row < m.rows && tile.col < m.cols)
+          cells[static_cast<std::size_t>(tile.row) * static_cast<std::size_t>(m.cols) +
+                static_cast<std::size_t>(tile.col)] = 1;
+    }
+  }
+}
+
+Vec2 Extrapolator::tile_centre(behavior::Tile t) const {
+  // As World::tile_centre.
+  const real c = scenario_.tiles.cell;
+  return {(t.col + real(0.5)) * c, (t.row + real(0.5)) * c};
+}
+
+behavior::Tile Extrapolator::tile_at(Vec2 p) const {
+  // As World::tile_at: the tile under p, clamped onto the map.
+  const TileMapSpec& m = scenario_.tiles;
+  const real fc = std::floor(p.x / m.cell), fr = std::floor(p.y / m.cell);
+  const real c = fc >= 0 ? (fc < m.cols ? fc : m.cols - 1) : 0;
+  const real r = fr >= 0 ? (fr < m.rows ? fr : m.rows - 1) : 0;
+  return {static_cast<std::int32_t>(r), static_cast<std::int32_t>(c)};
+}
+
+void Extrapolator::init_burst(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const {
+  // T16: a fly keeps one velocity for a burst of min..max_burst_ticks moves, then draws the next
+  // from its private stream (behavior::fly_update). The snapshot shows the velocity, not how much
+  // of the burst is left: a velocity that changed since the older snapshot started a burst in
+  // between (about half the interval ago), one that did not is somewhere in a burst begun
+  // earlier (kBurstLeftShare of what can be left). After that, the mean of the next draw.
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
+  if (g.technique != Technique::kFly) return;
+  const behavior::FlyParams fp;  // the World draws components in fp's range (its defaults)
+  const real burst = (g.fly.min_burst_ticks + g.fly.max_burst_ticks) * real(0.5);
+  const real n = static_cast<real>(ticks_between);
+  real left = burst * real(0.5);
+  if (old) left = old->velocity == a.view.velocity ? (burst - n) * kBurstLeftShare : burst - n * real(0.5);
+  a.lasts = static_cast<std::int32_t>(std::floor(math::max(left, real(0)) + real(0.5)));
+  // As World::steer_kinematic: a component of 8 LaMothe pixels/tick is max_speed m/s.
+  const real mean = (fp.min_component + fp.max_component) * real(0.5) * g.max_speed / 8;
+  a.then = {mean, mean};
+}
+
+TileStep Extrapolator::tile_step_of(const AgentView& v) const {
+  // The World moves a tile walker from centre(from) to centre(to) at tile_speed steps per second,
+  // velocity = (centre(to) - centre(from)) * tile_speed, and aims at centre(to): the snapshot's
+  // aim names `to`, its velocity the step (whole tiles per axis), its position the progress.
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
+  TileStep ts;
+  ts.to = tile_at(v.aim);
+  ts.from = ts.to;
+  ts.progress = 0;
+  const real per_tile = g.tile_speed * scenario_.tiles.cell;  // m/s for a one-tile orthogonal step
+  const Vec2 step = v.velocity / per_tile;
+  const auto dr = static_cast<std::int32_t>(std::floor(step.y + real(0.5)));
+  const auto dc = static_cast<std::int32_t>(std::floor(step.x + real(0.5)));
+  if (dr != 0 || dc != 0) {
+    ts.from = {ts.to.row - dr, ts.to.col - dc};
+    const Vec2 span = tile_centre(ts.to) - tile_centre(ts.from);
+    ts.progress = 1 - math::length(tile_centre(ts.to) - v.position) / math::length(span);
+  }
+  return ts;
+}
+
+void Extrapolator::init_tile(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const {
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
+  TileStep& ts = a.tile;
+  ts = tile_step_of(a.view);
+  if (ts.from == ts.to && old) {
+    // Standing on a tile centre (a patrol waits one step on every corner): the position cannot
+    // tell how long it has stood, the older snapshot can. Progress keeps accumulating while it
+    // stands, so it is the older step's progress plus the ticks since, less the step it
+    // finished; standing then as well, at least the ticks since.
+    const TileStep was = tile_step_of(*old);
+    const real since = static_cast<real>(ticks_between) * g.tile_speed * dt_;
+    if (!(was.from == was.to) && was.to == ts.to) ts.progress = was.progress + since - 1;
+    else if (was.from == was.to && was.to == ts.to) ts.progress = since;
+  }
+  ts.progress = std::clamp(ts.progress, real(0), real(1) - std::numeric_limits<real>::epsilon());
+  // A patrol on its pattern: the entry it walks to, the one after the entry it left.
+  if (g.technique != Technique::kTilePatrol || a.view.state != BehaviorState::kPatrolling || g.tile_pattern < 0 ||
+      g.tile_pattern >= static_cast<std::int32_t>(tile_patterns_.size()))
+    return;
+  const behavior::TilePathPattern& p = tile_patterns_[static_cast<std::size_t>(g.tile_pattern)];
+  const std::int32_t n = behavior::path_entry_count(p);
+  auto world_entry = [&](std::int32_t k) {
+    const behavior::Tile e = behavior::path_entry(p, (k % n + n) % n);
+    return behavior::Tile{p.row_offset + e.row, p.col_offset + e.col};
+  };
+  // Patterns repeat their corner tiles (each T22 segment starts on the one before's end), so a
+  // patrol standing on a corner is on the second copy: match the step (from, to) first, and the
+  // tile alone only when no step matches (a patrol standing where it started).
+  for (std::int32_t k = 0; k < n && ts.pattern < 0; ++k)
+    if (world_entry(k) == ts.to && world_entry(k - 1) == ts.from) ts.pattern = k;
+  for (std::int32_t k = 0; k < n && ts.pattern < 0; ++k)
+    if (world_entry(k) == ts.to) ts.pattern = k;
+}
+
+TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const {
+  // World::steer_tile: advance the progress; on arrival decide the next tile.
+  const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
+  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
+  TileStep ts = a.tile;
+  ts.progress += g.tile_speed * dt_;
+  if (ts.progress < 1) return ts;
+  ts.progress -= 1;
+  if (ts.progress >= 1) ts.progress = 0;
+  const behavior::Tile previous = ts.from;
+  ts.from = ts.to;
+  // Where the next tile does not follow from the snapshot, the walker waits on the centre of
+  // the tile it reached: the point nearest to every way it may go on.
+  if (g.technique == Technique::kTileTrack && g.track >= 0 &&
+      g.track < static_cast<std::int32_t>(track_cells_.size())) {
+    // T28 (behavior::follow_track): one candidate is taken, a dead end turns back; at a junction
+    // the World draws from the agent's private random stream, which no snapshot carries.
+    const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
+    const behavior::TrackView view{cells.data(), scenario_.tiles.rows, scenario_.tiles.cols};
+    std::array<behavior::Tile, 8> candidates{};
+    const std::int32_t n = behavior::track_candidates(view, ts.from, previous, candidates);
+    if (n == 1) {
+      ts.to = candidates[0];
+    } else if (n > 1) {
+      // A junction. Going straight on where the track does, and waiting on the centre where it
+      // turns, was measured closest to the truth (docs/viewer.md: carrying on along the
+      // straightest branch, or waiting at every junction, do worse at p95 or at the median).
+      const behavior::Tile ahead{2 * ts.from.row - previous.row, 2 * ts.from.col - previous.col};
+      if (std::any_of(candidates.begin(), candidates.begin() + n, [&](behavior::Tile c) { return c == ahead; }))
+        ts.to = ahead;
+    } else if (behavior::on_track(view, previous)) {
+      ts.to = previous;
+    }
+  } else if (g.technique == Technique::kTilePatrol && ts.pattern >= 0) {
+    // T27 (behavior::patrol_step): the next entry, unless a target in chase_range breaks the
+    // patrol out into a chase, whose path the World finds by a search over its own line state
+    // (World::tile_step_toward, not in a snapshot): then the walker waits, pattern unknown.
+    const std::int32_t j = nearest_target(agents, g.target_group, i, a.view.position);
+    const bool enemy =
+        g.chase_range > 0 && j >= 0 &&
+        math::length(delta(a.view.position, agents[static_cast<std::size_t>(j)].view.position)) <= g.chase_range;
+    const behavior::TilePathPattern& p = tile_patterns_[static_cast<std::size_t>(g.tile_pattern)];
+    behavior::TilePatrolState patrol{ts.pattern, ts.from, true};
+    if (behavior::patrol_step(patrol, p, behavior::pattern_anchor(p), enemy)) {
+      ts.pattern = patrol.index;
+      ts.to = patrol.tile;
+    } else {
+      ts.pattern = -1;
+    }
+  }
+  return ts;
 }
 
 ExtrapolationMethod Extrapolator::method_of(std::int32_t group) const {
@@ -111,18 +305,22 @@ void Extrapolator::init(std::span<const AgentView> views, std::vector<Extrapolat
     a.view = v;
     a.heading = math::as_vector(v.orientation);
     a.method = v.kind == AgentKind::kPlayer ? ExtrapolationMethod::kDeadReckoning : method_of(v.group);
-    if (ticks_between <= 0 || previous.empty()) continue;
     // Snapshots keep the same order unless agents came or went: try the same index first.
     const AgentView* old = nullptr;
-    if (i < previous.size() && previous[i].id == v.id) old = &previous[i];
-    for (std::size_t k = 0; !old && k < previous.size(); ++k) {
-      const std::size_t j = (hint + k) % previous.size();
-      if (previous[j].id == v.id) {
-        old = &previous[j];
-        hint = j + 1;
+    if (ticks_between > 0) {
+      if (i < previous.size() && previous[i].id == v.id) old = &previous[i];
+      for (std::size_t k = 0; !old && k < previous.size(); ++k) {
+        const std::size_t j = (hint + k) % previous.size();
+        if (previous[j].id == v.id) {
+          old = &previous[j];
+          hint = j + 1;
+        }
       }
     }
-    if (!old || math::length_sq(delta(old->position, v.position)) > kTeleportM * kTeleportM) continue;
+    if (old && math::length_sq(delta(old->position, v.position)) > kTeleportM * kTeleportM) old = nullptr;
+    if (a.method == ExtrapolationMethod::kTile) init_tile(a, old, ticks_between);
+    if (a.method == ExtrapolationMethod::kFirstOrder) init_burst(a, old, ticks_between);
+    if (!old) continue;
     const real s0 = math::length(old->velocity), s1 = math::length(v.velocity);
     const real n = static_cast<real>(ticks_between);
     a.accel = (s1 - s0) / n;
@@ -166,6 +364,7 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
   const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
   Steer s;
   s.state = a.view.state;
+  if (a.method == ExtrapolationMethod::kTile) s.tile = steer_tile(agents, i);
   if (a.method != ExtrapolationMethod::kBehaviour) return s;
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
   const Vec2 pos = a.view.position;
@@ -175,6 +374,20 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     const AgentView& o = agents[static_cast<std::size_t>(j)].view;
     return behavior::Mover{pos + delta(pos, o.position), o.velocity};
   };
+
+  if (model_of(g) == Model::kKinematic) {
+    // World::steer_kinematic for T17 / T18: the new velocity in `force`; no target, no motion.
+    const std::int32_t tj = nearest_target(agents, g.target_group, i, pos);
+    s.state = BehaviorState::kNone;
+    if (tj >= 0) {
+      const Vec2 offset = mover_of(tj).position - pos;
+      const bool track = g.technique == Technique::kTrack;
+      s.force = track ? behavior::track_step(Vec2{}, offset, g.max_speed * dt_) / dt_
+                      : behavior::evade_step(Vec2{}, offset, g.max_speed);
+      s.state = track ? BehaviorState::kSeeking : BehaviorState::kFleeing;
+    }
+    return s;
+  }
 
   if (model_of(g) == Model::kCraft) {
     // World::steer_craft, T21 and T23/T24, with the chase mode the snapshot reports.
@@ -301,18 +514,24 @@ void Extrapolator::dead_reckon(ExtrapolatedAgent& a) const {
   // The codec's second-order model (codec::predict_motion): speed and direction of travel keep
   // changing at their measured rates; the position advances semi-implicitly like the World's bodies.
   AgentView& v = a.view;
+  if (a.method == ExtrapolationMethod::kFirstOrder && a.lasts >= 0) {
+    if (a.lasts == 0) v.velocity = a.then;
+    --a.lasts;
+  }
   const real speed = math::length(v.velocity);
   // The rates carry on the change measured between two snapshots; a group's own speed limit
   // bounds where that can lead (a kinematic agent that jumps to full speed would otherwise keep
   // accelerating).
-  real next_speed = math::max(real(0), speed + a.accel);
+  const bool second_order = a.method != ExtrapolationMethod::kFirstOrder;
+  const real accel = second_order ? a.accel : 0, turn = second_order ? a.turn : 0;
+  real next_speed = math::max(real(0), speed + accel);
   if (v.group >= 0 && v.group < static_cast<std::int32_t>(scenario_.groups.size())) {
     const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
     const Model m = model_of(g);
     if (m == Model::kVehicle || m == Model::kSteering || m == Model::kKinematic)
       next_speed = math::min(next_speed, math::max(speed, g.max_speed));
   }
-  if (speed > 0) v.velocity = math::rotate(v.velocity, a.turn) * (next_speed / speed);
+  if (speed > 0) v.velocity = math::rotate(v.velocity, turn) * (next_speed / speed);
   v.position += v.velocity * dt_;
   const bool free_heading = v.kind == AgentKind::kPlayer || v.angular_velocity != 0;
   if (free_heading) {
@@ -326,8 +545,30 @@ void Extrapolator::dead_reckon(ExtrapolatedAgent& a) const {
 
 void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
   AgentView& v = a.view;
-  if (a.method == ExtrapolationMethod::kDeadReckoning) {
+  if (a.method == ExtrapolationMethod::kTile) {
+    // World::integrate_tile.
+    a.tile = s.tile;
+    const Vec2 from = tile_centre(a.tile.from), d = tile_centre(a.tile.to) - from;
+    v.position = from + d * a.tile.progress;
+    v.velocity = d * scenario_.groups[static_cast<std::size_t>(v.group)].tile_speed;
+    v.angular_velocity = 0;
+    v.aim = tile_centre(a.tile.to);
+    if (!math::is_zero(d)) {
+      a.heading = math::normalized(d);
+      v.orientation = math::orientation_of(a.heading);
+    }
+  } else if (a.method != ExtrapolationMethod::kBehaviour) {
     dead_reckon(a);
+  } else if (model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kKinematic) {
+    // World::integrate_kinematic (T03): the velocity set directly, facing along it.
+    behavior::Static st{v.position, v.orientation};
+    behavior::kinematic_integrate(st, {s.force, 0}, dt_, true);
+    v.position = st.position;
+    v.velocity = s.force;
+    v.orientation = st.orientation;
+    v.angular_velocity = 0;
+    a.heading = math::as_vector(v.orientation);
+    v.state = s.state;
   } else if (model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kCraft) {
     // World::integrate for a craft: T10, the angle kept wrapped.
     behavior::CraftState cs{v.position, v.velocity, v.orientation, v.angular_velocity};

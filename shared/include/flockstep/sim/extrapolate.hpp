@@ -11,12 +11,24 @@
 ///     inputs are in the snapshot (walls, obstacles, fleeing players, seek, arrive, flee, pursue,
 ///     evade, hide, offset pursuit, interpose) combined by a running sum (T79), a blend (T77) or
 ///     a priority (T78): each behaviour's behavior:: force, the same combiner, behavior::body_update;
+///   - LaMothe's trackers (T17 track, T18 anti-track): the kinematic step toward or away from
+///     the nearest player (behavior::track_step / evade_step), then behavior::kinematic_integrate;
+///   - tile walkers (T26-T28, T22): from the tile they walk to (the snapshot's aim is its centre)
+///     at the tile speed, stepping on by the world's own tile rules where the next tile follows
+///     from the snapshot (a track tile with one way on, the next entry of a patrol pattern) and
+///     stopping on the tile centre where it does not (a junction's random choice, a chase's path
+///     search: see extrapolate.cpp);
 ///   - then the World's end-of-tick rules: sim::push_out_of_obstacles and sim::apply_border.
 /// Everything else (flocks and wanderers that need neighbours' private random streams, Bourg's
-/// flocks, patterns, tile walkers, kinematic and steering-model groups, players whose input is
-/// unknown) is dead reckoned with the codec's second-order motion model: speed and direction of
-/// travel keep changing at the rates measured between the two newest snapshots (the continuous
-/// form of codec::predict's integer model, which sim cannot call: codec depends on sim).
+/// flocks, patterns, kinematic and steering-model groups, players whose input is unknown) is dead
+/// reckoned with the codec's second-order motion model: speed and direction of travel keep
+/// changing at the rates measured between the two newest snapshots (the continuous form of
+/// codec::predict's integer model, which sim cannot call: codec depends on sim). Kinematic groups
+/// whose velocity jumps within a snapshot interval (LaMothe's fly bursts and mine noise, T40
+/// kinematic wander's random rotation, T25 pattern turns) are dead reckoned first order instead:
+/// the rates measured across such a jump describe a turn that is already over, and carrying them
+/// on overshoots (docs/viewer.md has the measurement). A fly's burst runs out after the group's
+/// burst length: from its expected end the fly moves at the mean of the next random draw.
 ///
 /// Like the World, a tick computes every agent's steering from the state at its start and then
 /// moves everyone (compute-then-commit), so the result does not depend on agent order.
@@ -25,6 +37,8 @@
 #include <vector>
 
 #include "flockstep/behavior/craft.hpp"
+#include "flockstep/behavior/tile_line.hpp"
+#include "flockstep/behavior/tile_pattern.hpp"
 #include "flockstep/math/vec2.hpp"
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/scenario.hpp"
@@ -35,6 +49,17 @@ namespace flockstep::sim {
 enum class ExtrapolationMethod : std::uint8_t {
   kBehaviour = 0,      ///< the World's behaviour code (file comment)
   kDeadReckoning = 1,  ///< second-order dead reckoning
+  kFirstOrder = 2,     ///< first-order dead reckoning: a straight line at the last velocity
+  kTile = 3,           ///< tile walker: to the next tile centre, on by the world's tile rules (file comment)
+};
+
+/// Where a tile walker is on its step between two tile centres (the World's tile state, as far
+/// as a snapshot shows it).
+struct TileStep {
+  behavior::Tile from;        ///< tile it left
+  behavior::Tile to;          ///< tile it walks to (== from: standing on from's centre)
+  real progress = 1;          ///< fraction of the step done, [0, 1)
+  std::int32_t pattern = -1;  ///< patrols: index of `to` in the group's tile pattern, -1 unknown
 };
 
 /// One agent being extrapolated: its snapshot view, advanced in place, plus what dead
@@ -44,6 +69,10 @@ struct ExtrapolatedAgent {
   Vec2 heading{1, 0};  ///< vehicles: unit heading (T08), from the orientation
   real turn = 0;       ///< dead reckoning: change of the direction of travel per tick, rad
   real accel = 0;      ///< dead reckoning: change of speed per tick, m/s
+  TileStep tile;       ///< tile walkers (kTile)
+  /// First order: ticks the last velocity still lasts before it becomes `then` (-1: for good).
+  std::int32_t lasts = -1;
+  Vec2 then;  ///< first order: the velocity after `lasts` ticks, m/s
   ExtrapolationMethod method = ExtrapolationMethod::kDeadReckoning;
 };
 
@@ -83,9 +112,16 @@ class Extrapolator {
     Vec2 force;                                  // vehicles, N
     behavior::Thrusters thrusters{};             // crafts
     BehaviorState state = BehaviorState::kNone;  // T24 chase mode after this tick
+    TileStep tile{};                             // tile walkers: the step after this tick
   };
   Steer steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
   void integrate(ExtrapolatedAgent& a, const Steer& s) const;
+  void init_burst(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
+  TileStep tile_step_of(const AgentView& v) const;
+  void init_tile(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
+  TileStep steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
+  Vec2 tile_centre(behavior::Tile t) const;
+  behavior::Tile tile_at(Vec2 p) const;
   std::int32_t nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group, std::int32_t self,
                               Vec2 p) const;
   std::int32_t leader_of(std::span<const ExtrapolatedAgent> agents, std::int32_t group) const;
@@ -94,9 +130,11 @@ class Extrapolator {
 
   Scenario scenario_;
   real dt_;
-  std::vector<ExtrapolationMethod> method_;  // per group
-  std::vector<Composition> compose_;         // per group: composition_of
-  std::vector<Steer> steer_;                 // scratch: this tick's steering, per agent
+  std::vector<ExtrapolationMethod> method_;               // per group
+  std::vector<Composition> compose_;                      // per group: composition_of
+  std::vector<Steer> steer_;                              // scratch: this tick's steering, per agent
+  std::vector<behavior::TilePathPattern> tile_patterns_;  // per scenario tile pattern (T26)
+  std::vector<std::vector<std::uint8_t>> track_cells_;    // per scenario track: map-sized matrix (T28)
 };
 
 }  // namespace flockstep::sim
