@@ -19,6 +19,7 @@
 #include "flockstep/math/transform.hpp"
 #include "flockstep/sim/model_params.hpp"
 #include "flockstep/sim/rules.hpp"
+#include "world_tiles.hpp"
 
 namespace flockstep::sim {
 namespace {
@@ -111,46 +112,15 @@ Extrapolator::Extrapolator(const Scenario& scenario, real dt) : scenario_(scenar
     compose_.push_back(composition_of(g));
     method_.push_back(method_for(g, compose_.back()));
   }
-  // The tile patterns (T26) and track matrices (T28) as World::build_tiles builds them: the
-  // World keeps its copies private, and both are a few lines over the behavior:: functions.
-  const TileMapSpec& m = scenario_.tiles;
-  for (const TilePatternSpec& spec : scenario_.tile_patterns) {
-    std::vector<behavior::Tile> vertices;
-    for (const auto& v : spec.vertices) vertices.push_back({v[0], v[1]});
-    behavior::TilePathPattern& p = tile_patterns_.emplace_back();
-    behavior::build_path_pattern(p, vertices);
-    p.row_offset = spec.row_offset;
-    p.col_offset = spec.col_offset;
-  }
-  for (const TrackSpec& t : scenario_.tracks) {
-    std::vector<std::uint8_t>& cells =
-        track_cells_.emplace_back(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols), std::uint8_t{0});
-    for (const auto& sg : t.segments) {
-      const behavior::Tile a{sg[0], sg[1]}, b{sg[2], sg[3]};
-      std::vector<behavior::Tile> line(static_cast<std::size_t>(behavior::line_tile_count(a, b)));
-      line.resize(static_cast<std::size_t>(behavior::rasterize_line(a, b, line)));
-      for (const behavior::Tile tile : line)
-        if (tile.row >= 0 && tile.col >= 0 && tile.row < m.rows && tile.col < m.cols)
-          cells[static_cast<std::size_t>(tile.row) * static_cast<std::size_t>(m.cols) +
-                static_cast<std::size_t>(tile.col)] = 1;
-    }
-  }
+  // The tile patterns (T26) and track matrices (T28) from the functions the World builds its own
+  // copies with (world_tiles.hpp).
+  for (const TilePatternSpec& spec : scenario_.tile_patterns) tile_patterns_.push_back(build_tile_pattern(spec));
+  for (const TrackSpec& t : scenario_.tracks) track_cells_.push_back(build_track_cells(t, scenario_.tiles));
 }
 
-Vec2 Extrapolator::tile_centre(behavior::Tile t) const {
-  // As World::tile_centre.
-  const real c = scenario_.tiles.cell;
-  return {(t.col + real(0.5)) * c, (t.row + real(0.5)) * c};
-}
+Vec2 Extrapolator::tile_centre(behavior::Tile t) const { return tile_centre_on(scenario_.tiles, t); }
 
-behavior::Tile Extrapolator::tile_at(Vec2 p) const {
-  // As World::tile_at: the tile under p, clamped onto the map.
-  const TileMapSpec& m = scenario_.tiles;
-  const real fc = std::floor(p.x / m.cell), fr = std::floor(p.y / m.cell);
-  const real c = fc >= 0 ? (fc < m.cols ? fc : m.cols - 1) : 0;
-  const real r = fr >= 0 ? (fr < m.rows ? fr : m.rows - 1) : 0;
-  return {static_cast<std::int32_t>(r), static_cast<std::int32_t>(c)};
-}
+behavior::Tile Extrapolator::tile_at(Vec2 p) const { return tile_under(scenario_.tiles, p); }
 
 void Extrapolator::init_burst(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const {
   // T16: a fly keeps one velocity for a burst of min..max_burst_ticks moves, then draws the next

@@ -128,45 +128,49 @@ std::string validate_tiles(const Scenario& s) {
   return {};
 }
 
+behavior::TilePathPattern build_tile_pattern(const TilePatternSpec& spec) {
+  std::vector<Tile> vertices;
+  for (const auto& v : spec.vertices) vertices.push_back({v[0], v[1]});
+  behavior::TilePathPattern p;
+  behavior::build_path_pattern(p, vertices);  // T26: build segments, normalise
+  p.row_offset = spec.row_offset;
+  p.col_offset = spec.col_offset;
+  return p;
+}
+
+std::vector<std::uint8_t> build_track_cells(const TrackSpec& track, const TileMapSpec& m) {
+  std::vector<std::uint8_t> cells(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols), 0);
+  for (const auto& sg : track.segments)  // T28: mark each T22 line with 1s
+    for (const Tile t : line_tiles({sg[0], sg[1]}, {sg[2], sg[3]}))
+      if (on_map(m, t))
+        cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] = 1;
+  return cells;
+}
+
 void WorldImpl::build_tiles() {
-  const TileMapSpec& m = scenario_.tiles;
-  tile_patterns_.assign(scenario_.tile_patterns.size(), behavior::TilePathPattern{});
-  for (std::size_t i = 0; i < scenario_.tile_patterns.size(); ++i) {
-    const TilePatternSpec& spec = scenario_.tile_patterns[i];
-    std::vector<Tile> vertices;
-    for (const auto& v : spec.vertices) vertices.push_back({v[0], v[1]});
-    behavior::TilePathPattern& p = tile_patterns_[i];
-    behavior::build_path_pattern(p, vertices);  // T26: build segments, normalise
-    p.row_offset = spec.row_offset;
-    p.col_offset = spec.col_offset;
-  }
-  track_cells_.assign(scenario_.tracks.size(), {});
-  for (std::size_t i = 0; i < scenario_.tracks.size(); ++i) {
-    std::vector<std::uint8_t>& cells = track_cells_[i];
-    cells.assign(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols), 0);
-    for (const auto& sg : scenario_.tracks[i].segments)  // T28: mark each T22 line with 1s
-      for (const Tile t : line_tiles({sg[0], sg[1]}, {sg[2], sg[3]}))
-        if (on_map(m, t))
-          cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] =
-              1;
-  }
+  tile_patterns_.clear();
+  for (const TilePatternSpec& spec : scenario_.tile_patterns) tile_patterns_.push_back(build_tile_pattern(spec));
+  track_cells_.clear();
+  for (const TrackSpec& t : scenario_.tracks) track_cells_.push_back(build_track_cells(t, scenario_.tiles));
 }
 
 bool WorldImpl::tile_free(Tile t) const { return free_on(scenario_.tiles, t); }
 
-Vec2 WorldImpl::tile_centre(Tile t) const {
-  const real c = scenario_.tiles.cell;
-  return {(t.col + real(0.5)) * c, (t.row + real(0.5)) * c};
+Vec2 tile_centre_on(const TileMapSpec& m, Tile t) {
+  return {(t.col + real(0.5)) * m.cell, (t.row + real(0.5)) * m.cell};
 }
 
-Tile WorldImpl::tile_at(Vec2 p) const {
-  const TileMapSpec& m = scenario_.tiles;
+Tile tile_under(const TileMapSpec& m, Vec2 p) {
   const real fc = std::floor(p.x / m.cell), fr = std::floor(p.y / m.cell);
   // Clamp in real arithmetic first: a far-away (or non-finite) point never overflows the cast.
   const real c = fc >= 0 ? (fc < m.cols ? fc : m.cols - 1) : 0;
   const real r = fr >= 0 ? (fr < m.rows ? fr : m.rows - 1) : 0;
   return {static_cast<std::int32_t>(r), static_cast<std::int32_t>(c)};
 }
+
+Vec2 WorldImpl::tile_centre(Tile t) const { return tile_centre_on(scenario_.tiles, t); }
+
+Tile WorldImpl::tile_at(Vec2 p) const { return tile_under(scenario_.tiles, p); }
 
 void WorldImpl::init_tile_agent(std::int32_t i, std::int32_t k) {
   const GroupSpec& g = scenario_.groups[group_[i]];

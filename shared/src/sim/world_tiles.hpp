@@ -2,7 +2,11 @@
 /// \file world_tiles.hpp
 /// What the tile model (world_tiles.cpp) offers the rest of shared/src/sim/ besides its
 /// WorldImpl methods. Private: not installed.
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "flockstep/behavior/tile_pattern.hpp"
 
 #include "flockstep/sim/scenario.hpp"
 
@@ -12,5 +16,20 @@ namespace flockstep::sim {
 /// fields; "" when valid, else a message naming the field. Beside the tile model because it
 /// checks what the model needs (free tiles on the map, patterns and tracks that stay on it).
 std::string validate_tiles(const Scenario& s);
+
+/// The centre of tile t on map m, world metres.
+Vec2 tile_centre_on(const TileMapSpec& m, behavior::Tile t);
+
+/// The tile under p, clamped onto map m (clamped in real arithmetic first, so a far-away or
+/// non-finite point never overflows the cast).
+behavior::Tile tile_under(const TileMapSpec& m, Vec2 p);
+
+/// T26: a scenario's tile pattern built and normalised the way the tile model walks it. The
+/// World and the Extrapolator both build theirs here, so a client steps the same pattern.
+behavior::TilePathPattern build_tile_pattern(const TilePatternSpec& spec);
+
+/// T28: a track's matrix (rows x cols of the map, 1 on the track, row-major), each segment
+/// rasterised as a T22 line and clipped to the map. Shared by the World and the Extrapolator.
+std::vector<std::uint8_t> build_track_cells(const TrackSpec& track, const TileMapSpec& map);
 
 }  // namespace flockstep::sim
