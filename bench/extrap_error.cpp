@@ -30,6 +30,7 @@
 #include "flockstep/math/transform.hpp"
 #include "flockstep/sim/canonical.hpp"
 #include "flockstep/sim/extrapolate.hpp"
+#include "flockstep/sim/group_kind.hpp"
 #include "flockstep/sim/world.hpp"
 #include "predict/remote_agents.hpp"
 
@@ -60,13 +61,6 @@ constexpr double kTeleportM = 12;
 /// What is measured per sample: the viewer's extrapolation and the two dead-reckoning baselines.
 enum Series : std::size_t { kExtrapolated = 0, kSecondOrder = 1, kFirstOrder = 2, kSeries = 3 };
 const char* const kSeriesName[kSeries] = {"extrapolated", "2nd order", "1st order"};
-
-std::string kind_of(const sim::Scenario& s, std::int32_t group) {
-  if (group < 0 || group >= static_cast<std::int32_t>(s.groups.size())) return "player";
-  const sim::GroupSpec& g = s.groups[static_cast<std::size_t>(group)];
-  if (g.technique == sim::Technique::kComposed) return std::string("composed/") + sim::model_name(g.model);
-  return sim::technique_name(g.technique);
-}
 
 double percentile(std::vector<double>& v, double q) {
   if (v.empty()) return 0;
@@ -158,7 +152,7 @@ int main(int argc, char** argv) {
           };
           const double e[kSeries] = {error(d.position), error(second[k].view.position), error(first[k].view.position)};
           if (error(newest[k].position) > kTeleportM) continue;  // respawned: the same samples for every series
-          for (std::size_t m = 0; m < kSeries; ++m) errors[kind_of(sc, truth.group)][h][m].push_back(e[m]);
+          for (std::size_t m = 0; m < kSeries; ++m) errors[sim::group_kind(sc, truth.group)][h][m].push_back(e[m]);
         }
       }
     }

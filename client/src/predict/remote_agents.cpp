@@ -8,6 +8,7 @@
 #include "flockstep/math/angle.hpp"
 #include "flockstep/math/transform.hpp"
 #include "flockstep/sim/rules.hpp"
+#include "flockstep/sim/group_kind.hpp"
 
 namespace flockstep::client {
 
@@ -208,16 +209,6 @@ void RemoteAgents::measure_error(std::int32_t k_older, const Frame& newer) {
   error_ = err;
 }
 
-namespace {
-// A group's kind for the hold errors: its technique, or its movement model when composed.
-std::string kind_label(const sim::Scenario& s, std::int32_t group) {
-  if (group < 0 || static_cast<std::size_t>(group) >= s.groups.size()) return "player";
-  const sim::GroupSpec& g = s.groups[static_cast<std::size_t>(group)];
-  if (g.technique == sim::Technique::kComposed) return std::string("composed/") + sim::model_name(g.model);
-  return sim::technique_name(g.technique);
-}
-}  // namespace
-
 void RemoteAgents::measure_holds(const Frame& newer) {
   if (!extrapolator_ || !scenario_) return;
   for (std::size_t h = 0; h < std::size(kHoldsMs); ++h) {
@@ -244,7 +235,7 @@ void RemoteAgents::measure_holds(const Frame& newer) {
       const real ed = math::length(delta(scratch_d_[it->second].view.position, truth.position));
       const real es = math::length(delta(older.agents[it->second].position, truth.position));
       if (eb > kTeleportM || ed > kTeleportM || es > kTeleportM) continue;  // respawn
-      HoldError& e = hold_errors_[h][kind_label(*scenario_, truth.group)];
+      HoldError& e = hold_errors_[h][sim::group_kind(*scenario_, truth.group)];
       ++e.samples;
       e.behaviour_sum_m += eb;
       e.behaviour_max_m = std::max<double>(e.behaviour_max_m, eb);

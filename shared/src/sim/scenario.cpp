@@ -5,6 +5,7 @@
 
 #include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/math/angle.hpp"
+#include "flockstep/sim/group_kind.hpp"
 #include "world_tiles.hpp"
 
 namespace flockstep::sim {
@@ -67,6 +68,13 @@ bool parse_technique(std::string_view name, Technique& out) {
 const char* kind_name(AgentKind k) {
   const auto i = static_cast<std::size_t>(k);
   return i < std::size(kKindNames) ? kKindNames[i] : "unknown";
+}
+
+std::string group_kind(const Scenario& s, std::int32_t group) {
+  if (group < 0 || static_cast<std::size_t>(group) >= s.groups.size()) return "player";
+  const GroupSpec& g = s.groups[static_cast<std::size_t>(group)];
+  if (g.technique == Technique::kComposed) return std::string("composed/") + model_name(g.model);
+  return technique_name(g.technique);
 }
 
 std::string validate(const Scenario& s) {

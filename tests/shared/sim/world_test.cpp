@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "flockstep/sim/canonical.hpp"
+#include "flockstep/sim/group_kind.hpp"
 
 namespace flockstep::sim {
 namespace {
@@ -34,6 +35,20 @@ TEST(World, SpawnsEveryGroupInsideTheWorld) {
     const Vec2 p = w.view(i).position;
     EXPECT_TRUE(p.x >= 0 && p.x <= s.width && p.y >= 0 && p.y <= s.height);
   }
+}
+
+TEST(Scenario, GroupKindNamesTheTechniqueOrTheComposedModel) {
+  sim::Scenario s;
+  sim::GroupSpec plain;
+  plain.technique = sim::Technique::kLosChase;
+  sim::GroupSpec composed;
+  composed.technique = sim::Technique::kComposed;
+  composed.model = sim::Model::kKinematic;
+  s.groups = {plain, composed};
+  EXPECT_EQ(sim::group_kind(s, 0), "los_chase");
+  EXPECT_EQ(sim::group_kind(s, 1), "composed/kinematic");
+  EXPECT_EQ(sim::group_kind(s, -1), "player");
+  EXPECT_EQ(sim::group_kind(s, 2), "player");
 }
 
 TEST(World, ValidateNamesTheBadField) {
