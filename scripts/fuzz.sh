@@ -16,10 +16,11 @@
 #                                           and the server from its own store, not from clients)
 #   fuzz_input_log                          SECONDS / 4 (input-log recordings: read by the viewer
 #                                           and operators' tools from the server's own files)
+# FLOCKSTEP_JOBS targets run at once (each libFuzzer process uses one core).
 # Targets named on the command line get SECONDS each. Exits non-zero if any target finds a crash,
 # a leak or a sanitizer report; the reproducer is left in build/fuzz/artifacts/<target>/.
 #
-# Environment: FLOCKSTEP_FUZZ_DIR (default build/fuzz), FLOCKSTEP_JOBS (build jobs, default 2),
+# Environment: FLOCKSTEP_FUZZ_DIR (default build/fuzz), FLOCKSTEP_JOBS (build jobs, and targets run at once; default 2),
 # FLOCKSTEP_FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2 -workers=2").
 # Longer runs and how to add found inputs to the corpus: docs/reliability.md.
 set -uo pipefail
@@ -60,14 +61,15 @@ if ! cmake --build "$DIR" -j"$JOBS" --target "${TARGETS[@]}" >"$DIR.build.log" 2
 fi
 say "built ${TARGETS[*]} ($((SECONDS - t)) s)"
 
-failed=()
-for target in "${TARGETS[@]}"; do
+# run_target TARGET: one libFuzzer run on a working copy of the target's seeds; its summary line
+# goes to $DIR/TARGET.summary, its exit status is the run's.
+run_target() {
+  local target="$1" seeds work artifacts t=$SECONDS secs
   seeds="$ROOT/tests/fuzz/corpus/${target#fuzz_}"
   work="$DIR/corpus/$target"
   artifacts="$DIR/artifacts/$target"
   mkdir -p "$work" "$artifacts"
   cp -n "$seeds"/* "$work"/ 2>/dev/null || true
-  t=$SECONDS
   secs=$((SECONDS_PER_TARGET / ${DIVISOR[$target]:-1}))
   ((secs < 1)) && secs=1
   say "$target: ${secs} s on $(ls "$work" | wc -l) inputs ..."
@@ -76,11 +78,26 @@ for target in "${TARGETS[@]}"; do
   if "$DIR/tests/fuzz/$target" "$work" -max_total_time="$secs" -rss_limit_mb=1024 -timeout=10 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" ${FLOCKSTEP_FUZZ_ARGS:-} >"$DIR/$target.log" 2>&1; then
     say "$target: ok ($((SECONDS - t)) s): $(grep -aE '^stat::number_of_executed_units' "$DIR/$target.log" | awk '{print $2}') runs, corpus $(ls "$work" | wc -l)"
-  else
-    tail -40 "$DIR/$target.log"
-    say "FAILED: $target found a problem (log $DIR/$target.log, reproducer in $artifacts/)"
-    failed+=("$target")
+    return 0
   fi
+  tail -40 "$DIR/$target.log"
+  say "FAILED: $target found a problem (log $DIR/$target.log, reproducer in $artifacts/)"
+  return 1
+}
+
+# Each libFuzzer process is single-threaded, so FLOCKSTEP_JOBS targets run at once (two on the
+# CI's two cores): the stage takes half the wall time for the same seconds of fuzzing per target.
+t=$SECONDS
+failed=()
+declare -A pid_of=()
+for target in "${TARGETS[@]}"; do
+  while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
+  run_target "$target" &
+  pid_of[$target]=$!
 done
+for target in "${TARGETS[@]}"; do
+  wait "${pid_of[$target]}" || failed+=("$target")
+done
+say "ran ${#TARGETS[@]} targets, $JOBS at a time ($((SECONDS - t)) s)"
 ((${#failed[@]} == 0)) || { say "FAILED: ${failed[*]}"; exit 1; }
 say "all targets clean"
