@@ -115,11 +115,18 @@ export function createOverlay({ call, prefs, savePrefs, canvas, canLink = () => 
     const link = canLink(s)
       ? '<button id="inspector-link" class="link" type="button" title="Copy a link to this moment, following this agent with the inspector open">Link</button>'
       : '';
-    const html = `<div class="inspector-head"><b>#${a.id}</b><span class="inspector-tools">${link}` +
-      `<button id="inspector-close" type="button" title="Close (Esc)">×</button></span></div>` +
-      `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td data-field="${k}">${escapeHtml(v)}</td></tr>`).join('')}</table>` +
+    // The head (id, Link, close) is rebuilt only when it changes, the table at every refresh: a
+    // button replaced 10 times a second would lose the clicks that land on it.
+    const head = `<b>#${a.id}</b><span class="inspector-tools">${link}` +
+      '<button id="inspector-close" type="button" title="Close (Esc)">×</button></span>';
+    const body = `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td data-field="${k}">${escapeHtml(v)}</td></tr>`).join('')}</table>` +
       forcesHtml(a);
-    if (box.dataset.html !== html) { box.innerHTML = html; box.dataset.html = html; }
+    if (!box.firstElementChild || !box.firstElementChild.classList.contains('inspector-head')) {
+      box.innerHTML = '<div class="inspector-head"></div><div class="inspector-body"></div>';
+    }
+    const [headBox, bodyBox] = box.children;
+    if (headBox.dataset.html !== head) { headBox.innerHTML = head; headBox.dataset.html = head; }
+    if (bodyBox.dataset.html !== body) { bodyBox.innerHTML = body; bodyBox.dataset.html = body; }
   }
   $('inspector').addEventListener('click', (e) => {
     if (e.target.id === 'inspector-close') { call('fs_set_option', ['string', 'number'], ['inspect', 0]); canvas.focus(); }

@@ -32,6 +32,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   let pendingMoment = moment.follow || moment.tick !== null ? moment : null;
   let replayUrl = null;  // the address of the open recording (null: a local file, no link to share)
   let share = null;      // the last link the Link controls made: { link, copied }
+  let momentErrorsShown = moment.errors.length === 0;
   let runtimeReady = false;
   let pendingAction = null;
   let toastTimer = 0;
@@ -52,6 +53,11 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     s.moment = { pending: !!pendingMoment, errors: moment.errors };
     window.__flockstep = s;
     if (pendingMoment) applyMoment(s);
+    // A link's bad values, said once its mode runs (after the mode's own "Recording: ..." toast).
+    if (!momentErrorsShown && s.screen !== 'start') {
+      momentErrorsShown = true;
+      window.flockstepUi.toast('Link: ' + moment.errors.join('; '));
+    }
     overlay.frame(s);
     // The overlays follow the state at 10 Hz (and at once when the link changes).
     const now = performance.now();
@@ -671,12 +677,15 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     lab.open(params.get('lab') === '1' ? '' : params.get('lab'));
   } else {
     // A link to a moment (link.js): a recording, or a live room spectated (or played: ?play=NAME).
-    if (moment.errors.length) whenReady(() => window.flockstepUi.toast('Link: ' + moment.errors.join('; ')));
     if (moment.room) selectedRoom = moment.room;
     if (moment.replay) fetchReplay(moment.replay);
     else if (params.has('play')) play(params.get('play'));
     else if (params.has('spectate') || moment.room) spectate();
-    else nameInput.focus();
+    else {
+      // Nothing to open: the lobby says what was wrong with the link.
+      if (moment.errors.length) showStartError('Link: ' + moment.errors.join('; '));
+      nameInput.focus();
+    }
   }
   fetchRooms();
 })();
