@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { checkBuilt, launchBrowser, screenshot, startServer, startStatic, waitState } from './harness.mjs';
+import { PANELS, hudProblems, showProblems } from './hud_check.mjs';
 
 const missing = checkBuilt();
 const TOKEN = 'share-e2e-token';
@@ -44,10 +45,12 @@ describe('links to a moment', { timeout: 300000 }, () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A page of its own (a tab as someone opening the link would), clipboard allowed unless told. */
-  async function open(url, { clipboard = true } = {}) {
-    const context = await browser.newContext({ viewport: { width: 900, height: 600 }, deviceScaleFactor: 1,
-      permissions: clipboard ? ['clipboard-read', 'clipboard-write'] : [] });
+  /** A page of its own (a tab as someone opening the link would), clipboard allowed unless told;
+   *  `phone`: 390x844, touch, 2 device px per CSS px. */
+  async function open(url, { clipboard = true, phone = false } = {}) {
+    const context = await browser.newContext({
+      viewport: phone ? { width: 390, height: 844 } : { width: 900, height: 600 }, deviceScaleFactor: phone ? 2 : 1,
+      hasTouch: phone, isMobile: phone, permissions: clipboard ? ['clipboard-read', 'clipboard-write'] : [] });
     const page = await context.newPage();
     page.logs = [];
     page.on('console', (m) => page.logs.push(`[${m.type()}] ${m.text()}`));
@@ -172,6 +175,20 @@ describe('links to a moment', { timeout: 300000 }, () => {
             `#${agent} at ${JSON.stringify(t.follow_pos)} vs ${JSON.stringify(held.follow_pos)}`);
         } finally {
           await again.context().close();
+        }
+        if (kind !== 'snapshots') return;
+        // The same moment on a phone: the replay bar, the inspector sheet, the toolbar and the
+        // minimap clear of each other (the HUD checker of hud_layout.test.mjs).
+        const phone = await open(link, { phone: true });
+        try {
+          await waitState(phone, (x) => x.screen === 'replay' && x.replay.tick === tick && x.inspector && x.inspector.id === agent &&
+            x.minimap_box, { what: 'the moment on a phone', timeoutMs: 30000 });
+          await phone.waitForTimeout(600);
+          const problems = await phone.evaluate(hudProblems, { panels: PANELS, extra: [] });
+          await screenshot(phone, 'share-replay-phone.png');
+          assert.deepEqual(problems, [], showProblems(problems));
+        } finally {
+          await phone.context().close();
         }
       } finally {
         await page.context().close();
