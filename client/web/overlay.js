@@ -6,7 +6,12 @@ import { $, escapeHtml } from './dom.js';
 
 const LABEL_FONT = '12px ui-monospace, "DejaVu Sans Mono", monospace';  // C++ LabelStyle: 7.3 px advance
 
-export function createOverlay({ call, prefs, savePrefs, canvas }) {
+/**
+ * call: ccall into the viewer; prefs / savePrefs: remembered toggles; canvas: the WebGL canvas;
+ * canLink(state): whether the moment shown has a link; onLink(agentId): copy the link to the
+ * moment following that agent (viewer-glue.js, link.js).
+ */
+export function createOverlay({ call, prefs, savePrefs, canvas, canLink = () => false, onLink = () => {} }) {
   const labelCanvas = $('labels');
   const ctx = labelCanvas.getContext('2d');
   let legendKey = '';
@@ -107,13 +112,25 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
     ];
     if (a.name) rows.unshift(['name', a.name]);
     if (a.model) rows.splice(rows.findIndex((r) => r[0] === 'technique') + 1, 0, ['model', a.model + (a.combiner ? ` · ${a.combiner}` : '')]);
-    const html = `<div class="inspector-head"><b>#${a.id}</b><button id="inspector-close" type="button" title="Close (Esc)">×</button></div>` +
-      `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td data-field="${k}">${escapeHtml(v)}</td></tr>`).join('')}</table>` +
+    const link = canLink(s)
+      ? '<button id="inspector-link" class="link" type="button" title="Copy a link to this moment, following this agent with the inspector open">Link</button>'
+      : '';
+    // The head (id, Link, close) is rebuilt only when it changes, the table at every refresh: a
+    // button replaced 10 times a second would lose the clicks that land on it.
+    const head = `<b>#${a.id}</b><span class="inspector-tools">${link}` +
+      '<button id="inspector-close" type="button" title="Close (Esc)">×</button></span>';
+    const body = `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td data-field="${k}">${escapeHtml(v)}</td></tr>`).join('')}</table>` +
       forcesHtml(a);
-    if (box.dataset.html !== html) { box.innerHTML = html; box.dataset.html = html; }
+    if (!box.firstElementChild || !box.firstElementChild.classList.contains('inspector-head')) {
+      box.innerHTML = '<div class="inspector-head"></div><div class="inspector-body"></div>';
+    }
+    const [headBox, bodyBox] = box.children;
+    if (headBox.dataset.html !== head) { headBox.innerHTML = head; headBox.dataset.html = head; }
+    if (bodyBox.dataset.html !== body) { bodyBox.innerHTML = body; bodyBox.dataset.html = body; }
   }
   $('inspector').addEventListener('click', (e) => {
     if (e.target.id === 'inspector-close') { call('fs_set_option', ['string', 'number'], ['inspect', 0]); canvas.focus(); }
+    if (e.target.id === 'inspector-link' && window.__flockstep.inspector) onLink(window.__flockstep.inspector.id);
   });
 
   // The panels over the canvas, as boxes the C++ label layout keeps clear of (sent when they change).
@@ -122,7 +139,8 @@ export function createOverlay({ call, prefs, savePrefs, canvas }) {
     const c = canvas.getBoundingClientRect();
     const boxes = [];
     for (const el of document.querySelectorAll('#status, #hud, #room-info, #lab, #board, #legend, #inspector, #toolbar, #score, #replay-bar, #tune')) {
-      if (el.classList.contains('hidden') || el.offsetParent === null) continue;
+      // Not offsetParent: it is null for every position: fixed panel (status, toolbar, score...).
+      if (el.classList.contains('hidden') || el.getClientRects().length === 0) continue;
       const r = el.getBoundingClientRect();
       if (r.width > 0 && r.height > 0) boxes.push([r.left - c.left, r.top - c.top, r.width, r.height].map((v) => v.toFixed(0)).join(','));
     }

@@ -9,7 +9,9 @@
 // The start screen is a lobby of the server's rooms (GET /api/rooms every 2 s); an admin
 // token (sessionStorage) unlocks the Tune panel (POST /api/admin/rooms/<room>/groups/<i>, filled
 // from the WorldSpec the C++ side decoded: flockstepUi.world(json)); "Open recording" and
-// ?replay=URL hand a recording's bytes to C++ (fs_replay_buffer / fs_replay_open).
+// ?replay=URL hand a recording's bytes to C++ (fs_replay_buffer / fs_replay_open). A link to a
+// moment (link.js: ?replay=URL&tick=N&follow=ID&inspect=1, ?room=NAME&follow=ID) opens there, and
+// the Link controls of the replay bar and the inspector write one.
 import { bridge } from './bridge.js';
 import { $, escapeHtml } from './dom.js';
 import { createOverlay } from './overlay.js';
@@ -17,6 +19,7 @@ import { loadPrefs, savePrefs } from './prefs.js';
 import { installTouch } from './touch.js';
 import { createLab } from './lab.js';
 import { createTune } from './tune.js';
+import { momentLink, parseMoment } from './link.js';
 
 window.__flockstep = { ready: false, loaded: false, connected: false, screen: 'start' };
 
@@ -24,6 +27,12 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   const canvas = $('canvas');
   const prefs = loadPrefs();
   const params = new URLSearchParams(location.search);
+  // The moment this page was opened at (link.js), applied once its mode runs.
+  const moment = parseMoment(location.search);
+  let pendingMoment = moment.follow || moment.tick !== null ? moment : null;
+  let replayUrl = null;  // the address of the open recording (null: a local file, no link to share)
+  let share = null;      // the last link the Link controls made: { link, copied }
+  let momentErrorsShown = moment.errors.length === 0;
   let runtimeReady = false;
   let pendingAction = null;
   let toastTimer = 0;
@@ -40,7 +49,15 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     s.tune = tune.state();
     s.labPage = lab.state();
     s.lobby = { rooms: rooms.length, selected: selectedRoom, error: roomsError };
+    s.share = share;
+    s.moment = { pending: !!pendingMoment, errors: moment.errors };
     window.__flockstep = s;
+    if (pendingMoment) applyMoment(s);
+    // A link's bad values, said once its mode runs (after the mode's own "Recording: ..." toast).
+    if (!momentErrorsShown && s.screen !== 'start') {
+      momentErrorsShown = true;
+      window.flockstepUi.toast('Link: ' + moment.errors.join('; '));
+    }
     overlay.frame(s);
     // The overlays follow the state at 10 Hz (and at once when the link changes).
     const now = performance.now();
@@ -295,7 +312,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     canvas,
   });
   const updateTuneButton = () => tune.updateTuneButton();
-  const overlay = createOverlay({ call, prefs, savePrefs, canvas });
+  const overlay = createOverlay({ call, prefs, savePrefs, canvas, canLink: (s) => !!currentMoment(s, 0), onLink: (id) => copyMoment(id) });
   installTouch({ canvas, call });
 
   function showStartError(msg) {
@@ -304,7 +321,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   }
 
   // ---- replay -----------------------------------------------------------------------------------
-  function openReplay(bytes, label) {
+  function openReplay(bytes, label, url = null) {
     whenReady(() => {
       const M = window.Module;
       const n = bytes.length;
@@ -313,6 +330,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       M.HEAPU8.set(bytes, ptr);
       const ok = M.ccall('fs_replay_open', 'number', [], []);
       if (ok) {
+        replayUrl = url;
         showStartError('');
         enter('replay');
         window.flockstepUi.toast('Recording: ' + label);
@@ -322,6 +340,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   $('replay-file').addEventListener('change', async (e) => {
     const f = e.target.files && e.target.files[0];
     if (!f) return;
+    pendingMoment = null;  // a file chosen by hand is opened at its start
     openReplay(new Uint8Array(await f.arrayBuffer()), f.name);
     e.target.value = '';
   });
@@ -335,7 +354,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       if (token && new URL(url, location.href).pathname.startsWith('/api/admin/')) headers.authorization = 'Bearer ' + token;
       const r = await fetch(url, { headers });
       if (!r.ok) throw new Error('HTTP ' + r.status);
-      openReplay(new Uint8Array(await r.arrayBuffer()), url);
+      openReplay(new Uint8Array(await r.arrayBuffer()), url, url);
     } catch (e) {
       showStartError(`Cannot fetch the recording ${url}: ${e.message}`);
     }
@@ -349,6 +368,65 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   $('replay-step').addEventListener('click', () => replayCall('step', 1));
   $('replay-back').addEventListener('click', () => replayCall('step', -1));
   $('replay-speed').addEventListener('change', (e) => { replayCall('speed', Number(e.target.value)); canvas.focus(); });
+  $('replay-link').addEventListener('click', () => copyMoment(0));
+
+  // ---- a moment: open at one, and link to one (link.js) ---------------------------------------
+  // Once the mode of a link runs: the recording at its tick (paused there), then the agent
+  // followed (and inspected). A live room's agent is followed once the room's world arrived.
+  let momentSince = 0;
+  function applyMoment(s) {
+    const m = pendingMoment;
+    const replaying = s.screen === 'replay' && s.replay && s.replay.active;
+    if (m.replay ? !replaying : !(s.source === 'live' && s.link === 'live' && s.world && s.entities > 0)) return;
+    pendingMoment = null;
+    if (m.replay && m.tick !== null) {
+      replayCall('play', 0);
+      replayCall('seek', m.tick);
+      if (m.tick < s.replay.firstTick || m.tick > s.replay.lastTick)
+        window.flockstepUi.toast(`tick ${m.tick} is outside this recording (${s.replay.firstTick}-${s.replay.lastTick}): opened at the nearest end`);
+    }
+    if (m.follow) {
+      if (m.inspect) call('fs_set_option', ['string', 'number'], ['follow', m.follow]);  // follow + inspect, as a click
+      else call('fs_follow', ['number'], [m.follow]);
+      momentSince = performance.now();
+    }
+  }
+  // A followed agent the link named that is not in the room (left, captured): say so once.
+  function checkMomentAgent(s) {
+    if (!momentSince || performance.now() - momentSince < 3000) return;
+    momentSince = 0;
+    if (s.follow && !s.follow_pos) window.flockstepUi.toast(`agent #${s.follow} is not in this room now`);
+  }
+  /** The moment shown now, following `agentId` (0: the followed or inspected agent); null where
+   *  there is nothing to link to (the lab, the benchmark, a recording opened from a file). */
+  function currentMoment(s, agentId) {
+    if (!s || s.lab || s.bench) return null;
+    const follow = agentId || s.follow || (s.inspector ? s.inspector.id : 0);
+    const inspect = !!(s.inspector && s.inspector.id === follow);
+    if (s.screen === 'replay') return replayUrl ? { replay: replayUrl, tick: s.replay.tick, follow, inspect } : null;
+    if (s.source === 'live' && (s.room || currentRoom)) return { room: s.room || currentRoom, follow, inspect };
+    return null;
+  }
+  async function copyMoment(agentId) {
+    const m = currentMoment(window.__flockstep, agentId);
+    if (!m) { window.flockstepUi.toast('nothing to link to here (a recording opened from a file has no address)'); return; }
+    const link = momentLink(location.href, m);
+    share = { link, copied: false };
+    try {
+      await navigator.clipboard.writeText(link);
+      share.copied = true;
+      $('share').classList.add('hidden');
+      window.flockstepUi.toast('Link copied');
+    } catch (e) {
+      // No clipboard (a page over plain http, or permission refused): the link in a field to copy.
+      $('share-link').value = link;
+      $('share').classList.remove('hidden');
+      $('share-link').focus();
+      $('share-link').select();
+    }
+  }
+  $('share-close').addEventListener('click', () => { $('share').classList.add('hidden'); canvas.focus(); });
+
   function refreshReplayBar(s) {
     const r = s.replay;
     if (!r || !r.active) return;
@@ -356,6 +434,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     seek.max = r.lastTick;
     if (!seeking && document.activeElement !== seek) seek.value = r.tick;
     $('replay-play').textContent = r.playing ? 'Pause' : 'Play';
+    $('replay-link').disabled = !replayUrl;
     const tr = s.tick_rate || 60;
     $('replay-tick').textContent = `tick ${r.tick} / ${r.lastTick} · ${((r.tick - r.firstTick) / tr).toFixed(1)} s · ${r.speed}×`;
     const sel = $('replay-speed');
@@ -491,8 +570,10 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
         (s.last_close ? ` · ${s.last_close}` : ''));
     else setStatus(s.link, s.link + '…');
 
+    layoutVars(s);
     if (s.screen === 'start') return;
     updateTuneButton();
+    checkMomentAgent(s);
     lab.refresh(s);
     if (s.screen === 'replay') refreshReplayBar(s);
     const others = s.mode === 'extrapolate'
@@ -547,6 +628,45 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
 
   setInterval(refresh, 500);  // also while no frames run (hidden tab)
 
+  // ---- layout: what CSS cannot know --------------------------------------------------------------
+  // The minimap is drawn in the canvas, so CSS learns its extent from the viewer's state; and the
+  // phone's inspector sheet sits above whatever is docked at the bottom (toolbar, score, replay
+  // bar, minimap), whose heights depend on their contents. Everything else is style.css.
+  let lastVars = '';
+  function layoutVars(s) {
+    const m = s.screen !== 'start' && s.minimap_box;
+    const c = s.canvas || {};
+    const mx = m ? Math.ceil(c.css_w - m.x) : 0, my = m ? Math.ceil(c.css_h - m.y) : 0;
+    let dock = my;
+    for (const id of ['toolbar', 'score', 'replay-bar']) {
+      const el = $(id);
+      if (el.classList.contains('hidden')) continue;
+      const r = el.getBoundingClientRect();
+      if (r.height > 0) dock = Math.max(dock, Math.ceil(window.innerHeight - r.top));
+    }
+    const vars = `${mx},${my},${dock}`;
+    if (vars === lastVars) return;
+    lastVars = vars;
+    const root = document.documentElement.style;
+    root.setProperty('--minimap-x', mx + 'px');
+    root.setProperty('--minimap-y', my + 'px');
+    root.setProperty('--dock-b', dock + 'px');
+  }
+
+  // ---- the toolbar's ⋯ menu (phones): open and close it ------------------------------------------
+  const toolbar = $('toolbar');
+  $('more-button').addEventListener('click', (e) => {
+    e.stopPropagation();
+    const open = toolbar.classList.toggle('more-open');
+    $('more-button').setAttribute('aria-expanded', open ? 'true' : 'false');
+  });
+  document.addEventListener('pointerdown', (e) => {
+    if (!toolbar.contains(e.target) && toolbar.classList.contains('more-open')) {
+      toolbar.classList.remove('more-open');
+      $('more-button').setAttribute('aria-expanded', 'false');
+    }
+  });
+
   // ---- deep links: ?play=NAME or ?spectate=1 skip the start screen ------------------------------
   if (params.has('bench')) {
     // Offline benchmark: ?bench=N[&sim=1] draws N agents without a server (docs/viewer.md).
@@ -555,9 +675,17 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
   } else if (params.has('lab')) {
     // ?lab=1 (the default scenario) or ?lab=FILE.json: the lab, no server needed.
     lab.open(params.get('lab') === '1' ? '' : params.get('lab'));
-  } else if (params.has('replay')) fetchReplay(params.get('replay'));
-  else if (params.has('play')) play(params.get('play'));
-  else if (params.has('spectate')) spectate();
-  else nameInput.focus();
+  } else {
+    // A link to a moment (link.js): a recording, or a live room spectated (or played: ?play=NAME).
+    if (moment.room) selectedRoom = moment.room;
+    if (moment.replay) fetchReplay(moment.replay);
+    else if (params.has('play')) play(params.get('play'));
+    else if (params.has('spectate') || moment.room) spectate();
+    else {
+      // Nothing to open: the lobby says what was wrong with the link.
+      if (moment.errors.length) showStartError('Link: ' + moment.errors.join('; '));
+      nameInput.focus();
+    }
+  }
   fetchRooms();
 })();

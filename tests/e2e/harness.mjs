@@ -176,14 +176,15 @@ export function angleDelta(a, b) {
   return d;
 }
 
-/** A minimal static file server for WEB_ROOT (the offline benchmark needs no game server). */
-export async function startStatic(dir = WEB_ROOT) {
+/** A minimal static file server for WEB_ROOT (the offline benchmark needs no game server);
+ *  `files` adds more by URL path ({'/rec/arena.fsrec': '/tmp/.../arena.fsrec'}: a recording). */
+export async function startStatic(dir = WEB_ROOT, { files = {} } = {}) {
   const http = await import('node:http');
   const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    const file = path.join(dir, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));
-    if (!file.startsWith(dir) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
+    const file = files[url.pathname] || path.join(dir, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));
+    if (!(files[url.pathname] || file.startsWith(dir)) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
     res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' });
     fs.createReadStream(file).pipe(res);
   });

@@ -80,6 +80,14 @@ void Viewer::publish(double now) {
                  {"css_w", css_w},
                  {"css_h", css_h},
                  {"scale", css_w > 0 ? view_.cam.width / css_w : 1}};  // device px per CSS px
+  // The minimap's square in CSS px (null when off): the page keeps its panels clear of it.
+  if (view_.minimap && css_w > 0) {
+    const double k = css_w / std::max(1, view_.cam.width);
+    const ScreenBox m = minimap_box(view_.cam.width, view_.cam.height);
+    j["minimap_box"] = {{"x", m.x * k}, {"y", m.y * k}, {"w", m.w * k}, {"h", m.h * k}};
+  } else {
+    j["minimap_box"] = nullptr;
+  }
   view_json(j, view_, label_groups(scenario(), view_.labels_mode), FrameSource::kInterpolationDelayMs);
   j["buffer_starved_ticks"] = json_num(src ? src->starved_ticks() : 0);
   const ExtrapolationError ee = src ? src->buffer().extrapolation_error() : ExtrapolationError{};

@@ -127,9 +127,9 @@ std::vector<PlacedLabel> Scene::labels(const SceneFrame& frame) {
   // Nothing under the page's panels or the minimap (drawn in the canvas, bottom right).
   std::vector<ScreenBox> blocked = (*f_->occluders);
   if (view().minimap) {
-    const double size = std::max(90, std::min(200, std::min(view().cam.width, view().cam.height) / 4)) * k,
-                 pad = 10 * k;
-    blocked.push_back({w - size - pad, h - size - pad, size + pad, size + pad});
+    // The square and its margin to the canvas's edges, in CSS px.
+    const ScreenBox m = minimap_box(view().cam.width, view().cam.height);
+    blocked.push_back({m.x * k, m.y * k, w - m.x * k, h - m.y * k});
   }
   return layout_labels(std::move(c), w, h, LabelStyle{}, blocked);
 }
@@ -369,9 +369,10 @@ void Scene::draw(const SceneFrame& frame) {
     gl_.draw_lines(lines_);
   }
   if (view().minimap) {
-    const int size = std::max(90, std::min(200, std::min(w, h) / 4));
-    const int pad = 10;
-    gl_.begin_inset(w - size - pad, pad, size, size, {5, 8, 18, 235});
+    const ScreenBox m = minimap_box(w, h);
+    const int size = static_cast<int>(m.w);
+    // GL's viewport counts rows from the bottom.
+    gl_.begin_inset(static_cast<int>(m.x), h - static_cast<int>(m.y + m.h), size, size, {5, 8, 18, 235});
     Camera mm;
     mm.width = size;
     mm.height = size;

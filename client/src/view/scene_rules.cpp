@@ -18,6 +18,12 @@ std::string map_name(const std::string& name) {
 }
 }  // namespace
 
+ScreenBox minimap_box(int width_px, int height_px) {
+  const int size = std::max(kMinimapMinPx, std::min(kMinimapMaxPx, std::min(width_px, height_px) / 4));
+  return {static_cast<double>(width_px - size - kMinimapPadPx), static_cast<double>(height_px - size - kMinimapPadPx),
+          static_cast<double>(size), static_cast<double>(size)};
+}
+
 const sim::GroupSpec* group_of(const DrawAgent& a, const sim::Scenario& s) {
   if (a.group < 0 || a.group >= static_cast<std::int32_t>(s.groups.size())) return nullptr;
   return &s.groups[static_cast<std::size_t>(a.group)];

@@ -24,6 +24,15 @@ inline constexpr double kLabelAgentsPerGroup = 3;
 /// shows shapes, not dust.
 inline constexpr float kMinAgentPx = 9;
 
+/// The minimap's square side: a quarter of the canvas's shorter side, within these bounds, device px.
+inline constexpr int kMinimapMinPx = 90, kMinimapMaxPx = 200;
+/// ... this far from the canvas's right and bottom edges, device px.
+inline constexpr int kMinimapPadPx = 10;
+/// The minimap's square in a `width_px` x `height_px` canvas (bottom right), device px, top-left
+/// origin. The scene draws it there, labels keep clear of it and the page publishes it
+/// (window.__flockstep.minimap_box) so its panels keep clear of it too.
+ScreenBox minimap_box(int width_px, int height_px);
+
 /// The group of a drawn agent, or null.
 const sim::GroupSpec* group_of(const DrawAgent& a, const sim::Scenario& s);
 /// Labels on every agent: the labels option, or in automatic mode rooms with at most

@@ -132,5 +132,17 @@ TEST(SceneRules, ShapesAndSizesFollowKindAndMovementModel) {
                   static_cast<float>(s.player_craft.length * 0.75));
 }
 
+TEST(SceneRules, MinimapIsAQuarterOfTheShorterSideWithinBoundsInTheBottomRightCorner) {
+  // A phone at 2 device px per CSS px: 780 x 1688 device px, a 195 px square.
+  const ScreenBox phone = minimap_box(780, 1688);
+  EXPECT_DOUBLE_EQ(phone.w, 195);
+  EXPECT_DOUBLE_EQ(phone.h, 195);
+  EXPECT_DOUBLE_EQ(phone.x + phone.w + kMinimapPadPx, 780);
+  EXPECT_DOUBLE_EQ(phone.y + phone.h + kMinimapPadPx, 1688);
+  // Bounded on both sides: a desktop canvas and a tiny one.
+  EXPECT_DOUBLE_EQ(minimap_box(1280, 800).w, kMinimapMaxPx);
+  EXPECT_DOUBLE_EQ(minimap_box(200, 300).w, kMinimapMinPx);
+}
+
 }  // namespace
 }  // namespace flockstep::client
