@@ -151,11 +151,18 @@ TEST(InputLogRoom, AnUnwritableFolderLeavesTheRoomUnrecordedAndRunning) {
   EXPECT_EQ(room.stop_input_log("test"), "");
 }
 
-TEST(InputLogRoom, TheSizeLimitEndsTheRecordingCompleteAndPlayable) {
-  testing::TempDir dir;
+/// The arena as a room named "arena", default settings.
+std::unique_ptr<Room> arena_room() {
   RoomConfig cfg;
   cfg.room_name = "arena";
-  Room room(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), nullptr, nullptr);
+  return std::make_unique<Room>(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"),
+                                nullptr, nullptr);
+}
+
+TEST(InputLogRoom, TheSizeLimitEndsTheRecordingCompleteAndPlayable) {
+  testing::TempDir dir;
+  auto arena = arena_room();
+  Room& room = *arena;
   InputLogSettings settings;
   settings.dir = dir.path().string();
   settings.seek_interval_s = 1;
@@ -199,9 +206,8 @@ std::string record_until_it_ends(Room& room, InputLogSettings settings, const fs
 
 TEST(InputLogRoom, TheSizeCapHoldsAtEveryAppendNotOnlyAtSeekPoints) {
   testing::TempDir dir;
-  RoomConfig cfg;
-  cfg.room_name = "arena";
-  Room room(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), nullptr, nullptr);
+  auto arena = arena_room();
+  Room& room = *arena;
   InputLogSettings settings;
   settings.seek_interval_s = 3600;  // no seek point after the first: only command records grow the file
   settings.max_bytes = codec::encode_world_state(room.world()).size() * 2 + 64 * 1024;
@@ -219,9 +225,8 @@ TEST(InputLogRoom, TheSizeCapHoldsAtEveryAppendNotOnlyAtSeekPoints) {
 
 TEST(InputLogRoom, AWriterFurtherBehindThanTheQueueLimitEndsTheRecordingWithAReason) {
   testing::TempDir dir;
-  RoomConfig cfg;
-  cfg.room_name = "arena";
-  Room room(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), nullptr, nullptr);
+  auto arena = arena_room();
+  Room& room = *arena;
   InputLogSettings settings;
   settings.seek_interval_s = 1;
   settings.max_queue_bytes = 1;  // any hand-over after the start passes it
@@ -233,12 +238,12 @@ TEST(InputLogRoom, AWriterFurtherBehindThanTheQueueLimitEndsTheRecordingWithARea
   EXPECT_EQ(p->end_reason(), "writer behind");
   EXPECT_LE(p->last_tick(), 60u) << "ended at the first hand-over, the seek point one second in";
   // Control: the default limit lets the same run record on.
-  Room calm(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), nullptr, nullptr);
+  auto calm = arena_room();
   testing::TempDir dir2;
   InputLogSettings defaults;
   defaults.seek_interval_s = 1;
-  record_until_it_ends(calm, defaults, dir2.path(), 300);
-  EXPECT_NE(calm.input_log(), nullptr);
+  record_until_it_ends(*calm, defaults, dir2.path(), 300);
+  EXPECT_NE(calm->input_log(), nullptr);
 }
 
 TEST(InputLogRoom, RecordingFileNamesComeFromASanitisedRoomNameAndArePrivate) {
@@ -251,15 +256,13 @@ TEST(InputLogRoom, RecordingFileNamesComeFromASanitisedRoomNameAndArePrivate) {
   const std::string folder = (dir.path() / "recordings").string();
   ASSERT_EQ(prepare_recordings_dir(folder), "");
   EXPECT_EQ(static_cast<unsigned>(fs::status(folder).permissions()) & 0777u, 0700u);
-  RoomConfig cfg;
-  cfg.room_name = "arena";
-  Room room(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), nullptr, nullptr);
+  auto room = arena_room();
   InputLogSettings settings;
   settings.dir = folder;
   const std::string path = (fs::path(folder) / recording_file_name("arena", 1)).string();
-  ASSERT_EQ(room.start_input_log(std::make_unique<InputLogRecorder>(path, settings, nullptr)), "");
-  room.tick();
-  room.stop_input_log("test");
+  ASSERT_EQ(room->start_input_log(std::make_unique<InputLogRecorder>(path, settings, nullptr)), "");
+  room->tick();
+  room->stop_input_log("test");
   EXPECT_EQ(static_cast<unsigned>(fs::status(path).permissions()) & 0777u, 0600u);
 }
 

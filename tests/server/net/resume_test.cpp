@@ -100,10 +100,10 @@ TEST(Resume, DroppedPlayerResumesTheSameCraftWithinTheWindowAndGetsANewOneAfterI
   ASSERT_TRUE(watcher.next());
   EXPECT_EQ(watcher.count_players(w1.entity_id(), &craft), 1) << "never a duplicate craft";
 
-  // Reusing the token while its owner is connected is refused.
+  // Reusing the (new) token while its owner is connected is refused.
   WsClient thief;
   ASSERT_TRUE(thief.connect("127.0.0.1", fx.port()));
-  thief.send(join_bytes(codec::Role::kPlayer, "thief", w1.resume_token()));
+  thief.send(join_bytes(codec::Role::kPlayer, "thief", w2.resume_token()));
   ASSERT_TRUE(thief.wait_closed(3s));
   EXPECT_EQ(thief.close_code(), 1008);
   EXPECT_NE(thief.close_reason().find("in use"), std::string::npos) << thief.close_reason();
@@ -114,7 +114,7 @@ TEST(Resume, DroppedPlayerResumesTheSameCraftWithinTheWindowAndGetsANewOneAfterI
   std::this_thread::sleep_for(1800ms);
   WsClient late;
   ASSERT_TRUE(late.connect("127.0.0.1", fx.port()));
-  late.send(join_bytes(codec::Role::kPlayer, "ada", w1.resume_token()));
+  late.send(join_bytes(codec::Role::kPlayer, "ada", w2.resume_token()));
   ASSERT_TRUE(late.wait_closed(3s));
   EXPECT_EQ(late.close_code(), 1008);
   WsClient fresh;
@@ -144,7 +144,8 @@ std::optional<v1::Welcome> try_resume(std::uint16_t port, const std::string& tok
   return std::nullopt;
 }
 
-/// Drop a raw connection the way `how` says, then give the server time to see it.
+/// End a raw connection the way `how` says (a close as a browser does it: the frame, the
+/// server's answer, then FIN), then give the server time to see it.
 enum class Leave { kTcpReset, kClose1001, kClose1000, kCloseMessage };
 void leave(raw::Fd& fd, Leave how) {
   switch (how) {
@@ -157,6 +158,11 @@ void leave(raw::Fd& fd, Leave how) {
       raw::send_all(fd.get(), raw::frame(0x2, m.SerializeAsString()));
       break;
     }
+  }
+  if (how != Leave::kTcpReset) {
+    std::string buf;
+    raw::read_close_code(fd.get(), buf, 2s);
+    fd.reset();
   }
   std::this_thread::sleep_for(300ms);
 }
@@ -193,9 +199,12 @@ TEST(Resume, ADeliberateLeaveEndsTheTokenAndALostConnectionKeepsIt) {
     raw::Fd fd;
     const v1::Welcome w = raw_join(fd, fx.port(), "kept");
     leave(fd, how);
-    const auto back = try_resume(fx.port(), w.resume_token());
-    EXPECT_TRUE(back) << "a lost connection ended the session (" << static_cast<int>(how) << ")";
-    if (back) EXPECT_EQ(back->entity_id(), w.entity_id());
+    std::string why;
+    const auto back = try_resume(fx.port(), w.resume_token(), &why);
+    EXPECT_TRUE(back) << "a lost connection ended the session (" << static_cast<int>(how) << "): " << why;
+    if (back) {
+      EXPECT_EQ(back->entity_id(), w.entity_id());
+    }
   }
   // The client's Close message and a close 1000 it starts end the session: the token is dead at
   // once (well inside the window) and the craft has left.
@@ -206,7 +215,7 @@ TEST(Resume, ADeliberateLeaveEndsTheTokenAndALostConnectionKeepsIt) {
     std::string why;
     EXPECT_FALSE(try_resume(fx.port(), w.resume_token(), &why))
         << "the token outlived a deliberate leave (" << static_cast<int>(how) << ")";
-    EXPECT_NE(why.find("unknown"), std::string::npos) << why;
+    EXPECT_NE(why.find("unknown"), std::string::npos) << static_cast<int>(how) << ": " << why;
   }
 }
 
