@@ -34,7 +34,7 @@ RUN echo force-unsafe-io >/etc/dpkg/dpkg.cfg.d/flockstep-unsafe-io \
  && apt-get install -y -q --no-install-recommends \
       build-essential cmake ninja-build ccache pkg-config ca-certificates \
       libboost1.81-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev \
-      prometheus-cpp-dev \
+      prometheus-cpp-dev libssl-dev \
       emscripten node-acorn dpkg-dev xz-utils \
  && rm -rf /var/lib/apt/lists/*
 
@@ -77,7 +77,7 @@ RUN cmake --preset wasm -DFLOCKSTEP_BUILD_TESTS=OFF -DFLOCKSTEP_BUILD_SDK=OFF >/
 FROM ${BASE_IMAGE} AS runtime
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update -q \
- && apt-get install -y -q --no-install-recommends -o DPkg::Options::=--force-unsafe-io libprotobuf-lite32 libprometheus-cpp-core1.0 \
+ && apt-get install -y -q --no-install-recommends -o DPkg::Options::=--force-unsafe-io libprotobuf-lite32 libprometheus-cpp-core1.0 libssl3 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin flockstep

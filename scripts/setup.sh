@@ -31,6 +31,8 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler nlohmann-json3-dev
   # server metrics: prometheus-cpp's registry and text format (only its core library is linked)
   prometheus-cpp-dev
+  # server: HMAC-SHA256 of resume tokens kept at rest (OpenSSL's libcrypto)
+  libssl-dev
   # tests and benchmarks (googletest = the sources in /usr/src/googletest the wasm build compiles)
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # WebAssembly: emscripten 3.1.6 (uses Debian's clang-14/lld-14/binaryen); node-acorn for its JS

@@ -1,5 +1,6 @@
 #include "codec/world_state_codec.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <boost/pfr.hpp>
@@ -153,6 +154,26 @@ bool read_column(std::string_view bytes, std::int64_t count, std::vector<T>& out
   return true;
 }
 
+/// The size limits of the header, or "": checked before the World allocates anything.
+std::string check_sizes(const sim::Scenario& s) {
+  if (!(s.grid_cell > 0)) return "grid_cell: must be > 0";
+  // In doubles: a tiny cell or a huge side overflows any integer (the grid's own int32 cast too).
+  const auto cells = [&s](double cell) {
+    return std::max(1.0, std::floor(s.width / cell)) * std::max(1.0, std::floor(s.height / cell));
+  };
+  const double grid = cells(s.grid_cell);
+  if (!(grid <= kMaxWorldGridCells))
+    return "width, height, grid_cell: " + std::to_string(grid) + " grid cells, over the limit of " +
+           std::to_string(static_cast<std::uint64_t>(kMaxWorldGridCells));
+  // The obstacle index's cell (WorldImpl::build_obstacle_index): grid_cell, at least 4 m.
+  const double pairs = cells(std::max(s.grid_cell, 4.0)) * static_cast<double>(s.obstacles.size());
+  if (!(pairs <= kMaxWorldObstacleCellPairs))
+    return "obstacles: " + std::to_string(s.obstacles.size()) + " obstacles over " + std::to_string(grid) +
+           " cells, over the limit of " + std::to_string(static_cast<std::uint64_t>(kMaxWorldObstacleCellPairs)) +
+           " obstacle-cell pairs";
+  return {};
+}
+
 std::uint64_t fnv1a(std::string_view bytes) {
   sim::StateHasher h;
   h.bytes(bytes.data(), bytes.size());
@@ -233,7 +254,7 @@ std::string encode_world_state(const sim::World& world) {
   return file.SerializeAsString();
 }
 
-DecodedWorld decode_world_state(std::string_view bytes) {
+DecodedWorld decode_world_state(std::string_view bytes, const ScenarioCheck& check) {
   DecodedWorld out;
   const auto refuse = [&out](std::string why) {
     out.world.reset();
@@ -253,6 +274,9 @@ DecodedWorld decode_world_state(std::string_view bytes) {
 
   sim::WorldState s;
   if (const Result r = decode_world_spec(b.scenario(), s.scenario); !r.ok()) return refuse("scenario: " + r.detail);
+  if (std::string why = check_sizes(s.scenario); !why.empty()) return refuse("scenario: " + why);
+  if (check)
+    if (std::string why = check(s.scenario); !why.empty()) return refuse(why);
   s.tick = b.tick();
   s.flock_kernel = b.flock_kernel() > 255 ? 255 : static_cast<std::uint8_t>(b.flock_kernel());
   std::string e;

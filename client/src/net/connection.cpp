@@ -41,8 +41,10 @@ void Connection::close(std::uint16_t code, const char* reason) {
 void Connection::reset() {
   if (socket_ > 0) {
     // close() starts the closing handshake; delete() detaches every JS handler at once, so no
-    // callback reaches this object afterwards.
-    emscripten_websocket_close(socket_, 1000, "");
+    // callback reaches this object afterwards. 4000, not 1000: the server ends a player's
+    // resume token on a close 1000 (a deliberate leave), and this close is a reconnect (the
+    // deliberate one is Session::stop, which closes with 1000 first).
+    emscripten_websocket_close(socket_, 4000, "reconnect");
     emscripten_websocket_delete(socket_);
   }
   socket_ = 0;

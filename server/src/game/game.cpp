@@ -57,7 +57,11 @@ void Game::post_inputs(ConnectionId conn, std::vector<codec::InputFrame> frames)
   push(std::move(c));
 }
 
-void Game::post_leave(ConnectionId conn) { push(Command{Command::Type::kLeave, conn, nullptr, {}, {}}); }
+void Game::post_leave(ConnectionId conn, bool ended) {
+  Command c{Command::Type::kLeave, conn, nullptr, {}, {}};
+  c.ended = ended;
+  push(std::move(c));
+}
 
 void Game::post_ack(ConnectionId conn, codec::AckRequest ack) {
   push(Command{Command::Type::kAck, conn, nullptr, {}, {}, ack});
@@ -122,7 +126,7 @@ void Game::drain() {
     switch (c.type) {
       case Command::Type::kJoin: room_.join(c.conn, c.sink, c.join); break;
       case Command::Type::kInputs: room_.inputs(c.conn, c.frames); break;
-      case Command::Type::kLeave: room_.leave(c.conn); break;
+      case Command::Type::kLeave: room_.leave(c.conn, c.ended); break;
       case Command::Type::kAck: room_.ack(c.conn, c.ack); break;
       case Command::Type::kInspect: room_.inspect(c.conn, c.agent); break;
       case Command::Type::kTune: {

@@ -41,7 +41,9 @@ class Game {
 
   void post_join(ConnectionId conn, std::shared_ptr<ClientSink> sink, codec::JoinRequest request);
   void post_inputs(ConnectionId conn, std::vector<codec::InputFrame> frames);
-  void post_leave(ConnectionId conn);
+  /// The connection is gone: Room::leave. `ended`: the client left on purpose (Close message or
+  /// WebSocket close 1000), so its resume token ends with it.
+  void post_leave(ConnectionId conn, bool ended = false);
   /// A client acknowledged a snapshot (and maybe sent its view): Room::ack at the next tick.
   void post_ack(ConnectionId conn, codec::AckRequest ack);
   /// A client inspects an agent (0 = stops): Room::inspect at the next tick.
@@ -93,6 +95,7 @@ class Game {
     std::shared_ptr<std::promise<TuneResult>> tune = {};         // kTune
     std::shared_ptr<std::promise<sim::Scenario>> scenario = {};  // kScenario
     std::function<void(Room&)> call = {};                        // kCall
+    bool ended = false;                                          // kLeave: a deliberate leave
   };
   void push(Command c);
   void run();

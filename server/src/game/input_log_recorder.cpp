@@ -1,10 +1,13 @@
 #include "game/input_log_recorder.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
+#include <filesystem>
 
 #include "codec/world_state_codec.hpp"
 #include "ops/log.hpp"
@@ -17,12 +20,40 @@ namespace {
 constexpr std::size_t kHandOverBytes = 1 << 16;
 /// stdio buffer of the writer thread.
 constexpr std::size_t kFileBufferBytes = 1 << 16;
+/// Room kept under max_bytes for the end record (the last commands and LogEnd with its reason).
+constexpr std::uint64_t kEndRecordReserve = 4096;
+/// Estimated framed size of a seek point before one was measured: the world state codec writes
+/// about 474 bytes per agent (docs/world-state.md), plus the scenario.
+constexpr std::uint64_t kSeekBytesPerAgent = 600;
+constexpr std::uint64_t kSeekBytesBase = 16 << 10;
 }  // namespace
+
+std::string recording_file_name(std::string_view room, std::int64_t unix_ms) {
+  std::string name;
+  for (const char ch : room.substr(0, kMaxRecordingNameBytes)) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool plain =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    name.push_back(plain ? ch : '_');
+  }
+  if (name.empty()) name = "room";
+  return name + "-" + std::to_string(unix_ms) + ".fslog";
+}
+
+std::string prepare_recordings_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create '" + dir + "': " + ec.message();
+  // Best effort, as for the state folder: one the server does not own keeps its mode, and the
+  // recordings in it are 0600 anyway.
+  ::chmod(dir.c_str(), kRecordingDirMode);
+  return {};
+}
 
 InputLogRecorder::InputLogRecorder(std::string path, const InputLogSettings& settings, ops::Logger* log)
     : path_(std::move(path)), settings_(settings), log_(log) {
   // O_EXCL: a recording is never written over another one.
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kRecordingFileMode);
   if (fd < 0 || !(file_ = ::fdopen(fd, "wb"))) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
@@ -47,10 +78,29 @@ InputLogRecorder::~InputLogRecorder() {
   if (file_) std::fclose(file_);
 }
 
-void InputLogRecorder::fail(const char* op, int err) {
-  // Called once: by the constructor, or by the writer thread on its first error (it stops then).
+void InputLogRecorder::fail(const char* op, int err) { fail(op, std::string(std::strerror(err))); }
+
+void InputLogRecorder::fail(const char* op, const std::string& why) {
+  // Called once: by the constructor, start(), or by the writer thread on its first error (it
+  // stops then).
   failed_.store(true, std::memory_order_relaxed);
-  if (log_) log_->error("input_log_stopped", {{"file", path_}, {"op", op}, {"error", std::strerror(err)}});
+  if (log_) log_->error("input_log_stopped", {{"file", path_}, {"op", op}, {"error", why}});
+}
+
+std::uint64_t InputLogRecorder::seek_estimate(const sim::World& world) const {
+  const std::uint64_t last = last_seek_size_.load(std::memory_order_relaxed);
+  return last > 0 ? last : kSeekBytesBase + kSeekBytesPerAgent * static_cast<std::uint64_t>(world.size());
+}
+
+const char* InputLogRecorder::over_limit(const sim::World& world, bool seek) {
+  // Seek points handed over but not encoded yet (and the one about to be) count at the
+  // estimate; bytes() holds every record appended so far, handed over or still in buffer_.
+  const std::uint64_t est = seek_estimate(world);
+  const std::uint64_t seeks = queued_seeks_.load(std::memory_order_relaxed) + (seek ? 1 : 0);
+  if (bytes() + seeks * est + kEndRecordReserve > settings_.max_bytes) return "size limit";
+  if (queued_bytes_.load(std::memory_order_relaxed) + buffer_.size() + (seek ? est : 0) > settings_.max_queue_bytes)
+    return "writer behind";
+  return nullptr;
 }
 
 void InputLogRecorder::start(const sim::World& world, const std::string& room) {
@@ -70,12 +120,23 @@ void InputLogRecorder::start(const sim::World& world, const std::string& room) {
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
   enc_.header(info, world.scenario(), buffer_);
+  buffered_total_ = buffer_.size();  // the magic and the header
+  // The header and the first seek point make a recording: one that cannot hold them is not begun.
+  if (buffer_.size() + seek_estimate(world) + kEndRecordReserve > settings_.max_bytes) {
+    fail("start", "recording_max_mb (" + std::to_string(settings_.max_bytes) +
+                      " bytes) cannot hold the room's first seek point (about " + std::to_string(seek_estimate(world)) +
+                      " bytes)");
+    return;
+  }
   ++seek_points_;
   hand_over(std::make_unique<sim::World>(world));
 }
 
 void InputLogRecorder::before_step(const sim::World& world) {
   if (!active()) return;
+  // The size cap holds at every append, not only at seek points: a room with many players adds
+  // command records every tick.
+  if (const char* why = over_limit(world, false)) return finish(world, why);
   const std::size_t before = buffer_.size();
   enc_.commands(world.tick(), buffer_);
   buffered_total_ += buffer_.size() - before;
@@ -88,16 +149,14 @@ void InputLogRecorder::after_step(const sim::World& world) {
   if (t % hash_interval_ticks_ == 0) enc_.hash(t, world.state_hash(), buffer_);
   buffered_total_ += buffer_.size() - before;
   if (t - last_seek_tick_ >= seek_interval_ticks_) {
-    // The size limit: stop before a seek point (the big record) would pass it. Its size is
-    // taken as the last one's, which the writer measured.
-    const std::uint64_t next = last_seek_size_.load(std::memory_order_relaxed);
-    if (bytes() + next + 256 > settings_.max_bytes) {
-      finish(world, "size limit");
-      return;
-    }
+    // Stop before a seek point (the big record) would pass a limit; its size is taken as the
+    // last one's, which the writer measured.
+    if (const char* why = over_limit(world, true)) return finish(world, why);
     last_seek_tick_ = t;
     ++seek_points_;
     hand_over(std::make_unique<sim::World>(world));
+  } else if (const char* why = over_limit(world, false)) {
+    finish(world, why);
   } else if (buffer_.size() >= kHandOverBytes) {
     hand_over(nullptr);
   }
@@ -120,8 +179,17 @@ void InputLogRecorder::hand_over(std::unique_ptr<sim::World> world) {
   if (!thread_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
-    if (!buffer_.empty()) queue_.push_back({std::move(buffer_), nullptr});
-    if (world) queue_.push_back({{}, std::move(world)});
+    if (!buffer_.empty()) {
+      const std::uint64_t n = buffer_.size();
+      queued_bytes_.fetch_add(n, std::memory_order_relaxed);
+      queue_.push_back({std::move(buffer_), nullptr, n});
+    }
+    if (world) {
+      const std::uint64_t est = seek_estimate(*world);
+      queued_bytes_.fetch_add(est, std::memory_order_relaxed);
+      queued_seeks_.fetch_add(1, std::memory_order_relaxed);
+      queue_.push_back({{}, std::move(world), est});
+    }
   }
   buffer_.clear();
   wake_.notify_one();
@@ -138,8 +206,8 @@ void InputLogRecorder::writer() {
     Item item = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
+    const bool seek = item.world != nullptr;
     if (ok()) {
-      const bool seek = item.world != nullptr;
       if (seek) {
         const std::string state = codec::encode_world_state(*item.world);
         codec::InputLogEncoder::seek_point(item.world->tick(), state, item.bytes);
@@ -147,12 +215,24 @@ void InputLogRecorder::writer() {
         last_seek_size_.store(item.bytes.size(), std::memory_order_relaxed);
         seek_bytes_.fetch_add(item.bytes.size(), std::memory_order_relaxed);
       }
-      if (std::fwrite(item.bytes.data(), 1, item.bytes.size(), file_) != item.bytes.size()) fail("write", errno);
-      // Each item is a seek point, 64 KiB of records or the end: a few a second at most, so
-      // every one goes to the kernel at once (a stopped recording is complete on disk when its
-      // end record is handed over and written).
-      else if (std::fflush(file_) != 0) fail("flush", errno);
+      // The hard cap: the game thread's estimate ends a recording before this, unless a seek
+      // point came out much larger than the last; the file then stops at a whole record.
+      if (written_ + item.bytes.size() > settings_.max_bytes) {
+        fail("write", "size limit: " + std::to_string(written_ + item.bytes.size()) + " bytes would pass " +
+                          std::to_string(settings_.max_bytes));
+      } else if (std::fwrite(item.bytes.data(), 1, item.bytes.size(), file_) != item.bytes.size()) {
+        fail("write", errno);
+        // Each item is a seek point, 64 KiB of records or the end: a few a second at most, so
+        // every one goes to the kernel at once (a stopped recording is complete on disk when its
+        // end record is handed over and written).
+      } else if (std::fflush(file_) != 0) {
+        fail("flush", errno);
+      } else {
+        written_ += item.bytes.size();
+      }
     }
+    if (seek) queued_seeks_.fetch_sub(1, std::memory_order_relaxed);
+    queued_bytes_.fetch_sub(item.queued, std::memory_order_relaxed);
     lock.lock();
   }
 }

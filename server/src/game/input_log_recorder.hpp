@@ -9,7 +9,17 @@
 /// (a few memcpys, as the periodic room save does); a writer thread of its own encodes seek
 /// points and does every write, so neither the world-state encoder nor file I/O runs on the game
 /// thread. The first I/O error ends the recording with one log line; the game never stops for it.
-/// Limit: a recording ends (with its end record) before it would grow past max_bytes.
+///
+/// Limits (docs/replays.md, Limits):
+/// - size: before every append the recording's projected size (records handed over, seek points
+///   written, seek points queued at the size of the last one) plus room for the end record is
+///   checked against max_bytes; past it the recording ends with reason "size limit". The writer
+///   also refuses any write that would take the file past max_bytes (the file then stops at a
+///   whole record without an end record, logged), so the file never grows past it.
+/// - queue: what the writer has not written yet (records, and queued seek points at their
+///   estimated size) is at most max_queue_bytes; a hand-over that would pass it ends the
+///   recording with reason "writer behind" instead (a disk slower than the room).
+/// Recording files are created 0600 (they hold every player's inputs), their folder 0700.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -36,7 +46,24 @@ struct InputLogSettings {
   std::uint32_t seek_interval_s = 30;     ///< record_seek_s: a seek point this often. [1..3600]
   std::uint64_t max_bytes = 64ull << 20;  ///< recording_max_mb: one recording ends before it grows past this
   std::uint32_t max_files = 100;          ///< recordings_max: *.fslog files the folder may hold
+  /// Bytes queued for the writer thread, at most (records, and seek points at their estimated
+  /// size): a writer this far behind ends the recording ("writer behind").
+  std::uint64_t max_queue_bytes = 128ull << 20;
 };
+
+/// Longest part of a recording's file name taken from the room name, bytes.
+inline constexpr std::size_t kMaxRecordingNameBytes = 64;
+/// Mode of recording files and of the recordings folder.
+inline constexpr unsigned kRecordingFileMode = 0600;
+inline constexpr unsigned kRecordingDirMode = 0700;
+
+/// File name of a recording of `room` started at `unix_ms`: the room name with every byte outside
+/// [A-Za-z0-9_-] written as '_' (room names are scenario names, free text: never a path, a dot
+/// file or a shell word), cut to kMaxRecordingNameBytes, then "-<unix_ms>.fslog".
+std::string recording_file_name(std::string_view room, std::int64_t unix_ms);
+/// Create the recordings folder if missing and make it kRecordingDirMode (when the server owns
+/// it). "" or why it cannot be created.
+std::string prepare_recordings_dir(const std::string& dir);
 
 /// See file comment. Every method but the constructor's thread runs on the game thread.
 class InputLogRecorder {
@@ -65,7 +92,7 @@ class InputLogRecorder {
   /// Just before World::step(): the commands of this tick.
   void before_step(const sim::World& world);
   /// Just after World::step(): the state hash each second, a seek point when due. Ends the
-  /// recording (reason "size limit") when the next seek point would pass max_bytes.
+  /// recording (reason "size limit" or "writer behind", see the file comment) at a limit.
   void after_step(const sim::World& world);
   /// The remaining commands and the end record; no more records after it.
   void finish(const sim::World& world, std::string_view reason);
@@ -79,10 +106,17 @@ class InputLogRecorder {
   struct Item {
     std::string bytes;                  // framed records
     std::unique_ptr<sim::World> world;  // or a world to encode as a seek point
+    std::uint64_t queued = 0;           // what it adds to queued_bytes_ (a seek point: its estimate)
   };
   void hand_over(std::unique_ptr<sim::World> world);
+  /// The size and queue limits, before a seek point of `world` is added when `seek`: null, or
+  /// the reason the recording must end.
+  const char* over_limit(const sim::World& world, bool seek);
+  /// Estimated framed size of a seek point of `world`: the last one's, or 512 bytes per agent.
+  std::uint64_t seek_estimate(const sim::World& world) const;
   void writer();
   void fail(const char* op, int err);
+  void fail(const char* op, const std::string& why);
 
   std::string path_;
   InputLogSettings settings_;
@@ -101,6 +135,9 @@ class InputLogRecorder {
   std::atomic<bool> failed_{false};
   std::atomic<std::uint64_t> seek_bytes_{0};  // framed bytes of the seek points written
   std::atomic<std::uint64_t> last_seek_size_{0};
+  std::atomic<std::uint64_t> queued_seeks_{0};  // seek points handed over, not yet encoded
+  std::atomic<std::uint64_t> queued_bytes_{0};  // record bytes + seek estimates not yet written
+  std::uint64_t written_ = 0;                   // bytes in the file (writer thread)
 
   std::mutex mutex_;
   std::condition_variable wake_;

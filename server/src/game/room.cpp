@@ -14,6 +14,7 @@
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 #include "ops/os_random.hpp"
+#include "ops/token_hash.hpp"
 
 namespace flockstep::server::game {
 
@@ -66,6 +67,7 @@ Room::Room(const RoomConfig& config, sim::Scenario scenario, ops::ServerMetrics*
       log_(log),
       streams_(scenario_, stream_config(config)),
       resume_window_ticks_(static_cast<std::uint64_t>(config.resume_window_ms) * config.tick_rate_hz / 1000) {
+  if (config_.token_key.empty()) config_.token_key = ops::new_token_key();
   for (std::uint32_t i = 0; i < config_.bots; ++i) add_bot(i);
   update_agent_metrics();
 }
@@ -145,6 +147,7 @@ std::string Room::start_input_log(std::unique_ptr<InputLogRecorder> recorder) {
   if (input_log_) return "the room is being recorded already (" + input_log_->path() + ")";
   if (!recorder || !recorder->ok()) return "the recording file could not be created";
   recorder->start(world_, config_.room_name.empty() ? scenario_.name : config_.room_name);
+  if (!recorder->active()) return "the recording could not start (recording_max_mb too small? see the log)";
   input_log_ = std::move(recorder);
   if (log_) log_->info("input_log_started", {{"file", input_log_->path()}, {"tick", world_.tick()}});
   return {};
@@ -207,7 +210,7 @@ v1::RoomState Room::session_state() const {
     o->set_player_id(p->player_id);
     o->set_entity_id(p->entity.value);
     o->set_display_name(p->name);
-    o->set_resume_token(p->token);
+    o->set_resume_token_hash(p->token_hash);
     o->set_bot(p->bot);
     o->set_best_ticks(p->best_ticks);
     o->set_captures(p->captures);
@@ -236,23 +239,47 @@ std::string Room::restore(const v1::RoomState& saved) {
   if (saved.tick_rate_hz() != config_.tick_rate_hz)
     return "tick_rate_hz: saved at " + std::to_string(saved.tick_rate_hz()) + ", the server runs " +
            std::to_string(config_.tick_rate_hz) + " (a world keeps the rate it was stepped at)";
-  codec::DecodedWorld decoded = codec::decode_world_state(saved.world_state());
+  // Everything the World sizes its storage from must be the room's own (checked before the
+  // world is built): a saved file can then make the server allocate no more than the fresh
+  // room did. Only the groups may differ (live tuning), and not in number.
+  const codec::ScenarioCheck same_room = [this](const sim::Scenario& ws) -> std::string {
+    const auto same_circles = [](const auto& a, const auto& b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                        [](const auto& x, const auto& y) { return x.center == y.center && x.radius == y.radius; });
+    };
+    const auto same_walls = [](const auto& a, const auto& b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                        [](const auto& x, const auto& y) { return x.a == y.a && x.b == y.b; });
+    };
+    if (ws.groups.size() != scenario_.groups.size() || ws.width != scenario_.width || ws.height != scenario_.height ||
+        ws.wrap != scenario_.wrap || ws.max_players != scenario_.max_players ||
+        ws.tick_rate_hz != scenario_.tick_rate_hz || ws.max_agents != scenario_.max_agents ||
+        ws.grid_cell != scenario_.grid_cell || ws.paths.size() != scenario_.paths.size() ||
+        ws.tiles.cols != scenario_.tiles.cols || ws.tiles.rows != scenario_.tiles.rows ||
+        !same_circles(ws.obstacles, scenario_.obstacles) || !same_walls(ws.walls, scenario_.walls))
+      return "the room's scenario or max_players changed since the save (groups " + std::to_string(ws.groups.size()) +
+             " saved, " + std::to_string(scenario_.groups.size()) +
+             " now; size, wrap, grid, capacity, max_players, tick rate, obstacles, walls, paths and tiles must "
+             "match too)";
+    return {};
+  };
+  codec::DecodedWorld decoded;
+  try {
+    decoded = codec::decode_world_state(saved.world_state(), same_room);
+  } catch (const std::exception& e) {
+    // The checks above should leave nothing to throw; if something still does (an allocation),
+    // the file is refused like any other bad one rather than ending the process at start-up.
+    return std::string("world_state: cannot be restored: ") + e.what();
+  }
   if (!decoded.world) return "world_state: " + decoded.error;
   sim::World& w = *decoded.world;
   if (w.tick() != saved.tick())
     return "tick: the file says " + std::to_string(saved.tick()) + ", its world is at " + std::to_string(w.tick());
   if (w.state_hash() != saved.state_hash()) return "state_hash: the restored world differs from the saved one";
-  const sim::Scenario& ws = w.scenario();
-  if (ws.groups.size() != scenario_.groups.size() || ws.width != scenario_.width || ws.height != scenario_.height ||
-      ws.wrap != scenario_.wrap || ws.max_players != scenario_.max_players || ws.tick_rate_hz != scenario_.tick_rate_hz)
-    return "the room's scenario or max_players changed since the save (groups " + std::to_string(ws.groups.size()) +
-           " saved, " + std::to_string(scenario_.groups.size()) +
-           " now; size, wrap, max_players and tick rate must "
-           "match too)";
   if (saved.next_player_id() == 0) return "next_player_id: missing";
   std::vector<std::unique_ptr<Player>> players;
   std::set<std::uint32_t> ids, entities;
-  std::set<std::string> tokens;
+  std::set<std::string> token_hashes;
   for (const v1::SavedPlayer& sp : saved.players()) {
     const std::string who = "players[" + std::to_string(players.size()) + "]";
     if (sp.player_id() == 0 || sp.player_id() >= saved.next_player_id() || !ids.insert(sp.player_id()).second)
@@ -261,14 +288,20 @@ std::string Room::restore(const v1::RoomState& saved) {
     const std::int32_t idx = w.index_of(entity);
     if (idx < 0 || w.view(idx).kind != sim::AgentKind::kPlayer || !entities.insert(sp.entity_id()).second)
       return who + ".entity_id: " + std::to_string(sp.entity_id()) + " is not a player craft of the saved world";
-    if (!sp.bot() && (sp.resume_token().size() != codec::kResumeTokenBytes || !tokens.insert(sp.resume_token()).second))
-      return who + ".resume_token: not " + std::to_string(codec::kResumeTokenBytes) + " bytes, or repeated";
+    // Version 1 files hold the raw token: hashed now, and the next save writes only the hash.
+    std::string token_hash = saved.version() == 1 && sp.resume_token().size() == codec::kResumeTokenBytes
+                                 ? ops::token_hash(config_.token_key, sp.resume_token())
+                                 : sp.resume_token_hash();
+    if (saved.version() > 1 && !sp.resume_token().empty())
+      return who + ".resume_token: a raw token in a version 2 file";
+    if (!sp.bot() && (token_hash.size() != ops::kTokenHashBytes || !token_hashes.insert(token_hash).second))
+      return who + ".resume_token_hash: not " + std::to_string(ops::kTokenHashBytes) + " bytes, or repeated";
     if (sp.disconnected_tick() > w.tick()) return who + ".disconnected_tick: after the saved tick";
     auto p = std::make_unique<Player>();
     p->player_id = sp.player_id();
     p->entity = entity;
     p->name = sp.display_name();
-    p->token = sp.resume_token();
+    if (!sp.bot()) p->token_hash = std::move(token_hash);
     p->bot = sp.bot();
     p->best_ticks = sp.best_ticks();
     p->captures = sp.captures();
@@ -329,7 +362,7 @@ std::uint32_t Room::last_applied_of(ConnectionId conn) const {
   return p ? p->last_applied : 0;
 }
 
-std::string Room::make_token() {
+std::string Room::new_token(Player& p) {
   // Whoever holds a player's token can take over its craft, so it must not be guessable: every
   // token is 128 fresh bits from the kernel, never an output of a seeded generator (each player
   // sees its own token, and a PCG32 state is recoverable from a few consecutive outputs).
@@ -342,6 +375,7 @@ std::string Room::make_token() {
     else std::fprintf(stderr, "flockstep-server: fatal: %s\n", what.c_str());
     std::abort();
   }
+  p.token_hash = ops::token_hash(config_.token_key, t);
   return t;
 }
 
@@ -389,14 +423,18 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
     update_client_metrics();
   } else {
     Player* p = nullptr;
+    std::string token;  // the token this Welcome hands out
     if (!request.resume_token.empty()) {
+      const std::string hash = ops::token_hash(config_.token_key, request.resume_token);
       for (auto& cand : players_)
-        if (!cand->bot && cand->token == request.resume_token) p = cand.get();
+        if (!cand->bot && ops::same_secret(cand->token_hash, hash)) p = cand.get();
       if (!p || p->conn != 0) {
         sink->close(CloseReason::kBadResume, p ? "resume token in use" : "resume token unknown or expired");
         return;
       }
-      // Take the craft back: same entity, inputs continue from where the server is.
+      // Take the craft back: same entity, inputs continue from where the server is. The token
+      // is rotated: the one just used (which may have been seen on its way) is dead from now.
+      token = new_token(*p);
       p->conn = conn;
       p->sink = sink;
       p->pending.clear();
@@ -418,7 +456,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
       np->sink = sink;
       np->entity = id;
       np->name = request.display_name;
-      np->token = make_token();
+      token = new_token(*np);
       p = np.get();
       players_.push_back(std::move(np));
     }
@@ -426,7 +464,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
     p->plain = request.plain_snapshots;
     info.player_id = p->player_id;
     info.entity = p->entity;
-    info.resume_token = p->token;
+    info.resume_token = std::move(token);
     update_client_metrics();
   }
   std::string bytes;
@@ -463,7 +501,7 @@ void Room::ack(ConnectionId conn, const codec::AckRequest& ack) {
   streams_.ack(conn, ack.snapshot_tick, ack.has_view ? &ack.view : nullptr);
 }
 
-void Room::leave(ConnectionId conn) {
+void Room::leave(ConnectionId conn, bool ended) {
   streams_.remove(conn);
   if (inspecting_.erase(conn) > 0) inspect_dirty_ = true;
   if (auto it = spectators_.find(conn); it != spectators_.end()) {
@@ -473,6 +511,17 @@ void Room::leave(ConnectionId conn) {
   }
   Player* p = find_by_conn(conn);
   if (!p) return;
+  if (ended) {
+    // A deliberate leave: nobody may come back with the token, so the session ends now.
+    if (log_) log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"ended", true}});
+    for (auto it = players_.begin(); it != players_.end(); ++it)
+      if (it->get() == p) {
+        drop_player(it);
+        break;
+      }
+    update_client_metrics();
+    return;
+  }
   p->conn = 0;
   p->sink.reset();
   p->pending.clear();
@@ -482,6 +531,13 @@ void Room::leave(ConnectionId conn) {
   update_client_metrics();
   if (log_)
     log_->info("leave", {{"conn", conn}, {"player", p->player_id}, {"resume_window_ms", config_.resume_window_ms}});
+}
+
+std::vector<std::unique_ptr<Room::Player>>::iterator Room::drop_player(
+    std::vector<std::unique_ptr<Player>>::iterator it) {
+  world_remove((*it)->entity);
+  send_presence(**it, false);
+  return players_.erase(it);
 }
 
 void Room::inspect(ConnectionId conn, std::uint32_t agent) {
@@ -758,9 +814,7 @@ void Room::tick() {
   for (auto it = players_.begin(); it != players_.end();) {
     Player& p = **it;
     if (!p.bot && p.conn == 0 && world_.tick() - p.disconnected_tick >= resume_window_ticks_) {
-      world_remove(p.entity);
-      send_presence(p, false);
-      it = players_.erase(it);
+      it = drop_player(it);
     } else {
       ++it;
     }

@@ -45,7 +45,10 @@ struct RoomConfig {
   double aoi_hysteresis_m = 10;              ///< agents in view leave only this far outside the area, m
   std::uint32_t sim_threads = 1;             ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
   std::string room_name;                     ///< sent in Welcome.room; the scenario's name
-  bool report_world_tick = true;             ///< set the flockstep_world_tick gauge (the default room only)
+  /// HMAC key of resume tokens (ops/token_hash.hpp; the state folder's, so that a restart still
+  /// knows them); empty = a fresh key from the OS generator for this room.
+  std::string token_key;
+  bool report_world_tick = true;  ///< set the flockstep_world_tick gauge (the default room only)
 };
 
 class Recorder;
@@ -105,8 +108,9 @@ class Room {
   /// SteeringTrace of that agent with each snapshot. At most sim::kMaxTraced distinct agents are
   /// traced per room; a request beyond that gets one SteeringTrace{available = false}.
   void inspect(ConnectionId conn, std::uint32_t agent);
-  /// The connection is gone. A player's craft waits resume_window_ms for a resume.
-  void leave(ConnectionId conn);
+  /// The connection is gone. A player's craft waits resume_window_ms for a resume, unless the
+  /// player `ended` the session (left on purpose): then its token ends and its craft leaves now.
+  void leave(ConnectionId conn, bool ended = false);
   /// A client acknowledged a snapshot (and maybe sent its view rectangle): later snapshots are
   /// delta-coded against it. Ignored for unknown connections.
   void ack(ConnectionId conn, const codec::AckRequest& ack);
@@ -156,7 +160,7 @@ class Room {
     std::weak_ptr<ClientSink> sink;
     sim::AgentId entity;
     std::string name;
-    std::string token;  // raw resume token bytes
+    std::string token_hash;  // ops::token_hash of the resume token (the token itself is never kept)
     std::deque<codec::InputFrame> pending;
     std::uint32_t last_received = 0;  // newest sequence accepted into `pending`
     std::uint32_t last_applied = 0;   // newest sequence applied to the world
@@ -184,8 +188,12 @@ class Room {
   Player* find_by_conn(ConnectionId conn);
   const Player* find_by_conn(ConnectionId conn) const;
   Player* find_by_entity(sim::AgentId id);
-  /// A resume token: kResumeTokenBytes (128 bits) from the OS generator (ops/os_random.hpp).
-  std::string make_token();
+  /// A new resume token for `p`: kResumeTokenBytes (128 bits) from the OS generator
+  /// (ops/os_random.hpp). `p` keeps only its hash; the token is returned for the Welcome.
+  std::string new_token(Player& p);
+  /// The craft of `p` leaves the world and the room (resume window over, or a deliberate leave);
+  /// returns the next player.
+  std::vector<std::unique_ptr<Player>>::iterator drop_player(std::vector<std::unique_ptr<Player>>::iterator it);
   void add_bot(std::uint32_t index);
   void drive_bot(Player& p);
   void broadcast(const std::shared_ptr<const std::string>& message);
@@ -203,7 +211,7 @@ class Room {
   void world_remove(sim::AgentId id);
   void world_step();
 
-  RoomConfig config_;
+  RoomConfig config_;  // config_.token_key is never empty after the constructor
   sim::Scenario scenario_;
   sim::World world_;
   ops::RoomMetrics* metrics_;  // this room's labelled series (linked to the totals); cached, no lookup per tick

@@ -15,6 +15,7 @@
 
 #include "codec/world_state_codec.hpp"
 #include "ops/log.hpp"
+#include "ops/token_hash.hpp"
 
 namespace flockstep::server::game {
 
@@ -66,9 +67,9 @@ std::string decode_room_state(std::string_view bytes, v1::RoomState& out) {
   out.Clear();
   if (bytes.empty()) return "empty file";
   if (!out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return "not a RoomState message (corrupt)";
-  if (out.version() != kRoomStateVersion)
-    return "version " + std::to_string(out.version()) + ", this server reads version " +
-           std::to_string(kRoomStateVersion);
+  if (out.version() < kOldestRoomStateVersion || out.version() > kRoomStateVersion)
+    return "version " + std::to_string(out.version()) + ", this server reads versions " +
+           std::to_string(kOldestRoomStateVersion) + " to " + std::to_string(kRoomStateVersion);
   if (out.room().empty()) return "room: missing";
   // Fields are written in field-number order, so a file cut short loses the world (field 8)
   // before anything else that matters: an empty world is how truncation shows.
@@ -97,8 +98,15 @@ std::string room_state_path(const std::string& dir, const std::string& room) {
 // rename can reach the disk before the data it names (an empty file after a power cut).
 std::string write_file_atomic(const std::string& path, std::string_view bytes) {
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kStateFileMode);
   if (fd < 0) return os_error("create", tmp, errno);
+  // A temp file left by an older build may exist with wider permissions (O_CREAT keeps them).
+  if (::fchmod(fd, kStateFileMode) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return os_error("chmod", tmp, err);
+  }
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -137,13 +145,19 @@ StateStore::StateStore(std::string dir, ops::Logger* log) : dir_(std::move(dir))
   fs::create_directories(dir_, ec);
   if (ec) throw std::runtime_error("state_dir '" + dir_ + "': cannot create: " + ec.message());
   if (!fs::is_directory(dir_, ec)) throw std::runtime_error("state_dir '" + dir_ + "': not a folder");
+  // The folder holds every player's session: nobody else may list it (also a folder an older
+  // build created with the default mode). A folder the server does not own (a volume's root
+  // with fsGroup) cannot be changed: a warning, not a start-up error, as every file in it is
+  // 0600 anyway.
+  if (::chmod(dir_.c_str(), kStateDirMode) != 0 && log_)
+    log_->warn("state_dir_mode", {{"dir", dir_}, {"error", os_error("chmod", dir_, errno)}});
   // Prove now that saves will work, rather than finding out at SIGTERM.
   const std::string probe = (fs::path(dir_) / ".write-test").string();
   if (std::string why = write_file_atomic(probe, "ok"); !why.empty())
     throw std::runtime_error("state_dir '" + dir_ + "': not writable: " + why);
   fs::remove(probe, ec);
   const std::string lock_path = (fs::path(dir_) / ".lock").string();
-  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, kStateFileMode);
   if (lock_fd_ < 0) throw std::runtime_error("state_dir '" + dir_ + "': " + os_error("open", lock_path, errno));
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
@@ -153,7 +167,33 @@ StateStore::StateStore(std::string dir, ops::Logger* log) : dir_(std::move(dir))
                                                        " is locked); the next one starts after it has exited"
                                                  : os_error("lock", lock_path, err)));
   }
+  try {
+    load_token_key();
+  } catch (...) {
+    ::close(lock_fd_);
+    throw;
+  }
   writer_ = std::thread([this] { run(); });
+}
+
+void StateStore::load_token_key() {
+  const std::string path = (fs::path(dir_) / kTokenKeyFile).string();
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    std::string bytes;
+    std::string why = read_whole(path, bytes);
+    if (why.empty() && bytes.size() == ops::kTokenKeyBytes) {
+      token_key_ = std::move(bytes);
+      ::chmod(path.c_str(), kStateFileMode);  // a key copied in with a wider mode
+      return;
+    }
+    set_aside(path, why.empty() ? std::to_string(bytes.size()) + " bytes, a token key has " +
+                                      std::to_string(ops::kTokenKeyBytes) + "; saved players cannot resume"
+                                : why);
+  }
+  token_key_ = ops::new_token_key();
+  if (std::string why = write_file_atomic(path, token_key_); !why.empty())
+    throw std::runtime_error("state_dir '" + dir_ + "': cannot write the token key: " + why);
 }
 
 StateStore::~StateStore() {
@@ -188,6 +228,9 @@ void StateStore::set_aside(const std::string& path, const std::string& why) {
   const std::string to = path + std::string(kRejectedSuffix);
   std::error_code ec;
   fs::rename(path, to, ec);
+  // Kept for a post-mortem, as private as the file it was (one written by an older build may
+  // be world-readable).
+  if (!ec) ::chmod(to.c_str(), kStateFileMode);
   if (log_)
     log_->error(
         "room_state_rejected",

@@ -119,7 +119,8 @@ std::shared_ptr<Game> Rooms::make_game(const sim::Scenario& s, bool is_default) 
   RoomConfig rc = config_.room;
   rc.room_name = s.name;
   rc.report_world_tick = is_default;
-  if (!is_default) rc.bots = 0;  // bots populate the default room only
+  if (store_) rc.token_key = store_->token_key();  // restored tokens must still match after a restart
+  if (!is_default) rc.bots = 0;                    // bots populate the default room only
   auto game = std::make_shared<Game>(rc, s, config_.max_catchup_ticks, metrics_, log_);
   if (store_ && config_.save_interval.count() > 0)
     game->set_autosave(config_.save_interval,
@@ -401,8 +402,7 @@ RecordingResult Rooms::start_on(Room& room, const InputLogSettings& settings, co
   if (settings.dir.empty()) return {503, "input-log recordings are off (recordings_dir is not set)", {}};
   if (const InputLogRecorder* r = room.input_log())
     return {409, "room '" + name + "' is being recorded already", file_name_of(r->path())};
-  std::error_code ec;
-  fs::create_directories(settings.dir, ec);
+  if (std::string why = prepare_recordings_dir(settings.dir); !why.empty()) return {503, why, {}};
   if (recording_files(settings.dir).size() >= settings.max_files)
     return {409,
             "recordings_dir holds recordings_max (" + std::to_string(settings.max_files) +
@@ -411,7 +411,7 @@ RecordingResult Rooms::start_on(Room& room, const InputLogSettings& settings, co
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
-  const std::string path = (fs::path(settings.dir) / (name + "-" + std::to_string(ms) + ".fslog")).string();
+  const std::string path = (fs::path(settings.dir) / recording_file_name(name, ms)).string();
   auto rec = std::make_unique<InputLogRecorder>(path, settings, log);
   if (!rec->ok()) return {503, "cannot create " + path + " (see the log)", {}};
   if (std::string why = room.start_input_log(std::move(rec)); !why.empty()) return {409, why, {}};

@@ -90,7 +90,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   ~WsSession() override {
     // Runs when the last handler let go: the one place that tells the game and the registry.
     ctx_.sessions.remove(id_);
-    if (game_) game_->post_leave(id_);
+    if (game_) game_->post_leave(id_, ended_);
   }
 
   // run: configure limits and timeouts, then accept the upgrade.
@@ -176,6 +176,9 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       return teardown();  // Beast has already sent close 1009 and torn the connection down
     }
     if (ec) {
+      // Resume tokens: a close 1000 the client started (not an echo of ours) ends its session.
+      if (ec == websocket::error::closed && !closing_ && ws_.reason().code == websocket::close_code::normal)
+        ended_ = true;
       teardown();
       return fail(ec, "ws_read");
     }
@@ -257,7 +260,9 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
           ctx_.metrics.rtt_seconds.observe(static_cast<double>(now - cmd.time_us) * 1e-6);
         return;
       }
-      case codec::ClientCommand::Type::kClose: return start_close(CloseReason::kNormal, "client closed");
+      case codec::ClientCommand::Type::kClose:
+        ended_ = true;  // resume tokens: the client's Close ends its session
+        return start_close(CloseReason::kNormal, "client closed");
       case codec::ClientCommand::Type::kAck:
         // Snapshot acknowledgement (+ view rectangle): the room deltas against it.
         if (!join_sent_) return start_close(CloseReason::kProtocol, "Ack before Join");
@@ -426,6 +431,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   Clock::time_point last_refill_;
   std::uint32_t violations_ = 0;
   bool join_sent_ = false;
+  bool ended_ = false;                // resume tokens: the client left on purpose, its token ends (Room::leave)
   std::shared_ptr<game::Game> game_;  // the joined room (keeps it from closing while we are in it)
   codec::Role role_ = codec::Role::kSpectator;
   std::deque<Outgoing> queue_;

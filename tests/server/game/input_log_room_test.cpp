@@ -12,6 +12,7 @@
 
 #include "../test_util.hpp"
 #include "codec/input_log.hpp"
+#include "codec/world_state_codec.hpp"
 #include "game/input_log_recorder.hpp"
 #include "game/room.hpp"
 #include "game/scenario_file.hpp"
@@ -22,6 +23,8 @@
 
 namespace flockstep::server::game {
 namespace {
+
+namespace fs = std::filesystem;
 
 /// A connection that drops everything the room sends (the recording is under test, not the stream).
 class NullSink : public ClientSink {
@@ -148,15 +151,23 @@ TEST(InputLogRoom, AnUnwritableFolderLeavesTheRoomUnrecordedAndRunning) {
   EXPECT_EQ(room.stop_input_log("test"), "");
 }
 
-TEST(InputLogRoom, TheSizeLimitEndsTheRecordingCompleteAndPlayable) {
-  testing::TempDir dir;
+/// The arena as a room named "arena", default settings.
+std::unique_ptr<Room> arena_room() {
   RoomConfig cfg;
   cfg.room_name = "arena";
-  Room room(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"), nullptr, nullptr);
+  return std::make_unique<Room>(cfg, load_scenario_file(std::string(FLOCKSTEP_SOURCE_DIR) + "/scenarios/arena.json"),
+                                nullptr, nullptr);
+}
+
+TEST(InputLogRoom, TheSizeLimitEndsTheRecordingCompleteAndPlayable) {
+  testing::TempDir dir;
+  auto arena = arena_room();
+  Room& room = *arena;
   InputLogSettings settings;
   settings.dir = dir.path().string();
   settings.seek_interval_s = 1;
-  settings.max_bytes = 1;  // the first seek point after the start would pass it
+  // Room for the header and the first seek point, not for a second one.
+  settings.max_bytes = codec::encode_world_state(room.world()).size() * 2 - 1024;
   const std::string path = (dir.path() / "limit.fslog").string();
   ASSERT_EQ(room.start_input_log(std::make_unique<InputLogRecorder>(path, settings, nullptr)), "");
   for (int k = 0; k < 200 && room.input_log(); ++k) room.tick();
@@ -169,6 +180,90 @@ TEST(InputLogRoom, TheSizeLimitEndsTheRecordingCompleteAndPlayable) {
   while (p->step()) {
   }
   EXPECT_TRUE(p->divergences().empty());
+  EXPECT_LE(fs::file_size(path), settings.max_bytes);
+}
+
+/// Players steering every tick into a recording of `settings` until it ends (at most `ticks`);
+/// the recording's path.
+std::string record_until_it_ends(Room& room, InputLogSettings settings, const fs::path& dir, int ticks) {
+  settings.dir = dir.string();
+  const std::string path = (dir / "busy.fslog").string();
+  EXPECT_EQ(room.start_input_log(std::make_unique<InputLogRecorder>(path, settings, nullptr)), "");
+  std::vector<std::shared_ptr<NullSink>> sinks;
+  for (ConnectionId c = 1; c <= 6; ++c) {
+    sinks.push_back(std::make_shared<NullSink>());
+    room.join(c, sinks.back(), codec::JoinRequest{codec::Role::kPlayer, "p", {}});
+  }
+  for (std::uint32_t k = 1; k <= static_cast<std::uint32_t>(ticks) && room.input_log(); ++k) {
+    for (ConnectionId c = 1; c <= 6; ++c) {
+      const codec::InputFrame f{k, (k % 7) / 3.5 - 1, 0.8};
+      room.inputs(c, {&f, 1});
+    }
+    room.tick();
+  }
+  return path;
+}
+
+TEST(InputLogRoom, TheSizeCapHoldsAtEveryAppendNotOnlyAtSeekPoints) {
+  testing::TempDir dir;
+  auto arena = arena_room();
+  Room& room = *arena;
+  InputLogSettings settings;
+  settings.seek_interval_s = 3600;  // no seek point after the first: only command records grow the file
+  settings.max_bytes = codec::encode_world_state(room.world()).size() * 2 + 64 * 1024;
+  const std::string path = record_until_it_ends(room, settings, dir.path(), 60 * 120);
+  EXPECT_EQ(room.input_log(), nullptr) << "still recording after two minutes of six players";
+  std::string error;
+  auto p = codec::InputLogPlayer::open(read_file(path), error);
+  ASSERT_NE(p, nullptr) << error;
+  EXPECT_EQ(p->end_reason(), "size limit");
+  EXPECT_LE(fs::file_size(path), settings.max_bytes);
+  while (p->step()) {
+  }
+  EXPECT_TRUE(p->divergences().empty());
+}
+
+TEST(InputLogRoom, AWriterFurtherBehindThanTheQueueLimitEndsTheRecordingWithAReason) {
+  testing::TempDir dir;
+  auto arena = arena_room();
+  Room& room = *arena;
+  InputLogSettings settings;
+  settings.seek_interval_s = 1;
+  settings.max_queue_bytes = 1;  // any hand-over after the start passes it
+  const std::string path = record_until_it_ends(room, settings, dir.path(), 600);
+  EXPECT_EQ(room.input_log(), nullptr) << "the queue limit did not end the recording";
+  std::string error;
+  auto p = codec::InputLogPlayer::open(read_file(path), error);
+  ASSERT_NE(p, nullptr) << error;
+  EXPECT_EQ(p->end_reason(), "writer behind");
+  EXPECT_LE(p->last_tick(), 60u) << "ended at the first hand-over, the seek point one second in";
+  // Control: the default limit lets the same run record on.
+  auto calm = arena_room();
+  testing::TempDir dir2;
+  InputLogSettings defaults;
+  defaults.seek_interval_s = 1;
+  record_until_it_ends(*calm, defaults, dir2.path(), 300);
+  EXPECT_NE(calm->input_log(), nullptr);
+}
+
+TEST(InputLogRoom, RecordingFileNamesComeFromASanitisedRoomNameAndArePrivate) {
+  EXPECT_EQ(recording_file_name("arena", 42), "arena-42.fslog");
+  EXPECT_EQ(recording_file_name("../../etc/cron.d/x y", 7), "______etc_cron_d_x_y-7.fslog");
+  EXPECT_EQ(recording_file_name(".hidden", 1), "_hidden-1.fslog");
+  EXPECT_EQ(recording_file_name("", 1), "room-1.fslog");
+  EXPECT_EQ(recording_file_name(std::string(300, 'a'), 1), std::string(kMaxRecordingNameBytes, 'a') + "-1.fslog");
+  testing::TempDir dir;
+  const std::string folder = (dir.path() / "recordings").string();
+  ASSERT_EQ(prepare_recordings_dir(folder), "");
+  EXPECT_EQ(static_cast<unsigned>(fs::status(folder).permissions()) & 0777u, 0700u);
+  auto room = arena_room();
+  InputLogSettings settings;
+  settings.dir = folder;
+  const std::string path = (fs::path(folder) / recording_file_name("arena", 1)).string();
+  ASSERT_EQ(room->start_input_log(std::make_unique<InputLogRecorder>(path, settings, nullptr)), "");
+  room->tick();
+  room->stop_input_log("test");
+  EXPECT_EQ(static_cast<unsigned>(fs::status(path).permissions()) & 0777u, 0600u);
 }
 
 }  // namespace

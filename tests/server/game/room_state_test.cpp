@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,12 +13,17 @@
 
 #include "../test_util.hpp"
 #include "codec/world_state_codec.hpp"
+#include "flockstep/sim/state_hash.hpp"
+#include "flockstep/v1/messages.pb.h"
 #include "flockstep/v1/room_state.pb.h"
+#include "flockstep/v1/world_state.pb.h"
 #include "game/game.hpp"
 #include "game/scenario_file.hpp"
 #include "game/room_state.hpp"
+#include "game/room.hpp"
 #include "game/rooms.hpp"
 #include "ops/log.hpp"
+#include "ops/token_hash.hpp"
 
 namespace flockstep::server::game {
 namespace {
@@ -115,6 +121,53 @@ TEST(StateStore, WritesQueuedSavesOffThreadSavesNowAndRemoves) {
   EXPECT_TRUE(store.load_all().empty());
 }
 
+/// Permission bits of a file or folder.
+unsigned mode_of(const fs::path& p) { return static_cast<unsigned>(fs::status(p).permissions()) & 0777u; }
+
+TEST(StateStore, NothingAtRestIsReadableByOtherUsers) {
+  TempDir dir;
+  const std::string state = (dir.path() / "state").string();
+  // A folder and a file as an older build (or a plain mkdir) left them: open to everyone.
+  fs::create_directories(state);
+  fs::permissions(state, fs::perms::all);
+  const std::string junk = room_state_path(state, "junk");
+  std::ofstream(junk, std::ios::binary) << "not a room";
+  fs::permissions(junk,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  StateStore store(state, nullptr);
+  ASSERT_EQ(store.save_now(sample_state()), "");
+  for (const SavedRoomFile& f : store.load_all())
+    if (!f.error.empty()) store.set_aside(f.path, f.error);
+  EXPECT_EQ(mode_of(state), 0700u);
+  EXPECT_EQ(mode_of(room_state_path(state, "arena")), 0600u);
+  EXPECT_EQ(mode_of(junk + ".bad"), 0600u) << "the set-aside copy";
+  EXPECT_EQ(mode_of(fs::path(state) / kTokenKeyFile), 0600u);
+  EXPECT_EQ(mode_of(fs::path(state) / ".lock"), 0600u);
+}
+
+TEST(StateStore, TheTokenKeyOutlivesTheProcessAndAWrongSizedKeyIsSetAside) {
+  TempDir dir;
+  const std::string state = (dir.path() / "state").string();
+  std::string key;
+  {
+    StateStore first(state, nullptr);
+    key = first.token_key();
+  }
+  ASSERT_EQ(key.size(), ops::kTokenKeyBytes);
+  {
+    StateStore again(state, nullptr);
+    EXPECT_EQ(again.token_key(), key) << "a restart must still recognise saved players' tokens";
+  }
+  std::ofstream(fs::path(state) / kTokenKeyFile, std::ios::binary | std::ios::trunc) << "short";
+  std::ostringstream log_text;
+  ops::Logger log({}, log_text);
+  StateStore after(state, &log);
+  EXPECT_EQ(after.token_key().size(), ops::kTokenKeyBytes);
+  EXPECT_NE(after.token_key(), key);
+  EXPECT_TRUE(fs::exists(fs::path(state) / (std::string(kTokenKeyFile) + ".bad")));
+  EXPECT_NE(log_text.str().find("room_state_rejected"), std::string::npos) << log_text.str();
+}
+
 TEST(StateStore, AnUnusableOrBusyFolderIsAStartUpError) {
   TempDir dir;
   const std::string file = dir.write("plain-file", "x");
@@ -145,6 +198,181 @@ RoomsConfig rooms_config(const std::string& state_dir) {
   c.state_dir = state_dir;
   c.save_interval = 0ms;  // only at stop(): the test decides when
   return c;
+}
+
+/// A connection that keeps the Welcome and whether it was closed.
+class WelcomeSink : public ClientSink {
+ public:
+  void send_snapshot(std::shared_ptr<const std::string>, std::string) override {}
+  void send_message(std::shared_ptr<const std::string> message) override {
+    v1::ServerMessage m;
+    if (m.ParseFromString(*message) && m.has_welcome()) welcome = m.welcome();
+  }
+  void close(CloseReason r, std::string) override { closed = r; }
+  std::optional<v1::Welcome> welcome;
+  std::optional<CloseReason> closed;
+};
+
+RoomConfig room_config(const std::string& key) {
+  RoomConfig c;
+  c.room_name = "slides_walls";
+  c.max_players = 4;
+  c.token_key = key;
+  return c;
+}
+
+/// Join `room` as a player (resuming with `token`); the sink.
+std::shared_ptr<WelcomeSink> join_room(Room& room, ConnectionId conn, const std::string& token = {}) {
+  auto sink = std::make_shared<WelcomeSink>();
+  room.join(conn, sink, codec::JoinRequest{codec::Role::kPlayer, "ada", token});
+  return sink;
+}
+
+TEST(RoomTokens, ASavedRoomHoldsAKeyedHashOfEachTokenAndNeverTheToken) {
+  const std::string key(ops::kTokenKeyBytes, 'k');
+  Room room(room_config(key), shipped("slides_walls"), nullptr, nullptr);
+  auto ada = join_room(room, 1);
+  ASSERT_TRUE(ada->welcome);
+  const std::string token = ada->welcome->resume_token();
+  ASSERT_EQ(token.size(), codec::kResumeTokenBytes);
+  for (int k = 0; k < 5; ++k) room.tick();
+  const v1::RoomState saved = room.save_state();
+  EXPECT_EQ(saved.version(), kRoomStateVersion);
+  ASSERT_EQ(saved.players_size(), 1);
+  EXPECT_TRUE(saved.players(0).resume_token().empty());
+  EXPECT_EQ(saved.players(0).resume_token_hash(), ops::token_hash(key, token));
+  EXPECT_EQ(encode_room_state(saved).find(token), std::string::npos) << "the token itself is in the file";
+
+  // With the folder's key the token resumes the craft; under another key the file restores but
+  // the token is unknown (the hash is keyed: it cannot be checked, nor guessed, without the key).
+  Room same(room_config(key), shipped("slides_walls"), nullptr, nullptr);
+  ASSERT_EQ(same.restore(saved), "");
+  auto back = join_room(same, 2, token);
+  ASSERT_TRUE(back->welcome) << "resume refused after the restore";
+  EXPECT_EQ(back->welcome->entity_id(), ada->welcome->entity_id());
+  Room other(room_config(std::string(ops::kTokenKeyBytes, 'x')), shipped("slides_walls"), nullptr, nullptr);
+  ASSERT_EQ(other.restore(saved), "");
+  auto stranger = join_room(other, 2, token);
+  EXPECT_FALSE(stranger->welcome);
+  EXPECT_EQ(stranger->closed, CloseReason::kBadResume);
+}
+
+TEST(RoomTokens, AVersion1FileWithRawTokensStillRestoresAndIsSavedBackAsHashes) {
+  const std::string key(ops::kTokenKeyBytes, 'k');
+  Room room(room_config(key), shipped("slides_walls"), nullptr, nullptr);
+  auto ada = join_room(room, 1);
+  ASSERT_TRUE(ada->welcome);
+  const std::string token = ada->welcome->resume_token();
+  room.tick();
+  v1::RoomState v1_file = room.save_state();
+  v1_file.set_version(1);
+  v1_file.mutable_players(0)->clear_resume_token_hash();
+  v1_file.mutable_players(0)->set_resume_token(token);
+  v1::RoomState parsed;
+  ASSERT_EQ(decode_room_state(encode_room_state(v1_file), parsed), "");
+  Room restored(room_config(key), shipped("slides_walls"), nullptr, nullptr);
+  ASSERT_EQ(restored.restore(parsed), "");
+  const v1::RoomState resaved = restored.save_state();
+  EXPECT_EQ(resaved.version(), kRoomStateVersion);
+  EXPECT_TRUE(resaved.players(0).resume_token().empty());
+  EXPECT_EQ(resaved.players(0).resume_token_hash(), ops::token_hash(key, token));
+  EXPECT_TRUE(join_room(restored, 2, token)->welcome);
+  // A raw token in a version-2 file is refused (nothing writes one).
+  v1::RoomState mixed = room.save_state();
+  mixed.mutable_players(0)->set_resume_token(token);
+  Room refuses(room_config(key), shipped("slides_walls"), nullptr, nullptr);
+  EXPECT_NE(refuses.restore(mixed).find("raw token"), std::string::npos);
+}
+
+/// `world_state` with its scenario edited by `edit`, re-wrapped with a valid body hash (what an
+/// attacker who knows the format can write).
+std::string with_scenario(const std::string& world_state, const std::function<void(v1::WorldSpec&)>& edit) {
+  v1::WorldStateFile file;
+  EXPECT_TRUE(file.ParseFromString(world_state));
+  v1::WorldStateBody body;
+  EXPECT_TRUE(body.ParseFromString(file.body()));
+  edit(*body.mutable_scenario());
+  const std::string bytes = body.SerializeAsString();
+  sim::StateHasher h;
+  h.bytes(bytes.data(), bytes.size());
+  file.set_body_hash(h.value());
+  file.set_body(bytes);
+  return file.SerializeAsString();
+}
+
+/// Seeds for fuzz_world_state (tests/fuzz/corpus/world_state/), written when
+/// FLOCKSTEP_UPDATE_FUZZ_SEEDS=1: saved worlds whose size fields are at or past the limits.
+void maybe_write_seed(const std::string& name, const std::string& bytes) {
+  const char* update = std::getenv("FLOCKSTEP_UPDATE_FUZZ_SEEDS");
+  if (!update || std::string(update) != "1") return;
+  std::ofstream(std::string(FLOCKSTEP_SOURCE_DIR) + "/tests/fuzz/corpus/world_state/" + name, std::ios::binary)
+      << bytes;
+}
+
+TEST(RoomRestore, SizesPastTheLimitsOrOtherThanTheRoomsOwnAreRefusedBeforeTheWorldIsBuilt) {
+  Room room(room_config({}), shipped("slides_walls"), nullptr, nullptr);
+  for (int k = 0; k < 5; ++k) room.tick();
+  const v1::RoomState good = room.save_state();
+  const double cell = room.scenario().grid_cell;
+  struct Case {
+    const char* seed;
+    std::function<void(v1::WorldSpec&)> edit;
+    const char* error;  // in Room::restore's message
+  };
+  const std::vector<Case> cases = {
+      // The probe's tiny cell (~10^16 grid cells): here the groups' neighbour radius, which must
+      // fit a cell, refuses it first; a world without neighbourhoods meets the grid limit.
+      {"size-tiny-grid-cell", [](v1::WorldSpec& w) { w.set_grid_cell(1e-6); }, "grid_cell"},
+      {"size-huge-world",
+       [](v1::WorldSpec& w) {
+         w.set_width(1e12);
+         w.set_height(1e12);
+       },
+       "grid cells"},
+      // Just past the limit: 2100 x 2100 cells (a few MB, harmless to try without the limit).
+      {"size-grid-past-limit",
+       [cell](v1::WorldSpec& w) {
+         w.set_width(cell * 2100);
+         w.set_height(cell * 2100);
+       },
+       "grid cells"},
+      {"size-many-obstacles",
+       [](v1::WorldSpec& w) {
+         w.set_width(8 * 1000);
+         w.set_height(8 * 1000);
+         for (int k = 0; k < 10000; ++k) {
+           v1::Circle* o = w.add_obstacles();
+           o->mutable_center()->set_x(k);
+           o->mutable_center()->set_y(k);
+           o->set_radius(1);
+         }
+       },
+       "obstacle-cell pairs"},
+      // Within the limits but not the room's own: a restoring server allocates no more than
+      // the fresh room did.
+      {"size-other-grid-cell", [cell](v1::WorldSpec& w) { w.set_grid_cell(cell * 2); }, "changed since the save"},
+      {"size-other-capacity", [](v1::WorldSpec& w) { w.set_max_agents(w.max_agents() * 4); }, "changed since the save"},
+      {"size-moved-obstacle",
+       [](v1::WorldSpec& w) {
+         v1::Circle* o = w.add_obstacles();
+         o->mutable_center()->set_x(5);
+         o->mutable_center()->set_y(5);
+         o->set_radius(1e9);
+       },
+       "changed since the save"},
+  };
+  for (const Case& c : cases) {
+    v1::RoomState bad = good;
+    bad.set_world_state(with_scenario(good.world_state(), c.edit));
+    maybe_write_seed(c.seed, bad.world_state());
+    Room fresh(room_config({}), shipped("slides_walls"), nullptr, nullptr);
+    const std::string why = fresh.restore(bad);
+    EXPECT_NE(why.find(c.error), std::string::npos) << c.seed << ": " << why;
+    EXPECT_EQ(fresh.current_tick(), 0u) << c.seed << ": the room is not fresh";
+  }
+  // Control: the untouched file restores.
+  Room fresh(room_config({}), shipped("slides_walls"), nullptr, nullptr);
+  EXPECT_EQ(fresh.restore(good), "");
 }
 
 /// Run the default room of `rooms` until its tick passes `ticks`.
@@ -210,19 +438,21 @@ TEST(RoomsState, PeriodicSavesAreWrittenWhileTheRoomRunsAndHoldTheWorldOfTheirTi
   rooms.stop();
 }
 
+/// Run "slides_walls" in a registry on `state` for 10 ticks and stop it; the file it saved.
+std::string saved_slides_walls(const std::string& state) {
+  Rooms rooms(rooms_config(state), shipped("slides_walls"), {}, nullptr, nullptr);
+  rooms.start();
+  run_until(rooms, 10);
+  rooms.stop();
+  return read(room_state_path(state, "slides_walls"));
+}
+
 TEST(RoomsState, ACorruptOrForeignFileIsLoggedSetAsideAndItsRoomStartsFresh) {
   TempDir dir;
   const std::string state = (dir.path() / "state").string();
   fs::create_directories(state);
   // A good save of "slides_walls" with its world bytes spoilt, one of unknown version, one of no scenario.
-  std::string good;
-  {
-    Rooms rooms(rooms_config(state), shipped("slides_walls"), {}, nullptr, nullptr);
-    rooms.start();
-    run_until(rooms, 10);
-    rooms.stop();
-    good = read(room_state_path(state, "slides_walls"));
-  }
+  const std::string good = saved_slides_walls(state);
   ASSERT_FALSE(good.empty());
   std::string spoilt = good;
   for (std::size_t i = spoilt.size() / 2; i < spoilt.size(); i += 5) spoilt[i] = static_cast<char>(spoilt[i] ^ 0x33);
@@ -255,6 +485,41 @@ TEST(RoomsState, ACorruptOrForeignFileIsLoggedSetAsideAndItsRoomStartsFresh) {
   }  // the state_dir's lock goes with it
   Rooms after(rooms_config(state), shipped("slides_walls"), {}, nullptr, nullptr);
   EXPECT_EQ(after.restored_count(), 1u);
+}
+
+TEST(RoomsState, AFileAskingForAHugeWorldIsSetAsideWithOneLineAndTheNextStartIsClean) {
+  TempDir dir;
+  const std::string state = (dir.path() / "state").string();
+  const std::string good = saved_slides_walls(state);
+  v1::RoomState crafted;
+  ASSERT_EQ(decode_room_state(good, crafted), "");
+  crafted.set_world_state(with_scenario(crafted.world_state(), [](v1::WorldSpec& w) {
+    w.set_width(1e12);
+    w.set_height(1e12);
+  }));
+  ASSERT_EQ(write_file_atomic(room_state_path(state, "slides_walls"), encode_room_state(crafted)), "");
+  for (int start = 0; start < 2; ++start) {
+    std::ostringstream log_text;
+    ops::Logger log({ops::LogFormat::kJson}, log_text);
+    Rooms rooms(rooms_config(state), shipped("slides_walls"), {}, nullptr, &log);
+    std::size_t lines = 0;
+    for (std::size_t at = 0; (at = log_text.str().find("room_state_rejected", at)) != std::string::npos; ++at) ++lines;
+    if (start == 0) {
+      // One line naming the limit; the file is set aside and the room starts fresh.
+      EXPECT_EQ(lines, 1u) << log_text.str();
+      EXPECT_NE(log_text.str().find("grid cells"), std::string::npos) << log_text.str();
+      EXPECT_EQ(rooms.restored_count(), 0u);
+      EXPECT_EQ(rooms.default_game().tick(), 0u);
+      EXPECT_TRUE(fs::exists(room_state_path(state, "slides_walls") + ".bad"));
+      EXPECT_FALSE(fs::exists(room_state_path(state, "slides_walls")));
+      rooms.start();
+      run_until(rooms, 5);
+    } else {
+      // The next start reads the fresh room's own save, and never the bad file again.
+      EXPECT_EQ(lines, 0u) << log_text.str();
+      EXPECT_EQ(rooms.restored_count(), 1u);
+    }
+  }
 }
 
 }  // namespace

@@ -119,6 +119,9 @@ sim::Scenario calm_world() {
 RoomConfig config(std::uint32_t max_players = 8) {
   RoomConfig c;
   c.max_players = max_players;
+  // One resume-token key for every room of a test, as rooms on one state folder share it: a
+  // restored room must recognise the tokens of the room that saved it.
+  c.token_key = std::string(32, 'k');
   return c;
 }
 
