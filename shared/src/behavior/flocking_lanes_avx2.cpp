@@ -18,8 +18,4 @@ LaneFlockResult flock_sums_one_pass_avx2(const LaneQuery& q, const NeighbourArra
   return lanes_kernel::flock_sums_one_pass<math::lanes::SimdLanes256>(q, a, ranges);
 }
 
-LaneFlockResult flock_sums_list_avx2(const LaneQuery& q, const CandidateList& list) {
-  return lanes_kernel::flock_sums_list<math::lanes::SimdLanes256>(q, list);
-}
-
 }  // namespace flockstep::behavior

@@ -220,51 +220,6 @@ struct Compactor<math::lanes::SimdLanes256> {
 /// them in chunks (whole blocks of four, so the order does not depend on where a chunk ends).
 inline constexpr std::int32_t kCompactChunk = 32;
 
-/// Pass 2 of the two-pass kernels, and the compacted list between the passes: pass 1 hands it
-/// each scanned block's kept lanes (put), in scan order; entry t of the list goes to lane t % 4.
-/// The one source of both pass-1 scans below (over slot ranges and over a cell's list).
-template <class L>
-struct SecondPass {
-  using D = typename L::D;
-  const QueryLanes<L>& c;
-  SumLanes<L> s;
-  // Four spare entries past the chunk: the compactor stores whole vectors.
-  real bx[kCompactChunk + kLaneWidth], by[kCompactChunk + kLaneWidth];
-  real bhx[kCompactChunk + kLaneWidth], bhy[kCompactChunk + kLaneWidth];
-  real* const out[4] = {bx, by, bhx, bhy};
-  std::int32_t n = 0;
-
-  explicit SecondPass(const QueryLanes<L>& q) : c(q), s(q.zero) {}
-
-  /// Sums entries [0, upto) of the list (upto a multiple of four, or the end with the rest masked).
-  [[gnu::always_inline]] void drain(std::int32_t upto) {
-    static constexpr real kIota[kLaneWidth] = {0, 1, 2, 3};
-    const D last = L::splat(upto), four = L::splat(kLaneWidth);
-    D td = L::load(kIota);
-    for (std::int32_t t = 0; t < upto; t += kLaneWidth, td = L::add(td, four))
-      s.add(c, L::lt(td, last), L::load(bx + t), L::load(by + t), L::load(bhx + t), L::load(bhy + t));
-  }
-  /// Appends the lanes of v (offset x, offset y, heading x, heading y) whose bit is set.
-  [[gnu::always_inline]] void put(unsigned bits, const D* v) {
-    n = Compactor<L>::put(bits, n, v, out);
-    if (n > kCompactChunk - kLaneWidth) {
-      // A crowd: sum the whole blocks so far and keep the rest (< 4) at the front. Whole blocks
-      // keep every entry's lane, so where a chunk ends never changes the bits.
-      const std::int32_t whole = n - n % kLaneWidth;
-      drain(whole);
-      for (std::int32_t e = whole; e < n; ++e)
-        for (real* o : out) o[e - whole] = o[e];
-      n -= whole;
-    }
-  }
-  LaneFlockResult finish() {
-    // The lanes past the list's end are masked, but they are read: give them defined values.
-    for (real* o : out) std::memset(o + n, 0, sizeof(real) * kLaneWidth);
-    drain(n);
-    return s.result();
-  }
-};
-
 /// The two-pass kernel (the default). Pass 1 scans the ranges four slots at a time and keeps, in
 /// scan order, the candidates within the radius, of the group and not self (no square root, no
 /// division: a compare per lane). Pass 2 sums the kept list four at a time - entry t goes to
@@ -275,11 +230,23 @@ inline LaneFlockResult flock_sums(const LaneQuery& q, const NeighbourArrays& a, 
   using D = typename L::D;
   using M = typename L::M;
   const QueryLanes<L> c(q);
-  SecondPass<L> pass(c);
+  SumLanes<L> s(c.zero);
+  // Four spare entries past the chunk: the compactor stores whole vectors.
+  real bx[kCompactChunk + kLaneWidth], by[kCompactChunk + kLaneWidth];
+  real bhx[kCompactChunk + kLaneWidth], bhy[kCompactChunk + kLaneWidth];
+  real* const out[4] = {bx, by, bhx, bhy};
+  std::int32_t n = 0;
   // Slot numbers as double lanes (exact below 2^53): the range-end and self tests are then one
   // compare each, where building an integer index vector per block cost a dozen instructions.
   static constexpr real kIota[kLaneWidth] = {0, 1, 2, 3};
   const D iota = L::load(kIota), four = L::splat(kLaneWidth), self = L::splat(q.self);
+  // Sums entries [0, upto) of the list (upto a multiple of four, or the end with the rest masked).
+  auto drain = [&](std::int32_t upto) {
+    const D last = L::splat(upto);
+    D td = iota;
+    for (std::int32_t t = 0; t < upto; t += kLaneWidth, td = L::add(td, four))
+      s.add(c, L::lt(td, last), L::load(bx + t), L::load(by + t), L::load(bhx + t), L::load(bhy + t));
+  };
   for (const SlotRange& r : ranges) {
     const D sx = L::splat(r.shift.x), sy = L::splat(r.shift.y);
     const D end = L::splat(r.end);
@@ -291,36 +258,20 @@ inline LaneFlockResult flock_sums(const LaneQuery& q, const NeighbourArrays& a, 
       const M in = L::mask_andnot(L::mask_and(L::lt(kd, end), L::le(d2, c.r2)), L::eq(kd, self));
       v[2] = L::load(a.hx + k);
       v[3] = L::load(a.hy + k);
-      pass.put(mask_bits(in) & Compactor<L>::group_bits(a.group + k, q.group), v);
+      n = Compactor<L>::put(mask_bits(in) & Compactor<L>::group_bits(a.group + k, q.group), n, v, out);
+      if (n > kCompactChunk - kLaneWidth) {
+        // A crowd: sum the whole blocks so far and keep the rest (< 4) at the front.
+        const std::int32_t whole = n - n % kLaneWidth;
+        drain(whole);
+        for (std::int32_t e = whole; e < n; ++e)
+          for (real* o : out) o[e - whole] = o[e];
+        n -= whole;
+      }
     }
   }
-  return pass.finish();
-}
-
-/// The two-pass kernel over a cell's gathered list (CandidateList): pass 1 reads the list's
-/// pre-shifted positions, so per body it is one subtraction, a compare and the compaction per
-/// block, and no range, image or group bookkeeping. The list holds the ranges' slots of the group
-/// in scan order with (x + shift) computed as the range scan computes it, so pass 1 keeps the
-/// same entries in the same order: the same bits as flock_sums over those ranges.
-template <class L>
-inline LaneFlockResult flock_sums_list(const LaneQuery& q, const CandidateList& list) {
-  using D = typename L::D;
-  using M = typename L::M;
-  const QueryLanes<L> c(q);
-  SecondPass<L> pass(c);
-  static constexpr real kIota[kLaneWidth] = {0, 1, 2, 3};
-  const D four = L::splat(kLaneWidth), self = L::splat(q.self), count = L::splat(list.count);
-  D td = L::load(kIota);
-  for (std::int32_t t = 0; t < list.count; t += kLaneWidth, td = L::add(td, four)) {
-    D v[4];
-    v[0] = L::sub(L::load(list.x + t), c.px);
-    v[1] = L::sub(L::load(list.y + t), c.py);
-    const D d2 = L::add(L::mul(v[0], v[0]), L::mul(v[1], v[1]));
-    const M in = L::mask_andnot(L::mask_and(L::lt(td, count), L::le(d2, c.r2)), L::eq(L::load(list.slot + t), self));
-    v[2] = L::load(list.hx + t);
-    v[3] = L::load(list.hy + t);
-    pass.put(mask_bits(in), v);
-  }
-  return pass.finish();
+  // The lanes past the list's end are masked, but they are read: give them defined values.
+  for (real* o : out) std::memset(o + n, 0, sizeof(real) * kLaneWidth);
+  drain(n);
+  return s.result();
 }
 }  // namespace flockstep::behavior::lanes_kernel

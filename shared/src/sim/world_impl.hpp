@@ -227,10 +227,6 @@ class WorldImpl : AgentTable,
     std::int32_t first = 0, last = 0;  ///< slots of the cached cell
     std::int32_t count = 0;
     behavior::SlotRange range[Grid::kMaxSlotRanges];
-    // ---- flock hot path ----
-    bool listed = false;           ///< `list` holds the cell's candidates of the batch's group
-    behavior::CandidateList list;  ///< left uninitialised until gathered (~10 KB, once per batch)
-    // ---- end flock hot path ----
   };
   /// The flock's neighbourhood sums by candidate (the kPerNeighbour kernel, and the path
   /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).

@@ -102,20 +102,11 @@ behavior::FlockSums WorldImpl::Behaviors::flock_sums_at(WorldImpl& w, const Grou
   if (w.flock_kernel_ == FlockKernel::kPerNeighbour) return w.flock_sums_per_neighbour(g, own_group, slot, nb);
   // The lane kernel scans the rows of neighbour cells four slots at a time (flocking_lanes.hpp).
   const Grid& grid = w.grid_;
-  const behavior::NeighbourArrays arrays{w.slot_x_.data(), w.slot_y_.data(), w.slot_hx_.data(), w.slot_hy_.data(),
-                                         w.slot_group_.data()};
-  const bool fold = grid.needs_fold();  // else the ranges carry their images
   if (!(slot >= cells.first && slot < cells.last)) {
     const std::int32_t cell = grid.slot_cell(slot);
     cells.count = grid.cell_ranges(cell, cells.range);
     cells.first = grid.cell_begin(cell);
     cells.last = grid.cell_end(cell);
-    // The cell's candidates of this group, gathered once for all its bodies (the batch is one
-    // group): the same entries in the same order as the range scan, so the same bits.
-    cells.listed =
-        !fold && behavior::gather_candidates(
-                     arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
-                     own_group, cells.list);
   }
   behavior::LaneQuery q;
   q.position = w.slot_position_[slot];
@@ -124,17 +115,14 @@ behavior::FlockSums WorldImpl::Behaviors::flock_sums_at(WorldImpl& w, const Grou
   q.group = own_group;
   q.radius = g.flock.neighbour_radius;
   q.cos_half_fov = w.fov_cos_half_[static_cast<std::size_t>(own_group)];
-  q.wrap = fold;
+  q.wrap = grid.needs_fold();  // else the ranges carry their images
   q.width = w.scenario_.width;
   q.height = w.scenario_.height;
-  const behavior::LaneKernel kernel =
-      w.flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd;
-  const behavior::LaneFlockResult lr =
-      cells.listed
-          ? behavior::flock_sums_list(q, cells.list, kernel)
-          : behavior::flock_sums_lanes(
-                q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
-                kernel);
+  const behavior::NeighbourArrays arrays{w.slot_x_.data(), w.slot_y_.data(), w.slot_hx_.data(), w.slot_hy_.data(),
+                                         w.slot_group_.data()};
+  const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
+      q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
+      w.flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
   // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
   // or a neighbour exactly on top (the coincident separation rule).
   if (lr.coincident || lr.sums.count > kMaxNeighbours) return w.flock_sums_per_neighbour(g, own_group, slot, nb);

@@ -304,60 +304,6 @@ TEST(FlockingLanes, T76_TwoPassKernelSumsInTheDocumentedOrderEvenInACrowd) {
   EXPECT_GT(differs_from_one_pass, 30);  // 42 of 120 when written
 }
 
-TEST(FlockingLanes, T76_CellListGivesTheRangeScansBits) {
-  // The world gathers a cell's candidates once (gather_candidates) and runs every body of the
-  // cell over that list (flock_sums_list). Against the range scan of the same query, three groups
-  // mixed in the slots, ranges seen at images, sparse to crowded: the same bits in every form.
-  auto rng = math::Rng::seeded(4242, 9);
-  std::int32_t listed = 0, refused = 0, other_group_differs = 0;
-  for (int trial = 0; trial < 300; ++trial) {
-    const std::int32_t n = 1 + rng.range(0, 700 - 1);
-    const real extent = trial % 3 == 0 ? 12 : 40;
-    const Soa s = random_soa(rng, n, extent, trial % 5 == 0 ? 1 : 3);  // one group: crowds past the capacity
-    LaneQuery q;
-    q.self = rng.range(0, n - 1);
-    q.position = {s.x[static_cast<std::size_t>(q.self)], s.y[static_cast<std::size_t>(q.self)]};
-    q.heading = math::as_vector(rng.uniform(-math::kPi, math::kPi));
-    q.group = s.group[static_cast<std::size_t>(q.self)];
-    q.radius = rng.uniform(2, 10);
-    q.cos_half_fov = trial % 2 == 0 ? -1 : math::sin_cos(rng.uniform(0.5, math::kPi)).cos;
-    // Three ranges of odd lengths, the later ones seen at an image (as across a wrap seam).
-    SlotRange ranges[3];
-    std::int32_t nr = 0;
-    for (std::int32_t b = 0; b < n && nr < 3;) {
-      const std::int32_t len = 1 + rng.range(0, (n - b) - 1);
-      ranges[nr] = {b, b + len, {nr == 1 && trial % 4 == 1 ? extent : 0, nr == 2 && trial % 4 == 2 ? -extent : 0}};
-      ++nr;
-      b += len + rng.range(0, 5 - 1);
-    }
-    const std::span<const SlotRange> rs(ranges, static_cast<std::size_t>(nr));
-    CandidateList list;
-    if (!gather_candidates(s.arrays(), rs, q.group, list)) {
-      // Refused only when the group has more candidates than a list holds.
-      std::int32_t in_group = 0;
-      for (const SlotRange& r : rs)
-        for (std::int32_t k = r.begin; k < r.end; ++k) in_group += s.group[static_cast<std::size_t>(k)] == q.group;
-      EXPECT_GT(in_group, CandidateList::kCapacity);
-      ++refused;
-      continue;
-    }
-    ++listed;
-    for (const LaneKernel k : {LaneKernel::kSimd, LaneKernel::kSimd128, LaneKernel::kScalar}) {
-      SCOPED_TRACE(testing::Message() << "trial " << trial << " kernel " << static_cast<int>(k));
-      expect_same_bits(flock_sums_list(q, list, k), flock_sums_lanes(q, s.arrays(), rs, k));
-    }
-    // Control: the list is the group's own; another group's list gives other neighbours.
-    CandidateList other;
-    if (gather_candidates(s.arrays(), rs, (q.group + 1) % 3, other)) {
-      const LaneFlockResult mine = flock_sums_list(q, list, LaneKernel::kScalar);
-      other_group_differs += flock_sums_list(q, other, LaneKernel::kScalar).sums.count != mine.sums.count;
-    }
-  }
-  EXPECT_GT(listed, 200);
-  EXPECT_GT(refused, 5);  // crowds beyond the capacity were offered too
-  EXPECT_GT(other_group_differs, 100);
-}
-
 TEST(Lanes, MaxTakesTheSecondOperandForNaNLikeMathMax) {
   using L = ScalarLanes;
   const real nan = std::numeric_limits<real>::quiet_NaN();

@@ -85,32 +85,6 @@ struct LaneFlockResult {
 LaneFlockResult flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
                                  LaneKernel kernel = LaneKernel::kSimd);
 
-/// One grid cell's candidates, gathered once for every body of the cell (they all scan the same
-/// ranges): the slots of the ranges whose group is the queried one, in scan order, each position
-/// seen at its range's image (x + shift.x, computed as the range scan computes it). Sized for the
-/// densest flocks; a cell with more candidates is not listed and its bodies scan the ranges.
-struct CandidateList {
-  /// Most candidates a list holds (9 cells of ~4 boids at the flock density; crowds of 10x fit).
-  static constexpr std::int32_t kCapacity = 256;
-  std::int32_t count = 0;
-  /// Pre-shifted position, heading and slot number (as a real: exact) of each entry, padded with
-  /// kLaneWidth entries of zeros (slot -1) for the kernel's whole-vector reads.
-  real x[kCapacity + kLaneWidth], y[kCapacity + kLaneWidth];
-  real hx[kCapacity + kLaneWidth], hy[kCapacity + kLaneWidth];
-  real slot[kCapacity + kLaneWidth];
-};
-
-/// Fills `out` with the candidates of `group` in `ranges` (CandidateList); false (out unusable)
-/// when there are more than CandidateList::kCapacity. Not for ranges that need the torus fold
-/// (LaneQuery::wrap): the list carries images only through the ranges' shifts.
-bool gather_candidates(const NeighbourArrays& a, std::span<const SlotRange> ranges, std::int32_t group,
-                       CandidateList& out);
-
-/// T76 sums over a gathered list: the same bits as flock_sums_lanes over the ranges the list came
-/// from, for the same query (q.group is the list's group; q.wrap must be false). kSimdOnePass
-/// runs the two-pass kernel here (the one-pass order exists only for the range scan).
-LaneFlockResult flock_sums_list(const LaneQuery& q, const CandidateList& list, LaneKernel kernel = LaneKernel::kSimd);
-
 /// True when LaneKernel::kSimd runs vector instructions in this build (SSE2/AVX2 natively,
 /// SIMD128 in wasm); false when it falls back to the scalar form.
 bool lanes_are_simd();
