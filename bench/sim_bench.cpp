@@ -18,6 +18,7 @@
 #include "flockstep/sim/grid.hpp"
 #include "flockstep/sim/world.hpp"
 #include "game/thread_pool.hpp"
+#include "roofline_boids.hpp"
 
 namespace fs = flockstep;
 using fs::math::real;
@@ -63,6 +64,24 @@ BENCHMARK(BM_FlockTick)
     ->ArgsProduct({{1000, 10000, 100000}, {1, 2}, {0, 1, 2, 3}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// The roofline: a plain hand-written boids kernel (roofline_boids.hpp: separation, alignment,
+// cohesion, force and speed clamp, cell-sorted grid with the sort in the step, AVX2 doubles) at
+// the flock's density, so BM_FlockTick has a floor measured side by side in the same process.
+void BM_RooflineBoids(benchmark::State& state) {
+  if (!fs::bench::roofline_supported()) {
+    state.SkipWithError("the roofline kernel needs AVX2");
+    return;
+  }
+  fs::bench::RooflineBoids boids(static_cast<std::int32_t>(state.range(0)), 7);
+  for (int k = 0; k < 60; ++k) boids.step();  // settle, as BM_FlockTick does
+  std::int64_t pairs = 0;
+  for (auto _ : state) pairs += boids.step();
+  state.counters["neighbours_per_agent"] =
+      static_cast<double>(pairs) / (static_cast<double>(state.iterations()) * boids.size());
+  state.SetItemsProcessed(state.iterations() * boids.size());
+}
+BENCHMARK(BM_RooflineBoids)->ArgName("agents")->Arg(10000)->Arg(100000)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The mixed arena (every technique, walls, obstacles, an evasive player) on range(0) threads.
 /// The mixed arena, stepped with `threads` threads; `traced` agents (0..kMaxTraced, spread over

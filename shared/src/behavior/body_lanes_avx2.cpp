@@ -11,4 +11,8 @@ namespace flockstep::behavior {
 
 void body_update_lanes_avx2(BodyLanes& b, real dt) { lanes_kernel::body_update<math::lanes::SimdLanes256>(b, dt); }
 
+std::int32_t body_update_columns_avx2(const BodyColumns& c, std::int32_t n, real dt) {
+  return lanes_kernel::body_update_columns<math::lanes::SimdLanes256>(c, n, dt);
+}
+
 }  // namespace flockstep::behavior

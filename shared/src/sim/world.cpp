@@ -67,7 +67,6 @@ WorldImpl::WorldImpl(const Scenario& scenario)
   slot_y_.assign(cap + behavior::kLaneWidth, 0);
   slot_hx_.assign(cap + behavior::kLaneWidth, 0);
   slot_hy_.assign(cap + behavior::kLaneWidth, 0);
-  slot_id_.resize(cap);
   slot_wander_.resize(cap);
   slot_rng_.resize(cap);
   commands_.reserve(256);
@@ -116,6 +115,64 @@ void WorldImpl::build_obstacle_index() {
       }
       obstacle_cell_start_[static_cast<std::size_t>(cy * obstacle_cols_ + cx) + 1] =
           static_cast<std::int32_t>(obstacle_cell_items_.size());
+    }
+  }
+  build_pushout_free_cells();
+}
+
+void WorldImpl::build_pushout_free_cells() {
+  // A grid cell is push-out free when no vehicle that was sorted into it at the grid rebuild can
+  // touch an obstacle after this tick's body update: then confine() would look the obstacles up
+  // and project nothing, and integrate skips both (exact: push_out_of_obstacles with no circle
+  // within reach changes nothing). The region a vehicle of the cell can be in: the cell grown by
+  // the longest vehicle step (max_speed * dt) plus a slack for the rounding of the cell index,
+  // edge cells open outwards (positions outside the world fall in the edge cell). For every
+  // obstacle cell obstacles_near() can pick there (one more on each side for its rounding), no
+  // listed circle (already at its image nearest that cell) may come within its radius plus the
+  // largest vehicle radius of that region.
+  const std::int32_t cols = grid_.columns(), rows = grid_.rows();
+  pushout_free_cell_.assign(static_cast<std::size_t>(cols) * rows, 1);
+  if (obstacle_cell_items_.empty()) return;
+  real step = 0, reach = 0;
+  bool vehicles = false;
+  for (std::size_t g = 0; g < scenario_.groups.size(); ++g) {
+    if (group_model_[g] != Model::kVehicle) continue;
+    vehicles = true;
+    step = math::max(step, scenario_.groups[g].max_speed * dt_);
+    reach = math::max(reach, scenario_.groups[g].radius);
+  }
+  if (!vehicles) return;  // no vehicle asks
+  const real w = scenario_.width, h = scenario_.height;
+  const real margin = step * (1 + 1e-9) + 1e-6 * (1 + w + h);
+  const real cw = w / cols, ch = h / rows;
+  auto obstacle_index = [](real v, real extent, std::int32_t n) {
+    const real c = std::floor(math::min(math::max(v, real(0)), extent) / extent * n);
+    return static_cast<std::int32_t>(c);
+  };
+  for (std::int32_t gy = 0; gy < rows; ++gy) {
+    for (std::int32_t gx = 0; gx < cols; ++gx) {
+      const real lo_x = gx == 0 ? -math::kInfinity : gx * cw - margin;
+      const real hi_x = gx == cols - 1 ? math::kInfinity : (gx + 1) * cw + margin;
+      const real lo_y = gy == 0 ? -math::kInfinity : gy * ch - margin;
+      const real hi_y = gy == rows - 1 ? math::kInfinity : (gy + 1) * ch + margin;
+      const std::int32_t ox0 = std::max(obstacle_index(lo_x, w, obstacle_cols_) - 1, 0);
+      const std::int32_t ox1 = std::min(obstacle_index(hi_x, w, obstacle_cols_) + 1, obstacle_cols_ - 1);
+      const std::int32_t oy0 = std::max(obstacle_index(lo_y, h, obstacle_rows_) - 1, 0);
+      const std::int32_t oy1 = std::min(obstacle_index(hi_y, h, obstacle_rows_) + 1, obstacle_rows_ - 1);
+      bool free = true;
+      for (std::int32_t oy = oy0; oy <= oy1 && free; ++oy) {
+        for (std::int32_t ox = ox0; ox <= ox1 && free; ++ox) {
+          const auto oc = static_cast<std::size_t>(oy * obstacle_cols_ + ox);
+          for (std::int32_t k = obstacle_cell_start_[oc]; k < obstacle_cell_start_[oc + 1] && free; ++k) {
+            const Circle& c = obstacle_cell_items_[static_cast<std::size_t>(k)];
+            const real dx = math::max(math::max(lo_x - c.center.x, real(0)), c.center.x - hi_x);
+            const real dy = math::max(math::max(lo_y - c.center.y, real(0)), c.center.y - hi_y);
+            const real limit = c.radius + reach;
+            free = dx * dx + dy * dy > limit * limit;
+          }
+        }
+      }
+      pushout_free_cell_[static_cast<std::size_t>(gy * cols + gx)] = free ? 1 : 0;
     }
   }
 }
@@ -310,7 +367,6 @@ void WorldImpl::gather_slots(std::int32_t begin, std::int32_t end) {
     slot_hx_[k] = heading_[i].x;
     slot_hy_[k] = heading_[i].y;
     slot_group_[k] = group_[i];
-    slot_id_[k] = id_[i].value;
     slot_wander_[k] = wander_[i];
     slot_rng_[k] = rng_[i];
   }
@@ -382,39 +438,23 @@ bool WorldImpl::update_vehicle_bodies(std::int32_t begin, std::int32_t end) {
       flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd;
   // Each body's update reads and writes only its own state, so updating every vehicle of the
   // task first and running the per-agent rules after gives the bits of the per-agent order.
-  behavior::BodyLanes b{};
-  std::int32_t lane_index[behavior::kLaneWidth];
-  std::int32_t m = 0;
-  auto flush = [&] {
-    for (std::int32_t j = m; j < behavior::kLaneWidth; ++j) b.mass[j] = 1;  // spare lanes: zeros, mass 1
-    behavior::body_update_lanes(b, dt_, kernel);
-    for (std::int32_t j = 0; j < m; ++j) {
-      const auto i = static_cast<std::size_t>(lane_index[j]);
-      position_[i] = {b.px[j], b.py[j]};
-      velocity_[i] = {b.vx[j], b.vy[j]};
-      heading_[i] = {b.hx[j], b.hy[j]};
+  // One kernel call per run of consecutive vehicles of one group, straight over the columns
+  // (the group's mass and limits splatted once): the dispatch is per run, never per agent.
+  for (std::int32_t i = begin; i < end;) {
+    if (motion_[i] != Model::kVehicle) {
+      ++i;
+      continue;
     }
-    b = behavior::BodyLanes{};
-    m = 0;
-  };
-  for (std::int32_t i = begin; i < end; ++i) {
-    if (motion_[i] != Model::kVehicle) continue;
-    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-    b.px[m] = position_[i].x;
-    b.py[m] = position_[i].y;
-    b.vx[m] = velocity_[i].x;
-    b.vy[m] = velocity_[i].y;
-    b.hx[m] = heading_[i].x;
-    b.hy[m] = heading_[i].y;
-    b.fx[m] = force_[i].x;
-    b.fy[m] = force_[i].y;
-    b.mass[m] = g.mass;
-    b.max_force[m] = g.max_force;
-    b.max_speed[m] = g.max_speed;
-    lane_index[m++] = i;
-    if (m == behavior::kLaneWidth) flush();
+    const std::int32_t gi = group_[i];
+    std::int32_t e = i + 1;
+    while (e < end && motion_[e] == Model::kVehicle && group_[e] == gi) ++e;
+    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
+    const auto at = static_cast<std::size_t>(i);
+    behavior::body_update_columns(
+        {&position_[at], &velocity_[at], &heading_[at], &force_[at], g.mass, g.max_force, g.max_speed}, e - i, dt_,
+        kernel);
+    i = e;
   }
-  if (m > 0) flush();
   return true;
 }
 
@@ -474,6 +514,10 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
           tally.add(82);
         }
         // orientation_[i] is not kept for vehicles: orientation_at() derives it from the heading.
+        if (bodies_done && pushout_free_cell_[static_cast<std::size_t>(grid_.agent_cell(i))]) {
+          confine_border(i, tally);  // no obstacle within reach of this cell's vehicles
+          continue;
+        }
         break;
       }
     }
@@ -496,10 +540,15 @@ void WorldImpl::confine(std::int32_t i, Tally& tally) {
     ++st.corrections;
     st.max_depth = math::max(st.max_depth, depth);
   }
+  confine_border(i, tally);
+}
+
+void WorldImpl::confine_border(std::int32_t i, Tally& tally) {
   const Vec2 before = position_[i];
-  apply_border(position_[i], velocity_[i], r, scenario_);
+  apply_border(position_[i], velocity_[i], radius_of(i), scenario_);
   // T14 counts the agent-ticks in which the torus actually carried an agent across the seam.
   if (scenario_.wrap && !(position_[i] == before)) tally.add(14);
+  FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
 }
 
 void WorldImpl::apply_captures() {

@@ -137,6 +137,12 @@ class WorldImpl : AgentTable,
   /// when the flock kernel asks for the per-agent update.
   bool update_vehicle_bodies(std::int32_t begin, std::int32_t end);
   void confine(std::int32_t i, Tally& tally);
+  // ---- flock hot path (storage and stages of the force-model vehicles) ----
+  /// The border/wrap half of confine() alone: for vehicles in a push-out free cell.
+  void confine_border(std::int32_t i, Tally& tally);
+  /// Fill pushout_free_cell_ from the obstacle index and the vehicle groups (build_obstacle_index).
+  void build_pushout_free_cells();
+  // ---- end flock hot path ----
   void apply_captures();
   /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
   /// Inline: the steering kernels call it per agent from another translation unit.

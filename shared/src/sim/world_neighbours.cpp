@@ -178,8 +178,13 @@ behavior::FlockSums WorldImpl::flock_sums_per_neighbour(const GroupSpec& g, std:
   std::int32_t order[kMaxCandidates];
   for (std::int32_t c = 0; c < n; ++c) order[c] = c;
   if (n > kMaxNeighbours) {
+    // Ties by id value, read through the slots (rare: crowds only, so no cell-ordered copy).
+    const std::span<const std::int32_t> slots = grid_.slots();
+    auto id_of = [&](std::int32_t c) {
+      return id_[static_cast<std::size_t>(slots[static_cast<std::size_t>(cslot[c])])].value;
+    };
     std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
-      return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && slot_id_[cslot[a]] < slot_id_[cslot[c]]);
+      return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && id_of(a) < id_of(c));
     });
     n = kMaxNeighbours;
   }

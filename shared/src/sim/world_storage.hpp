@@ -84,7 +84,6 @@ struct CellOrder {
   std::vector<Vec2> slot_velocity_;
   std::vector<Vec2> slot_heading_;
   std::vector<std::int32_t> slot_group_;
-  std::vector<std::uint32_t> slot_id_;
   // The same positions and headings as plain arrays for the lane kernels (padded, see the constructor).
   std::vector<real> slot_x_, slot_y_, slot_hx_, slot_hy_;
   // The steering agent's own random state, read in slot order (written back by dense index).
@@ -157,6 +156,11 @@ struct ObstacleIndex {
   std::vector<Circle> obstacle_cell_items_;
   std::int32_t obstacle_cols_ = 1, obstacle_rows_ = 1;
   real obstacle_cell_ = 1;
+  // ---- flock hot path ----
+  /// Per grid cell: 1 when no vehicle sorted into it at the grid rebuild can reach an obstacle
+  /// by the end of the tick's body update, so integrate skips its obstacle look-up and push-out.
+  std::vector<std::uint8_t> pushout_free_cell_;
+  // ---- end flock hot path ----
 };
 
 }  // namespace flockstep::sim::detail

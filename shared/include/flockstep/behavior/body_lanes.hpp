@@ -23,4 +23,22 @@ struct BodyLanes {
 /// T08 body_update of each lane's body with its force, dt in s.
 void body_update_lanes(BodyLanes& b, real dt, LaneKernel kernel = LaneKernel::kSimd);
 
+/// n bodies of one group in place in the caller's columns (a table's Vec2 columns, no copy into
+/// BodyLanes): body i is position[i], velocity[i], heading[i], moved by force[i]; all share the
+/// group's mass and limits. Four at a time, the last n % 4 through BodyLanes: every body gets
+/// body_update's bits (tests/shared/behavior/body_lanes_test.cpp).
+struct BodyColumns {
+  Vec2* position = nullptr;     ///< m, updated
+  Vec2* velocity = nullptr;     ///< m/s, updated
+  Vec2* heading = nullptr;      ///< unit vector, updated
+  const Vec2* force = nullptr;  ///< steering force, N
+  real mass = 1;                ///< kg [Limit: > 0]
+  real max_force = 1;           ///< N [Limit: >= 0]
+  real max_speed = 1;           ///< m/s [Limit: >= 0]
+};
+static_assert(sizeof(Vec2) == 2 * sizeof(real), "a Vec2 column is read as pairs of reals");
+
+/// T08 body_update of the n bodies of `c`, dt in s. [Limit: n >= 0]
+void body_update_columns(const BodyColumns& c, std::int32_t n, real dt, LaneKernel kernel = LaneKernel::kSimd);
+
 }  // namespace flockstep::behavior

@@ -125,6 +125,20 @@ struct ScalarLanes {
     return a;
   }
   static double lane(D a, int j) { return a.v[j]; }
+  /// Four (x, y) pairs stored one after the other (a column of Vec2), split into x and y lanes.
+  static void load_xy(const double* p, D& x, D& y) {
+    for (int j = 0; j < kWidth; ++j) {
+      x.v[j] = p[2 * j];
+      y.v[j] = p[2 * j + 1];
+    }
+  }
+  /// The inverse of load_xy: lane j goes to p[2j], p[2j + 1].
+  static void store_xy(double* p, D x, D y) {
+    for (int j = 0; j < kWidth; ++j) {
+      p[2 * j] = x.v[j];
+      p[2 * j + 1] = y.v[j];
+    }
+  }
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -233,6 +247,24 @@ struct SimdLanes {
   }
   [[gnu::always_inline]] static D max(D a, D b) { return select(lt(b, a), a, b); }
   [[gnu::always_inline]] static double lane(D a, int j) { return j < 2 ? a.lo[j] : a.hi[j - 2]; }
+  /// Four (x, y) pairs in a row split into x and y lanes: data movement only (unpack low/high).
+  [[gnu::always_inline]] static void load_xy(const double* p, D& x, D& y) {
+    D2 a, b, c, d;
+    std::memcpy(&a, p, sizeof a);
+    std::memcpy(&b, p + 2, sizeof b);
+    std::memcpy(&c, p + 4, sizeof c);
+    std::memcpy(&d, p + 6, sizeof d);
+    x = D{__builtin_shufflevector(a, b, 0, 2), __builtin_shufflevector(c, d, 0, 2)};
+    y = D{__builtin_shufflevector(a, b, 1, 3), __builtin_shufflevector(c, d, 1, 3)};
+  }
+  [[gnu::always_inline]] static void store_xy(double* p, D x, D y) {
+    const D2 a = __builtin_shufflevector(x.lo, y.lo, 0, 2), b = __builtin_shufflevector(x.lo, y.lo, 1, 3);
+    const D2 c = __builtin_shufflevector(x.hi, y.hi, 0, 2), d = __builtin_shufflevector(x.hi, y.hi, 1, 3);
+    std::memcpy(p, &a, sizeof a);
+    std::memcpy(p + 2, &b, sizeof b);
+    std::memcpy(p + 4, &c, sizeof c);
+    std::memcpy(p + 6, &d, sizeof d);
+  }
 };
 
 #if defined(__AVX__)
@@ -277,6 +309,19 @@ struct SimdLanes256 {
   [[gnu::always_inline]] static D keep(M m, D a) { return detail::bit_as<D>(detail::bit_as<M>(a) & m); }
   [[gnu::always_inline]] static D max(D a, D b) { return select(lt(b, a), a, b); }
   [[gnu::always_inline]] static double lane(D a, int j) { return a[j]; }
+  /// Four (x, y) pairs in a row split into x and y lanes: data movement only.
+  [[gnu::always_inline]] static void load_xy(const double* p, D& x, D& y) {
+    D a, b;
+    std::memcpy(&a, p, sizeof a);
+    std::memcpy(&b, p + 4, sizeof b);
+    x = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+    y = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+  }
+  [[gnu::always_inline]] static void store_xy(double* p, D x, D y) {
+    const D a = __builtin_shufflevector(x, y, 0, 4, 1, 5), b = __builtin_shufflevector(x, y, 2, 6, 3, 7);
+    std::memcpy(p, &a, sizeof a);
+    std::memcpy(p + 4, &b, sizeof b);
+  }
 };
 #endif
 #endif

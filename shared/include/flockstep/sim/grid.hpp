@@ -53,6 +53,8 @@ class Grid {
   std::int32_t cell_ranges(std::int32_t cell, behavior::SlotRange* out) const;
   /// The cell of the agent in `slot` after the last rebuild, and the slots of a cell.
   std::int32_t slot_cell(std::int32_t slot) const { return agent_cell_[items_[slot]]; }
+  /// The cell agent `index` (of the positions given to the last rebuild) was sorted into.
+  std::int32_t agent_cell(std::int32_t index) const { return agent_cell_[index]; }
   std::int32_t cell_begin(std::int32_t cell) const { return cell_start_[cell]; }
   std::int32_t cell_end(std::int32_t cell) const { return cell_start_[cell + 1]; }
   /// A wrapped world with fewer than three cells on an axis: a cell can be within reach on both
