@@ -166,11 +166,15 @@ void WorldImpl::step_bourg_groups() {
     // The target's id, for viewers: the player the table put at id 0 (none when idle).
     const AgentId target = members[0] >= 0 ? id_[members[0]] : AgentId{};
     behavior::demo4_step_units(w, params);  // T35: AIDemo4's loop, step 2
-    // Coverage: the loop (T35) integrates every unit as a rigid-body craft (T10, angle wrapped:
-    // T12); followers gather by their view model and apply the rules while flocking is on
-    // (T31-T34, T36); the leader LOS-chases (T21), the interceptor intercepts (T23/T24).
+    // Coverage, from what the loop reports it did for each unit: it integrates every unit as a
+    // rigid-body craft (T35, T10, angle wrapped: T12) and the torus carries some across the seam
+    // (T14); a follower's three rules (T31, by its lateral bow force: T34) act only in a tick in
+    // which its view arc (T32) and view model (T33) gathered a neighbour, and the follow-the-leader
+    // pull (T36) only when it saw the leader; the leader LOS-chases (T21), the interceptor
+    // intercepts (T23/T24).
     for (std::size_t u = 1; u < members.size(); ++u) {
       for (const int id : {35, 10, 12}) tally.add(id);
+      if (w.wrapped[u]) tally.add(14);
       switch (w.roles[u]) {
         case behavior::FlockRole::leader: tally.add(21); break;
         case behavior::FlockRole::interceptor:
@@ -178,8 +182,9 @@ void WorldImpl::step_bourg_groups() {
           tally.add(24);
           break;
         case behavior::FlockRole::follower:
-          if (w.flocking)
-            for (const int id : {31, 32, 33, 34, 36}) tally.add(id);
+          if (w.flocking && w.seen[u] > 0)
+            for (const int id : {31, 32, 33, 34}) tally.add(id);
+          if (w.flocking && w.leader_seen[u]) tally.add(36);
           break;
       }
     }

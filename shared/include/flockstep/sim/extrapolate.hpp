@@ -42,6 +42,7 @@
 #include "flockstep/math/vec2.hpp"
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/scenario.hpp"
+#include "flockstep/sim/world_state.hpp"
 
 namespace flockstep::sim {
 
@@ -56,10 +57,11 @@ enum class ExtrapolationMethod : std::uint8_t {
 /// Where a tile walker is on its step between two tile centres (the World's tile state, as far
 /// as a snapshot shows it).
 struct TileStep {
-  behavior::Tile from;        ///< tile it left
-  behavior::Tile to;          ///< tile it walks to (== from: standing on from's centre)
-  real progress = 1;          ///< fraction of the step done, [0, 1)
-  std::int32_t pattern = -1;  ///< patrols: index of `to` in the group's tile pattern, -1 unknown
+  behavior::Tile from;              ///< tile it left
+  behavior::Tile to;                ///< tile it walks to (== from: standing on from's centre)
+  real progress = 1;                ///< fraction of the step done, [0, 1)
+  behavior::Tile previous{-1, -1};  ///< the tile before `from` ({-1, -1}: unknown)
+  std::int32_t pattern = -1;        ///< patrols: index of `to` in the group's tile pattern, -1 unknown
 };
 
 /// One agent being extrapolated: its snapshot view, advanced in place, plus what dead
@@ -96,6 +98,11 @@ class Extrapolator {
   void init(std::span<const AgentView> views, std::vector<ExtrapolatedAgent>& out,
             std::span<const AgentView> previous = {}, std::int32_t ticks_between = 0) const;
 
+  /// Agents for the views of a World whose exported state is `state` (views in its dense order):
+  /// as init() from one snapshot, but what a snapshot leaves init() to estimate is taken exactly
+  /// from the state (a tile walker's step, the tile before it and its patrol entry). For hosts
+  /// that hold the state, and for the tests that hold the extrapolator to the World's own tick.
+  void init(std::span<const AgentView> views, const WorldState& state, std::vector<ExtrapolatedAgent>& out) const;
   /// Advance every agent one tick.
   void step(std::span<ExtrapolatedAgent> agents);
   /// Advance every agent `ticks` ticks. [Limit: 0..kMaxExtrapolationTicks; beyond: clamped]
@@ -133,6 +140,9 @@ class Extrapolator {
   std::vector<ExtrapolationMethod> method_;               // per group
   std::vector<Composition> compose_;                      // per group: composition_of
   std::vector<Steer> steer_;                              // scratch: this tick's steering, per agent
+  std::vector<Vec2> position_;                            // scratch: positions at the tick's start, per agent
+  std::vector<std::int32_t> players_;                     // scratch: the players' indices this tick
+  std::vector<std::vector<std::int32_t>> members_;        // scratch: per group, its agents' indices this tick
   std::vector<behavior::TilePathPattern> tile_patterns_;  // per scenario tile pattern (T26)
   std::vector<std::vector<std::uint8_t>> track_cells_;    // per scenario track: map-sized matrix (T28)
 };
