@@ -144,9 +144,9 @@ void Extrapolator::init_burst(ExtrapolatedAgent& a, const AgentView* old, std::i
   real left = burst * real(0.5);
   if (old) left = old->velocity == a.view.velocity ? (burst - n) * kBurstLeftShare : burst - n * real(0.5);
   a.lasts = static_cast<std::int32_t>(std::floor(math::max(left, real(0)) + real(0.5)));
-  // As World::steer_kinematic: a component of 8 LaMothe pixels/tick is max_speed m/s.
-  const real mean = (fp.min_component + fp.max_component) * real(0.5) * g.max_speed / 8;
-  a.then = {mean, mean};
+  // The mean component, in LaMothe pixels a tick, as a velocity (stage_kinematic.hpp).
+  const real mean = (fp.min_component + fp.max_component) * real(0.5);
+  a.then = fly_velocity({mean, mean}, g.max_speed);
 }
 
 TileStep Extrapolator::tile_step_of(const AgentView& v) const {
@@ -204,7 +204,7 @@ void Extrapolator::init_tile(ExtrapolatedAgent& a, const AgentView* old, std::in
     if (world_entry(k) == ts.to) ts.pattern = k;
 }
 
-TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const {
+TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i, math::Rng& rng) const {
   // The World's tile step (stage_tile.hpp); on arrival the next tile where it follows.
   const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
@@ -219,6 +219,10 @@ TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std
     // the World draws from the agent's private random stream, which no snapshot carries.
     const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
     const behavior::TrackView view{cells.data(), scenario_.tiles.rows, scenario_.tiles.cols};
+    if (a.own_stream) {
+      ts.to = next_track_tile(ts.from, previous, view, rng);  // the World's own draw (stage_tile.hpp)
+      return ts;
+    }
     std::array<behavior::Tile, 8> candidates{};
     const std::int32_t n = behavior::track_candidates(view, ts.from, previous, candidates);
     if (n == 1) {
@@ -239,8 +243,8 @@ TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std
     }
   } else if (g.technique == Technique::kTilePatrol && ts.pattern >= 0) {
     // T27 (behavior::patrol_step): the next entry, unless a target in chase_range breaks the
-    // patrol out into a chase, whose path the World finds by a search over its own line state
-    // (World::tile_step_toward, not in a snapshot): then the walker waits, pattern unknown.
+    // patrol out into a chase, whose path the World walks by line of sight with a breadth-first
+    // fall-back over line state no snapshot carries: then the walker waits, pattern unknown.
     const std::int32_t j = nearest_target(agents, g.target_group, i, a.view.position);
     const bool enemy =
         g.chase_range > 0 && j >= 0 &&
@@ -308,12 +312,17 @@ void Extrapolator::init(std::span<const AgentView> views, std::vector<Extrapolat
 void Extrapolator::init(std::span<const AgentView> views, const WorldState& state,
                         std::vector<ExtrapolatedAgent>& out) const {
   init(views, out);
-  for (std::size_t i = 0; i < out.size() && i < state.tile.size(); ++i) {
+  for (std::size_t i = 0; i < out.size() && i < state.heading.size(); ++i) {
     ExtrapolatedAgent& a = out[i];
+    a.heading = state.heading[i];  // a snapshot's orientation gives it only to the angle's rounding
     if (a.method != ExtrapolationMethod::kTile) continue;
     const WorldState::Tile& t = state.tile[i];
     // On its pattern (mode 0) a patrol's entry is the one it walks to; off it, unknown.
     a.tile = {t.from, t.to, t.progress, t.previous, t.mode == 0 && t.patrol.patrolling ? t.patrol.index : -1};
+    if (i < state.rng.size()) {
+      a.rng = state.rng[i];
+      a.own_stream = true;
+    }
   }
 }
 
@@ -343,7 +352,8 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
   const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
   Steer s;
   s.state = a.view.state;
-  if (a.method == ExtrapolationMethod::kTile) s.tile = steer_tile(agents, i);
+  s.rng = a.rng;
+  if (a.method == ExtrapolationMethod::kTile) s.tile = steer_tile(agents, i, s.rng);
   if (a.method != ExtrapolationMethod::kBehaviour) return s;
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
   const Vec2 pos = a.view.position;
@@ -367,23 +377,15 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
   }
 
   if (model_of(g) == Model::kCraft) {
-    // World::steer_craft, T21 and T23/T24, with the chase mode the snapshot reports.
+    // T21 and T23/T24 (stage_craft.hpp), with the chase mode the snapshot reports.
     const behavior::CraftState cs{pos, a.view.velocity, a.view.orientation, a.view.angular_velocity};
-    const behavior::LosChaseParams los = los_chase_params(g);
     const std::int32_t pj = nearest_target(agents, g.target_group, i, pos);
-    if (g.technique == Technique::kLosChase) {
-      s.thrusters = behavior::los_chase_thrusters(cs, pj >= 0 ? mover_of(pj).position : centre, los);
-    } else if (pj >= 0) {
-      behavior::ChaseMode mode = a.view.state == BehaviorState::kLosFallback ? behavior::ChaseMode::line_of_sight
-                                                                             : behavior::ChaseMode::intercept;
-      const behavior::InterceptChaseOutput out =
-          behavior::intercept_chase(cs, mover_of(pj), intercept_params(g), los, mode);
-      s.thrusters = out.thrusters;
-      s.state =
-          out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
-    } else {
-      s.thrusters = behavior::los_chase_thrusters(cs, centre, los);
-    }
+    behavior::ChaseMode mode = a.view.state == BehaviorState::kLosFallback ? behavior::ChaseMode::line_of_sight
+                                                                           : behavior::ChaseMode::intercept;
+    const behavior::Mover prey = pj >= 0 ? mover_of(pj) : behavior::Mover{};
+    const CraftChase c = chase_craft(g, cs, pj >= 0 ? &prey : nullptr, centre, mode);
+    s.thrusters = c.thrusters;
+    s.state = c.state;
     return s;
   }
 
@@ -519,6 +521,7 @@ void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
   AgentView& v = a.view;
   if (a.method == ExtrapolationMethod::kTile) {
     a.tile = s.tile;
+    a.rng = s.rng;
     const TileMotion m = tile_motion(tile_centre(a.tile.from), tile_centre(a.tile.to), a.tile.progress,
                                      scenario_.groups[static_cast<std::size_t>(v.group)].tile_speed);
     v.position = m.position;
@@ -548,7 +551,8 @@ void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
     a.heading = math::as_vector(v.orientation);
     v.state = s.state;
   } else {
-    // World::integrate for a vehicle: T08.
+    // T08: behavior::body_update, the rule the World's body update runs (its lane form,
+    // behavior::body_lanes, is tested to give the same bits).
     const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
     behavior::Body b{v.position, v.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
     behavior::body_update(b, s.force, dt_);
@@ -557,15 +561,11 @@ void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
     a.heading = b.heading;
     v.orientation = math::orientation_of(b.heading);
   }
-  // The World's end-of-tick rules (World::confine). Tile walkers stay between tile centres
-  // inside the map and are not confined by the World either; only the torus applies to them.
-  const bool tile = v.group >= 0 && v.group < static_cast<std::int32_t>(scenario_.groups.size()) &&
-                    model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kTile;
-  const real r = tile ? real(0) : radius_of(v.group);
-  if (!tile)
-    push_out_of_obstacles(v.position, v.velocity, r, scenario_.obstacles, scenario_.wrap ? scenario_.width : 0,
-                          scenario_.wrap ? scenario_.height : 0);
-  apply_border(v.position, v.velocity, r, scenario_);
+  // The end-of-tick rules (confine_body, rules.hpp). Tile walkers stay between tile centres
+  // inside the map and are not confined, as in the World.
+  if (a.method == ExtrapolationMethod::kTile) return;
+  confine_body(v.position, v.velocity, radius_of(v.group), scenario_.obstacles, scenario_,
+               scenario_.wrap ? scenario_.width : 0, scenario_.wrap ? scenario_.height : 0);
 }
 
 void Extrapolator::step(std::span<ExtrapolatedAgent> agents) {

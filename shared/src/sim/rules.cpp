@@ -119,6 +119,16 @@ void clamp_axis(real& p, real& v, real lo, real hi) {
 }
 }  // namespace
 
+Confined confine_body(Vec2& p, Vec2& v, real radius, std::span<const Circle> obstacles, const Scenario& scenario,
+                      real wrap_width, real wrap_height) {
+  Confined c;
+  c.depth = push_out_of_obstacles(p, v, radius, obstacles, wrap_width, wrap_height);
+  const Vec2 before = p;
+  apply_border(p, v, radius, scenario);
+  c.wrapped = scenario.wrap && !(p == before);
+  return c;
+}
+
 void apply_border(Vec2& p, Vec2& v, real radius, const Scenario& s) {
   const real w = s.width, h = s.height;
   if (s.wrap) {

@@ -16,6 +16,10 @@ using math::Vec2;
 /// anti-tracking moves away at max_speed on each axis (an equal axis stays).
 Vec2 tracker_velocity(bool track, Vec2 offset, real max_speed, real dt);
 
+/// T16 LaMothe's fly velocity in pixels a tick (components in [-8, 7]) as m/s: a component of 8
+/// is max_speed.
+inline Vec2 fly_velocity(Vec2 pixels_per_tick, real max_speed) { return pixels_per_tick * (max_speed / 8); }
+
 /// A kinematic agent's columns the T03 update writes.
 struct KinematicRef {
   Vec2& position;

@@ -14,6 +14,12 @@ bool advance_tile_step(TileStepRef s, real tile_speed, real dt) {
   return true;
 }
 
+behavior::Tile next_track_tile(behavior::Tile from, behavior::Tile previous, behavior::TrackView track,
+                               math::Rng& rng) {
+  behavior::TrackFollower follower{from, previous};
+  return behavior::follow_track(follower, track, rng);
+}
+
 TileMotion tile_motion(Vec2 from_centre, Vec2 to_centre, real progress, real tile_speed) {
   const Vec2 d = to_centre - from_centre;
   TileMotion m;

@@ -4,6 +4,8 @@
 /// the World (world_tiles.cpp) and the Extrapolator (extrapolate.cpp), so a client steps a tile
 /// walker by the very rules the server does. Private: not installed.
 #include "flockstep/behavior/tile_line.hpp"
+#include "flockstep/behavior/tile_pattern.hpp"
+#include "flockstep/math/rng.hpp"
 #include "flockstep/math/vec2.hpp"
 
 namespace flockstep::sim {
@@ -25,6 +27,11 @@ struct TileStepRef {
 /// step a tick, so a remainder of 1 or more restarts at 0). Returns true on arrival: the caller
 /// then decides the next `to`. tile_speed: steps per second, dt: s.
 bool advance_tile_step(TileStepRef s, real tile_speed, real dt);
+
+/// T28 the next tile of a track walker standing on `from`, having come from `previous`
+/// (behavior::follow_track: the one way on, a random branch at a junction drawn from the
+/// walker's own stream `rng`, back at a dead end).
+behavior::Tile next_track_tile(behavior::Tile from, behavior::Tile previous, behavior::TrackView track, math::Rng& rng);
 
 /// Where the step puts the walker: on the line between the two centres at `progress`, moving at
 /// (to - from) * tile_speed; it faces along the step, or keeps its facing while it stands.

@@ -490,16 +490,14 @@ void WorldImpl::confine(std::int32_t i, Tally& tally) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real r = radius_of(i);
   // (Players are confined by step_player.) The depth the rule found is what avoidance missed.
-  const real depth = push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
-  if (depth > 0) {
+  const Confined c = confine_body(position_[i], velocity_[i], r, obstacles_near(position_[i]), scenario_);
+  if (c.depth > 0) {
     PushoutStats& st = task_pushout_[static_cast<std::size_t>(i / kAgentsPerTask)];
     ++st.corrections;
-    st.max_depth = math::max(st.max_depth, depth);
+    st.max_depth = math::max(st.max_depth, c.depth);
   }
-  const Vec2 before = position_[i];
-  apply_border(position_[i], velocity_[i], r, scenario_);
   // T14 counts the agent-ticks in which the torus actually carried an agent across the seam.
-  if (scenario_.wrap && !(position_[i] == before)) tally.add(14);
+  if (c.wrapped) tally.add(14);
 }
 
 void WorldImpl::apply_captures() {

@@ -1,6 +1,7 @@
 // The craft model (T10): players (sim::step_player), line-of-sight chase, intercept and physics
 // patterns, one controller per agent; Bourg's rigid-body flocks a group at a time, by AIDemo4's
 // own loop (behavior::demo4_step_units, T35).
+#include "stage_craft.hpp"
 #include "world_impl.hpp"
 
 #include "flockstep/behavior/los_chase.hpp"
@@ -27,37 +28,24 @@ void WorldImpl::steer_craft(std::int32_t i, Tally& tally) {
     real player_dist = math::kInfinity;
     // The target: the nearest player, or the nearest agent of target_group.
     const std::int32_t pj = nearest_target(g, i, position_[i], &player_dist);
-    const behavior::LosChaseParams los = los_chase_params(g);
     const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
     switch (g.technique) {
-      case Technique::kLosChase: {
-        const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
-        t = behavior::los_chase_thrusters(cs, goal, los);
-        tally.add(21);
-        tally.add(11);  // the bearing in the craft's local frame
-        aim = goal;
-        if (pj >= 0) {
-          target = id_[pj];
-          st = BehaviorState::kSeeking;
-        }
-        break;
-      }
+      case Technique::kLosChase:
       case Technique::kIntercept: {
-        if (pj >= 0) {
-          const behavior::Mover prey{position_[i] + delta(position_[i], position_[pj]), velocity_[pj]};
-          const behavior::InterceptParams ip = intercept_params(g);
-          const behavior::InterceptChaseOutput out = behavior::intercept_chase(cs, prey, ip, los, chase_mode_[i]);
-          t = out.thrusters;
+        // The prey at its copy nearest the chaser (stage_craft.hpp: shared with the Extrapolator).
+        const behavior::Mover prey{pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : Vec2{},
+                                   pj >= 0 ? velocity_[pj] : Vec2{}};
+        const CraftChase c = chase_craft(g, cs, pj >= 0 ? &prey : nullptr, centre, chase_mode_[i]);
+        t = c.thrusters;
+        aim = c.aim;
+        st = c.state;
+        if (pj >= 0) target = id_[pj];
+        if (g.technique == Technique::kIntercept && pj >= 0) {
           tally.add(23);
           tally.add(24);  // the feasibility test and its fall-back
-          aim = out.aim.point;
-          target = id_[pj];
-          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting
-                                                              : BehaviorState::kLosFallback;
         } else {
-          t = behavior::los_chase_thrusters(cs, centre, los);
           tally.add(21);
-          aim = centre;
+          if (g.technique == Technique::kLosChase) tally.add(11);  // the bearing in the craft's local frame
         }
         break;
       }

@@ -79,7 +79,7 @@ void WorldImpl::steer_kinematic(std::int32_t i, Tally& tally) {
       behavior::fly_update(f, fp, rng_[i]);
       fly_[i] = f;
       tally.add(16);
-      out = Vec2{static_cast<real>(f.velocity.x), static_cast<real>(f.velocity.y)} * (g.max_speed / 8);
+      out = fly_velocity({static_cast<real>(f.velocity.x), static_cast<real>(f.velocity.y)}, g.max_speed);
       aim = pos + out;
       target = {};
       break;

@@ -359,8 +359,7 @@ void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
       // T28 FollowPattern on this track's map-sized matrix, with the agent's own stream (only
       // it draws from it). steer_tile keeps `previous` itself, on arrival.
       const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
-      behavior::TrackFollower follower{ts.from, ts.previous};
-      ts.to = behavior::follow_track(follower, {cells.data(), m.rows, m.cols}, rng_[i]);
+      ts.to = next_track_tile(ts.from, ts.previous, {cells.data(), m.rows, m.cols}, rng_[i]);
       tally.add(28);
       return;
     }

@@ -39,6 +39,7 @@
 #include "flockstep/behavior/craft.hpp"
 #include "flockstep/behavior/tile_line.hpp"
 #include "flockstep/behavior/tile_pattern.hpp"
+#include "flockstep/math/rng.hpp"
 #include "flockstep/math/vec2.hpp"
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/scenario.hpp"
@@ -72,6 +73,10 @@ struct ExtrapolatedAgent {
   real turn = 0;       ///< dead reckoning: change of the direction of travel per tick, rad
   real accel = 0;      ///< dead reckoning: change of speed per tick, m/s
   TileStep tile;       ///< tile walkers (kTile)
+  /// The agent's own random stream, when known (init from a WorldState): a track walker then
+  /// takes a junction's branch by the World's own draw instead of waiting on the centre.
+  math::Rng rng;
+  bool own_stream = false;
   /// First order: ticks the last velocity still lasts before it becomes `then` (-1: for good).
   std::int32_t lasts = -1;
   Vec2 then;  ///< first order: the velocity after `lasts` ticks, m/s
@@ -120,13 +125,14 @@ class Extrapolator {
     behavior::Thrusters thrusters{};             // crafts
     BehaviorState state = BehaviorState::kNone;  // T24 chase mode after this tick
     TileStep tile{};                             // tile walkers: the step after this tick
+    math::Rng rng;                               // the agent's stream after this tick (own_stream)
   };
   Steer steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
   void integrate(ExtrapolatedAgent& a, const Steer& s) const;
   void init_burst(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
   TileStep tile_step_of(const AgentView& v) const;
   void init_tile(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
-  TileStep steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
+  TileStep steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i, math::Rng& rng) const;
   Vec2 tile_centre(behavior::Tile t) const;
   behavior::Tile tile_at(Vec2 p) const;
   std::int32_t nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group, std::int32_t self,
