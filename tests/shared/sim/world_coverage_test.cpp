@@ -209,7 +209,7 @@ TEST(Coverage, T22_AStepFoundByTheBreadthFirstFallbackIsNotALineOfSightChase) {
   World blocked = chase_across(true, p);
   run(blocked, 1);
   const Vec2 moved = test::nth_agent(blocked, 0).aim;
-  EXPECT_FALSE(moved == Vec2(10, 22)) << "the chaser took a step (around the wall)";
+  EXPECT_FALSE(moved == (Vec2{10, 22})) << "the chaser took a step (around the wall)";
   EXPECT_EQ(count_of(blocked, 22), 0);
   // Control: the same first step with the line clear is the T22 chase.
   World open = chase_across(false, p);
