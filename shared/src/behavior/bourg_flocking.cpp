@@ -252,10 +252,13 @@ Demo4World demo4_make(const Demo4Params& params, std::span<const Circle> obstacl
 
 namespace {
 
-void wrap_unit(CraftState& u, const Demo4Params& params) {
-  if (!params.wrap) return;
+/// T14; true when the torus moved the unit (it crossed the seam this tick).
+bool wrap_unit(CraftState& u, const Demo4Params& params) {
+  if (!params.wrap) return false;
+  const Vec2 before = u.position;
   u.position = params.seed_wrap ? math::wrap_seed(u.position, params.width, params.height)
                                 : math::wrap_torus(u.position, params.width, params.height);
+  return !(u.position == before);
 }
 
 }  // namespace
@@ -306,7 +309,7 @@ void demo4_step_units(Demo4World& world, const Demo4Params& params) {
   // Commit phase: every unit at full thrust with its net lateral bow force, then the wrap.
   for (std::size_t i = 1; i < n; ++i) {
     craft_step_lateral(world.units[i], params.craft, lateral[i], 1, params.dt);
-    wrap_unit(world.units[i], params);
+    world.wrapped[i] = wrap_unit(world.units[i], params);
   }
 }
 

@@ -1,17 +1,6 @@
 #include "flockstep/behavior/tile_pattern.hpp"
 
 namespace flockstep::behavior {
-namespace {
-
-constexpr std::size_t track_index(Tile t) {
-  return static_cast<std::size_t>(t.row) * kMaxTrackCols + static_cast<std::size_t>(t.col);
-}
-constexpr bool in_track_bounds(Tile t) {
-  return t.row >= 0 && t.row < kMaxTrackRows && t.col >= 0 && t.col < kMaxTrackCols;
-}
-
-}  // namespace
-
 void initialize_path(TilePathPattern& pattern) {
   pattern.path_row.fill(kPathSentinel);
   pattern.path_col.fill(kPathSentinel);
@@ -97,16 +86,18 @@ bool patrol_step(TilePatrolState& state, const TilePathPattern& pattern, Tile an
 
 void clear_track(TileTrack& track) { track.cells.fill(0); }
 
-std::int32_t mark_track_segment(TileTrack& track, Tile start, Tile end) {
-  // Any line that lies inside the 32 x 32 matrix has at most 32 tiles; kMaxPathLength tiles is
-  // ample. Longer lines are truncated after that many tiles and clipped to the matrix.
+std::int32_t mark_track_segment(TrackCells track, Tile start, Tile end) {
+  // Any line that lies inside a matrix of up to kMaxPathLength rows and columns (the seed's
+  // 32 x 32, or a world's map of up to 256 x 256) has at most kMaxPathLength tiles. Longer lines
+  // are truncated after that many tiles and clipped to the matrix.
   std::array<Tile, kMaxPathLength> line{};
   const std::int32_t n = rasterize_line(start, end, line);
   std::int32_t marked = 0;
   for (std::int32_t i = 0; i < n; ++i) {
     const Tile t = line[static_cast<std::size_t>(i)];
-    if (!in_track_bounds(t)) continue;
-    std::uint8_t& cell = track.cells[track_index(t)];
+    if (t.row < 0 || t.col < 0 || t.row >= track.rows || t.col >= track.cols) continue;
+    std::uint8_t& cell = track.cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(track.cols) +
+                                     static_cast<std::size_t>(t.col)];
     if (cell == 0) ++marked;
     cell = 1;
   }

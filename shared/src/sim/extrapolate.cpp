@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "flockstep/behavior/avoid.hpp"
@@ -19,6 +20,10 @@
 #include "flockstep/math/transform.hpp"
 #include "flockstep/sim/model_params.hpp"
 #include "flockstep/sim/rules.hpp"
+#include "stage_craft.hpp"
+#include "stage_kinematic.hpp"
+#include "stage_targets.hpp"
+#include "stage_tile.hpp"
 #include "world_tiles.hpp"
 
 namespace flockstep::sim {
@@ -83,6 +88,8 @@ ExtrapolationMethod method_for(const GroupSpec& g, const Composition& c) {
   }
 }
 
+Plane plane_of(const Scenario& s) { return {s.width, s.height, s.wrap}; }
+
 /// A jump larger than this between two snapshots of one agent is a respawn, not motion: no
 /// rates are estimated across it.
 constexpr real kTeleportM = 12;
@@ -97,6 +104,7 @@ constexpr real kStillMps = 0.0625;
 }  // namespace
 
 Extrapolator::Extrapolator(const Scenario& scenario, real dt) : scenario_(scenario), dt_(dt) {
+  members_.resize(scenario_.groups.size());
   // The World adds the solid border as four walls; a scenario taken from a World already has them.
   Scenario border;
   border.width = scenario_.width;
@@ -136,9 +144,9 @@ void Extrapolator::init_burst(ExtrapolatedAgent& a, const AgentView* old, std::i
   real left = burst * real(0.5);
   if (old) left = old->velocity == a.view.velocity ? (burst - n) * kBurstLeftShare : burst - n * real(0.5);
   a.lasts = static_cast<std::int32_t>(std::floor(math::max(left, real(0)) + real(0.5)));
-  // As World::steer_kinematic: a component of 8 LaMothe pixels/tick is max_speed m/s.
-  const real mean = (fp.min_component + fp.max_component) * real(0.5) * g.max_speed / 8;
-  a.then = {mean, mean};
+  // The mean component, in LaMothe pixels a tick, as a velocity (stage_kinematic.hpp).
+  const real mean = (fp.min_component + fp.max_component) * real(0.5);
+  a.then = fly_velocity({mean, mean}, g.max_speed);
 }
 
 TileStep Extrapolator::tile_step_of(const AgentView& v) const {
@@ -196,17 +204,13 @@ void Extrapolator::init_tile(ExtrapolatedAgent& a, const AgentView* old, std::in
     if (world_entry(k) == ts.to) ts.pattern = k;
 }
 
-TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const {
-  // World::steer_tile: advance the progress; on arrival decide the next tile.
+TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i, math::Rng& rng) const {
+  // The World's tile step (stage_tile.hpp); on arrival the next tile where it follows.
   const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
   TileStep ts = a.tile;
-  ts.progress += g.tile_speed * dt_;
-  if (ts.progress < 1) return ts;
-  ts.progress -= 1;
-  if (ts.progress >= 1) ts.progress = 0;
-  const behavior::Tile previous = ts.from;
-  ts.from = ts.to;
+  if (!advance_tile_step({ts.from, ts.to, ts.previous, ts.progress}, g.tile_speed, dt_)) return ts;
+  const behavior::Tile previous = ts.previous;
   // Where the next tile does not follow from the snapshot, the walker waits on the centre of
   // the tile it reached: the point nearest to every way it may go on.
   if (g.technique == Technique::kTileTrack && g.track >= 0 &&
@@ -215,6 +219,10 @@ TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std
     // the World draws from the agent's private random stream, which no snapshot carries.
     const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
     const behavior::TrackView view{cells.data(), scenario_.tiles.rows, scenario_.tiles.cols};
+    if (a.own_stream) {
+      ts.to = next_track_tile(ts.from, previous, view, rng);  // the World's own draw (stage_tile.hpp)
+      return ts;
+    }
     std::array<behavior::Tile, 8> candidates{};
     const std::int32_t n = behavior::track_candidates(view, ts.from, previous, candidates);
     if (n == 1) {
@@ -223,16 +231,20 @@ TileStep Extrapolator::steer_tile(std::span<const ExtrapolatedAgent> agents, std
       // A junction. Going straight on where the track does, and waiting on the centre where it
       // turns, was measured closest to the truth (docs/viewer.md: carrying on along the
       // straightest branch, or waiting at every junction, do worse at p95 or at the median).
+      // (Straight on from a known previous tile only: one next to `from`.)
       const behavior::Tile ahead{2 * ts.from.row - previous.row, 2 * ts.from.col - previous.col};
-      if (std::any_of(candidates.begin(), candidates.begin() + n, [&](behavior::Tile c) { return c == ahead; }))
+      const bool known = std::abs(previous.row - ts.from.row) <= 1 && std::abs(previous.col - ts.from.col) <= 1 &&
+                         !(previous == ts.from);
+      if (known &&
+          std::any_of(candidates.begin(), candidates.begin() + n, [&](behavior::Tile c) { return c == ahead; }))
         ts.to = ahead;
     } else if (behavior::on_track(view, previous)) {
       ts.to = previous;
     }
   } else if (g.technique == Technique::kTilePatrol && ts.pattern >= 0) {
     // T27 (behavior::patrol_step): the next entry, unless a target in chase_range breaks the
-    // patrol out into a chase, whose path the World finds by a search over its own line state
-    // (World::tile_step_toward, not in a snapshot): then the walker waits, pattern unknown.
+    // patrol out into a chase, whose path the World walks by line of sight with a breadth-first
+    // fall-back over line state no snapshot carries: then the walker waits, pattern unknown.
     const std::int32_t j = nearest_target(agents, g.target_group, i, a.view.position);
     const bool enemy =
         g.chase_range > 0 && j >= 0 &&
@@ -254,9 +266,7 @@ ExtrapolationMethod Extrapolator::method_of(std::int32_t group) const {
   return method_[static_cast<std::size_t>(group)];
 }
 
-Vec2 Extrapolator::delta(Vec2 from, Vec2 to) const {
-  return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
-}
+Vec2 Extrapolator::delta(Vec2 from, Vec2 to) const { return plane_of(scenario_).delta(from, to); }
 
 real Extrapolator::radius_of(std::int32_t group) const {
   return group >= 0 && group < static_cast<std::int32_t>(scenario_.groups.size())
@@ -299,23 +309,31 @@ void Extrapolator::init(std::span<const AgentView> views, std::vector<Extrapolat
   }
 }
 
-std::int32_t Extrapolator::nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group,
-                                          std::int32_t self, Vec2 p) const {
-  // As World::nearest_target: the nearest player, or the nearest other agent of target_group;
-  // ties keep the lower index (snapshots list agents in the World's dense order).
-  std::int32_t best = -1;
-  real best_d2 = math::kInfinity;
-  for (std::int32_t j = 0; j < static_cast<std::int32_t>(agents.size()); ++j) {
-    const AgentView& o = agents[static_cast<std::size_t>(j)].view;
-    const bool wanted = target_group < 0 ? o.kind == AgentKind::kPlayer : (o.group == target_group && j != self);
-    if (!wanted) continue;
-    const real d2 = math::length_sq(delta(p, o.position));
-    if (d2 < best_d2) {
-      best_d2 = d2;
-      best = j;
+void Extrapolator::init(std::span<const AgentView> views, const WorldState& state,
+                        std::vector<ExtrapolatedAgent>& out) const {
+  init(views, out);
+  for (std::size_t i = 0; i < out.size() && i < state.heading.size(); ++i) {
+    ExtrapolatedAgent& a = out[i];
+    a.heading = state.heading[i];  // a snapshot's orientation gives it only to the angle's rounding
+    if (a.method != ExtrapolationMethod::kTile) continue;
+    const WorldState::Tile& t = state.tile[i];
+    // On its pattern (mode 0) a patrol's entry is the one it walks to; off it, unknown.
+    a.tile = {t.from, t.to, t.progress, t.previous, t.mode == 0 && t.patrol.patrolling ? t.patrol.index : -1};
+    if (i < state.rng.size()) {
+      a.rng = state.rng[i];
+      a.own_stream = true;
     }
   }
-  return best;
+}
+
+std::int32_t Extrapolator::nearest_target(std::span<const ExtrapolatedAgent>, std::int32_t target_group,
+                                          std::int32_t self, Vec2 p) const {
+  // The nearest player, or the nearest other agent of target_group (stage_targets.hpp), over the
+  // lists step() made at the start of the tick (snapshots list agents in dense order).
+  if (target_group < 0) return nearest_of(players_, position_.data(), -1, p, plane_of(scenario_), nullptr);
+  if (target_group >= static_cast<std::int32_t>(members_.size())) return -1;
+  return nearest_of(members_[static_cast<std::size_t>(target_group)], position_.data(), self, p, plane_of(scenario_),
+                    nullptr);
 }
 
 std::int32_t Extrapolator::leader_of(std::span<const ExtrapolatedAgent> agents, std::int32_t group) const {
@@ -334,7 +352,8 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
   const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
   Steer s;
   s.state = a.view.state;
-  if (a.method == ExtrapolationMethod::kTile) s.tile = steer_tile(agents, i);
+  s.rng = a.rng;
+  if (a.method == ExtrapolationMethod::kTile) s.tile = steer_tile(agents, i, s.rng);
   if (a.method != ExtrapolationMethod::kBehaviour) return s;
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(a.view.group)];
   const Vec2 pos = a.view.position;
@@ -346,53 +365,45 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
   };
 
   if (model_of(g) == Model::kKinematic) {
-    // World::steer_kinematic for T17 / T18: the new velocity in `force`; no target, no motion.
+    // T17 / T18 (stage_kinematic.hpp): the new velocity in `force`; no target, no motion.
     const std::int32_t tj = nearest_target(agents, g.target_group, i, pos);
     s.state = BehaviorState::kNone;
     if (tj >= 0) {
-      const Vec2 offset = mover_of(tj).position - pos;
       const bool track = g.technique == Technique::kTrack;
-      s.force = track ? behavior::track_step(Vec2{}, offset, g.max_speed * dt_) / dt_
-                      : behavior::evade_step(Vec2{}, offset, g.max_speed);
+      s.force = tracker_velocity(track, mover_of(tj).position - pos, g.max_speed, dt_);
       s.state = track ? BehaviorState::kSeeking : BehaviorState::kFleeing;
     }
     return s;
   }
 
   if (model_of(g) == Model::kCraft) {
-    // World::steer_craft, T21 and T23/T24, with the chase mode the snapshot reports.
+    // T21 and T23/T24 (stage_craft.hpp), with the chase mode the snapshot reports.
     const behavior::CraftState cs{pos, a.view.velocity, a.view.orientation, a.view.angular_velocity};
-    const behavior::LosChaseParams los = los_chase_params(g);
     const std::int32_t pj = nearest_target(agents, g.target_group, i, pos);
-    if (g.technique == Technique::kLosChase) {
-      s.thrusters = behavior::los_chase_thrusters(cs, pj >= 0 ? mover_of(pj).position : centre, los);
-    } else if (pj >= 0) {
-      behavior::ChaseMode mode = a.view.state == BehaviorState::kLosFallback ? behavior::ChaseMode::line_of_sight
-                                                                             : behavior::ChaseMode::intercept;
-      const behavior::InterceptChaseOutput out =
-          behavior::intercept_chase(cs, mover_of(pj), intercept_params(g), los, mode);
-      s.thrusters = out.thrusters;
-      s.state =
-          out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting : BehaviorState::kLosFallback;
-    } else {
-      s.thrusters = behavior::los_chase_thrusters(cs, centre, los);
-    }
+    behavior::ChaseMode mode = a.view.state == BehaviorState::kLosFallback ? behavior::ChaseMode::line_of_sight
+                                                                           : behavior::ChaseMode::intercept;
+    const behavior::Mover prey = pj >= 0 ? mover_of(pj) : behavior::Mover{};
+    const CraftChase c = chase_craft(g, cs, pj >= 0 ? &prey : nullptr, centre, mode);
+    s.thrusters = c.thrusters;
+    s.state = c.state;
     return s;
   }
 
   // Vehicle composition (compose.hpp), each behaviour's force as World::run_behavior computes it.
   const Composition& c = compose_[static_cast<std::size_t>(a.view.group)];
   const behavior::Body b{pos, a.view.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
-  behavior::TruncatedRunningSum sum{g.max_force};
-  behavior::PriorityArbiter priority{c.epsilon};
+  // The combiner the World runs (behavior::PrioritizedCombiner) for the running sum and the priority.
+  const bool prioritized = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kPriority;
+  behavior::PrioritizedCombiner combine{
+      c.combiner == Combiner::kPriority ? behavior::PriorityRule::kPriority : behavior::PriorityRule::kRunningSum,
+      g.max_force, c.epsilon};
   behavior::SteeringOutput outs[kMaxBehaviors];
   real weights[kMaxBehaviors] = {};
   const std::size_t nb = std::min(c.behaviors.size(), static_cast<std::size_t>(kMaxBehaviors));
   for (std::size_t k = 0; k < nb; ++k) {
     const BehaviorSpec& bs = c.behaviors[k];
     if (!(bs.weight > 0)) continue;
-    if (c.combiner == Combiner::kRunningSum && sum.full()) break;
-    if (c.combiner == Combiner::kPriority && priority.decided()) break;
+    if (prioritized && !combine.wants()) break;
     bool produced = true;
     Vec2 f{};
     auto target = [&]() { return nearest_target(agents, bs.target_group, i, pos); };
@@ -459,23 +470,16 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
       }
     }
     if (!produced) continue;
-    // The combiner's step (World::ComposeSink::emit).
-    if (c.combiner == Combiner::kRunningSum) sum.add(bs.weight, f);
-    else if (c.combiner == Combiner::kPriority) priority.offer(behavior::SteeringOutput{f, 0} * bs.weight);
+    if (prioritized) combine.take(bs.weight, {f, 0});
     outs[k] = {f, 0};
     weights[k] = bs.weight;
   }
-  const behavior::BlendParams clip{g.max_force, c.max_angular};
-  switch (c.combiner) {
-    case Combiner::kRunningSum: s.force = sum.result(); break;
-    case Combiner::kPriority:
-      s.force = priority.decided() ? behavior::clip_steering(priority.winner(), clip).linear : Vec2{};
-      break;
-    default:
-      s.force = behavior::blend_steering(std::span<const behavior::SteeringOutput>(outs, nb),
-                                         std::span<const real>(weights, nb), clip)
-                    .linear;
-      break;
+  if (prioritized) {
+    s.force = combine.result(c.max_angular).linear;
+  } else {
+    s.force = behavior::blend_steering(std::span<const behavior::SteeringOutput>(outs, nb),
+                                       std::span<const real>(weights, nb), {g.max_force, c.max_angular})
+                  .linear;
   }
   return s;
 }
@@ -516,41 +520,39 @@ void Extrapolator::dead_reckon(ExtrapolatedAgent& a) const {
 void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
   AgentView& v = a.view;
   if (a.method == ExtrapolationMethod::kTile) {
-    // World::integrate_tile.
     a.tile = s.tile;
-    const Vec2 from = tile_centre(a.tile.from), d = tile_centre(a.tile.to) - from;
-    v.position = from + d * a.tile.progress;
-    v.velocity = d * scenario_.groups[static_cast<std::size_t>(v.group)].tile_speed;
+    a.rng = s.rng;
+    const TileMotion m = tile_motion(tile_centre(a.tile.from), tile_centre(a.tile.to), a.tile.progress,
+                                     scenario_.groups[static_cast<std::size_t>(v.group)].tile_speed);
+    v.position = m.position;
+    v.velocity = m.velocity;
     v.angular_velocity = 0;
     v.aim = tile_centre(a.tile.to);
-    if (!math::is_zero(d)) {
-      a.heading = math::normalized(d);
-      v.orientation = math::orientation_of(a.heading);
+    if (m.moving) {
+      a.heading = m.heading;
+      v.orientation = m.orientation;
     }
   } else if (a.method != ExtrapolationMethod::kBehaviour) {
     dead_reckon(a);
   } else if (model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kKinematic) {
-    // World::integrate_kinematic (T03): the velocity set directly, facing along it.
-    behavior::Static st{v.position, v.orientation};
-    behavior::kinematic_integrate(st, {s.force, 0}, dt_, true);
-    v.position = st.position;
-    v.velocity = s.force;
-    v.orientation = st.orientation;
-    v.angular_velocity = 0;
+    // T03 (stage_kinematic.hpp): the velocity set directly, facing along it.
+    commit_kinematic({v.position, v.velocity, v.orientation, v.angular_velocity}, s.force, 0, true, dt_);
     a.heading = math::as_vector(v.orientation);
     v.state = s.state;
   } else if (model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kCraft) {
-    // World::integrate for a craft: T10, the angle kept wrapped.
-    behavior::CraftState cs{v.position, v.velocity, v.orientation, v.angular_velocity};
-    behavior::craft_step(cs, scenario_.groups[static_cast<std::size_t>(v.group)].craft, s.thrusters, dt_);
+    // T10, the angle kept wrapped (stage_craft.hpp).
+    const behavior::CraftState cs =
+        step_craft({v.position, v.velocity, v.orientation, v.angular_velocity},
+                   scenario_.groups[static_cast<std::size_t>(v.group)].craft, s.thrusters, dt_);
     v.position = cs.position;
     v.velocity = cs.velocity;
-    v.orientation = math::wrap_angle(cs.orientation);
+    v.orientation = cs.orientation;
     v.angular_velocity = cs.angular_velocity;
     a.heading = math::as_vector(v.orientation);
     v.state = s.state;
   } else {
-    // World::integrate for a vehicle: T08.
+    // T08: behavior::body_update, the rule the World's body update runs (its lane form,
+    // behavior::body_lanes, is tested to give the same bits).
     const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
     behavior::Body b{v.position, v.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
     behavior::body_update(b, s.force, dt_);
@@ -559,19 +561,26 @@ void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
     a.heading = b.heading;
     v.orientation = math::orientation_of(b.heading);
   }
-  // The World's end-of-tick rules (World::confine). Tile walkers stay between tile centres
-  // inside the map and are not confined by the World either; only the torus applies to them.
-  const bool tile = v.group >= 0 && v.group < static_cast<std::int32_t>(scenario_.groups.size()) &&
-                    model_of(scenario_.groups[static_cast<std::size_t>(v.group)]) == Model::kTile;
-  const real r = tile ? real(0) : radius_of(v.group);
-  if (!tile)
-    push_out_of_obstacles(v.position, v.velocity, r, scenario_.obstacles, scenario_.wrap ? scenario_.width : 0,
-                          scenario_.wrap ? scenario_.height : 0);
-  apply_border(v.position, v.velocity, r, scenario_);
+  // The end-of-tick rules (confine_body, rules.hpp). Tile walkers stay between tile centres
+  // inside the map and are not confined, as in the World.
+  if (a.method == ExtrapolationMethod::kTile) return;
+  confine_body(v.position, v.velocity, radius_of(v.group), scenario_.obstacles, scenario_,
+               scenario_.wrap ? scenario_.width : 0, scenario_.wrap ? scenario_.height : 0);
 }
 
 void Extrapolator::step(std::span<ExtrapolatedAgent> agents) {
-  // Compute-then-commit, as the World: every agent steers from the state at the tick's start.
+  // Compute-then-commit, as the World: every agent steers from the state at the tick's start,
+  // its targets found among the players and group members as they stand then.
+  position_.resize(agents.size());
+  players_.clear();
+  for (std::vector<std::int32_t>& m : members_) m.clear();
+  for (std::int32_t j = 0; j < static_cast<std::int32_t>(agents.size()); ++j) {
+    const AgentView& v = agents[static_cast<std::size_t>(j)].view;
+    position_[static_cast<std::size_t>(j)] = v.position;
+    if (v.kind == AgentKind::kPlayer) players_.push_back(j);
+    else if (v.group >= 0 && v.group < static_cast<std::int32_t>(members_.size()))
+      members_[static_cast<std::size_t>(v.group)].push_back(j);
+  }
   steer_.resize(agents.size());
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(agents.size()); ++i)
     steer_[static_cast<std::size_t>(i)] = steer(agents, i);

@@ -119,6 +119,20 @@ void clamp_axis(real& p, real& v, real lo, real hi) {
 }
 }  // namespace
 
+Confined confine_body(Vec2& p, Vec2& v, real radius, std::span<const Circle> obstacles, const Scenario& scenario,
+                      real wrap_width, real wrap_height) {
+  Confined c;
+  c.depth = push_out_of_obstacles(p, v, radius, obstacles, wrap_width, wrap_height);
+  c.wrapped = border_wrapped(p, v, radius, scenario);
+  return c;
+}
+
+bool border_wrapped(Vec2& p, Vec2& v, real radius, const Scenario& scenario) {
+  const Vec2 before = p;
+  apply_border(p, v, radius, scenario);
+  return scenario.wrap && !(p == before);
+}
+
 void apply_border(Vec2& p, Vec2& v, real radius, const Scenario& s) {
   const real w = s.width, h = s.height;
   if (s.wrap) {

@@ -14,6 +14,7 @@
 #include "flockstep/sim/rules.hpp"
 #include "flockstep/behavior/steering.hpp"
 #include "flockstep/behavior/los_chase.hpp"
+#include "stage_craft.hpp"
 
 namespace flockstep::sim {
 
@@ -485,13 +486,12 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
           const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
           // Bourg's flocking units move in step_bourg_groups, by AIDemo4's own loop.
           if (g.technique == Technique::kBourgFlock) continue;
-          behavior::craft_step(cs, g.craft, thrusters_[i], dt_);
+          cs = step_craft(cs, g.craft, thrusters_[i], dt_);
           tally.add(10);  // the rigid-body craft
           tally.add(12);  // its angle kept wrapped
           position_[i] = cs.position;
           velocity_[i] = cs.velocity;
-          // Keep the stored angle in (-pi, pi] so it never grows without bound (T05 caveat).
-          orientation_[i] = math::wrap_angle(cs.orientation);
+          orientation_[i] = cs.orientation;
           angular_velocity_[i] = cs.angular_velocity;
           heading_[i] = math::as_vector(orientation_[i]);
         }
@@ -534,20 +534,19 @@ void WorldImpl::confine(std::int32_t i, Tally& tally) {
   // Depends only on agent i and static geometry, so it runs inside the integrate task.
   const real r = radius_of(i);
   // (Players are confined by step_player.) The depth the rule found is what avoidance missed.
-  const real depth = push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_near(position_[i]));
-  if (depth > 0) {
+  const Confined c = confine_body(position_[i], velocity_[i], r, obstacles_near(position_[i]), scenario_);
+  if (c.depth > 0) {
     PushoutStats& st = task_pushout_[static_cast<std::size_t>(i / kAgentsPerTask)];
     ++st.corrections;
-    st.max_depth = math::max(st.max_depth, depth);
+    st.max_depth = math::max(st.max_depth, c.depth);
   }
-  confine_border(i, tally);
+  // T14 counts the agent-ticks in which the torus actually carried an agent across the seam.
+  if (c.wrapped) tally.add(14);
+  FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
 }
 
 void WorldImpl::confine_border(std::int32_t i, Tally& tally) {
-  const Vec2 before = position_[i];
-  apply_border(position_[i], velocity_[i], radius_of(i), scenario_);
-  // T14 counts the agent-ticks in which the torus actually carried an agent across the seam.
-  if (scenario_.wrap && !(position_[i] == before)) tally.add(14);
+  if (border_wrapped(position_[i], velocity_[i], radius_of(i), scenario_)) tally.add(14);
   FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
 }
 
@@ -595,18 +594,8 @@ std::int32_t WorldImpl::nearest_target(const GroupSpec& g, std::int32_t self, Ve
 }
 
 std::int32_t WorldImpl::nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
-  std::int32_t best = -1;
-  real best_d2 = math::kInfinity;
-  for (const std::int32_t j : members_[static_cast<std::size_t>(group)]) {
-    if (j == self) continue;
-    const real d2 = math::length_sq(delta(p, position_[j]));
-    if (d2 < best_d2) {
-      best_d2 = d2;
-      best = j;
-    }  // members_ is in dense order: ties keep the lower index
-  }
-  if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
-  return best;
+  // members_ is in dense order: ties keep the lower index.
+  return nearest_of(members_[static_cast<std::size_t>(group)], position_.data(), self, p, plane(), distance);
 }
 
 void WorldImpl::apply_target_captures() {

@@ -136,7 +136,8 @@ void WorldImpl::Behaviors::seek_like(const Batch& b) {
       default: {  // kHide
         behavior::HideDebug dbg{};
         e.o.linear = behavior::hide_force(body, tm, w.scenario_.obstacles, b.g.hide, &dbg);
-        b.sink.count(74);
+        // Hide's own rule chose to hide or to ignore the hunter (T74); its fall-back is evade (T68).
+        b.sink.count(dbg.action == behavior::HideAction::kEvade ? 68 : 74);
         L.aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : L.pos;
         L.st = BehaviorState::kHiding;
         break;

@@ -25,7 +25,12 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
   const behavior::BlendParams clip{budget, c.max_angular};
   const std::span<const std::int32_t> slots = grid_.slots();
   const auto nb = static_cast<std::size_t>(c.behaviors.size());
-  const bool lazy_sum = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kDither;
+  const bool prioritized = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kDither ||
+                           c.combiner == Combiner::kPriority || c.combiner == Combiner::kGrouped;
+  const behavior::PriorityRule rule = c.combiner == Combiner::kDither     ? behavior::PriorityRule::kDither
+                                      : c.combiner == Combiner::kPriority ? behavior::PriorityRule::kPriority
+                                      : c.combiner == Combiner::kGrouped  ? behavior::PriorityRule::kGrouped
+                                                                          : behavior::PriorityRule::kRunningSum;
   bool uses_rng = c.combiner == Combiner::kDither;
   for (const BehaviorSpec& b : c.behaviors)
     uses_rng = uses_rng || b.type == BehaviorType::kWander || b.type == BehaviorType::kDynamicWander ||
@@ -56,9 +61,7 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
     L.pos = slot_position_[L.k];
     L.vel = slot_velocity_[L.k];
     L.head = slot_heading_[L.k];
-    L.sum = behavior::TruncatedRunningSum{budget};
-    L.priority = behavior::PriorityArbiter{c.epsilon};
-    L.grouped = behavior::GroupedPriorities{c.epsilon};
+    L.combine = behavior::PrioritizedCombiner{rule, budget, c.epsilon};
     L.aim = L.pos;
   }
 
@@ -66,13 +69,8 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
     const BehaviorSpec& bs = c.behaviors[bk];
     if (!(bs.weight > 0)) continue;  // T09: a zero weight switches the behaviour off
     // T80: entering a new priority group, the previous group's blend decides if it is non-zero.
-    if (c.combiner == Combiner::kGrouped) {
-      for (std::int32_t j = 0; j < n; ++j) {
-        Lane& L = lanes[j];
-        if (L.open_priority >= 0 && L.open_priority != bs.priority && !L.grouped.decided()) L.grouped.close_group();
-        L.open_priority = bs.priority;
-      }
-    }
+    if (c.combiner == Combiner::kGrouped)
+      for (std::int32_t j = 0; j < n; ++j) lanes[j].combine.enter_group(bs.priority);
     // The combiner's step for this behaviour, fused into the kernel's loop: which lanes evaluate
     // it (the lazy combiners skip the rest) and what happens to each output (measured: separate
     // loops cost the mixed arena's many small batches ~5 % of its tick).
@@ -81,7 +79,7 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
                      &c,
                      &bs,
                      bk,
-                     lazy_sum,
+                     prioritized,
                      traced_here || c.combiner == Combiner::kBlend || c.combiner == Combiner::kUrgency};
     Behaviors::of(bs.type)(Batch{*this, g, gi, bs, lanes, n, sink});
   }
@@ -92,25 +90,20 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
     switch (c.combiner) {
       case Combiner::kRunningSum:
       case Combiner::kDither:
-        r = {L.sum.result(), math::clamp(L.angular, -c.max_angular, c.max_angular)};
+      case Combiner::kPriority:
+      case Combiner::kGrouped:
+        r = L.combine.result(c.max_angular);
         if (c.combiner == Combiner::kDither) {
           tally.add(81);
+        } else if (c.combiner == Combiner::kPriority) {
+          tally.add(78);
+        } else if (c.combiner == Combiner::kGrouped) {
+          tally.add(80);
         } else {
           tally.add(79);
           tally.add(9);  // layers in priority order, weight 0 switching one off
         }
         break;
-      case Combiner::kPriority:
-        r = L.priority.decided() ? behavior::clip_steering(L.priority.winner(), clip) : SteeringOutput{};
-        tally.add(78);
-        break;
-      case Combiner::kGrouped: {
-        if (!L.grouped.decided() && L.open_priority >= 0)
-          L.grouped.close_group();  // the last group decides, or nothing does
-        r = L.grouped.decided() ? behavior::clip_steering(L.grouped.winner(), clip) : SteeringOutput{};
-        tally.add(80);
-        break;
-      }
       case Combiner::kBlend:
       case Combiner::kUrgency: {
         SteeringOutput outs[kMaxBehaviors];

@@ -27,13 +27,10 @@ struct WorldImpl::Lane {
   std::int32_t i = 0;  // dense index
   std::int32_t k = 0;  // slot index (cell order)
   Vec2 pos, vel, head;
-  behavior::TruncatedRunningSum sum{0};
-  RawOutput out[kMaxBehaviors];         // raw outputs of the evaluated behaviours (valid where `has` says)
-  std::uint32_t has = 0;                // bit q: behaviour q produced an output
-  real angular = 0;                     // running-sum / dither angular part (steering model)
-  behavior::PriorityArbiter priority;   // T78
-  behavior::GroupedPriorities grouped;  // T80
-  std::int32_t open_priority = -1;      // T80: the priority of the group being blended (-1: none yet)
+  // T78-T81: the library's combiner for the prioritised rules (running sum, dither, priority, grouped).
+  behavior::PrioritizedCombiner combine{behavior::PriorityRule::kRunningSum, 0};
+  RawOutput out[kMaxBehaviors];  // raw outputs of the evaluated behaviours (valid where `has` says)
+  std::uint32_t has = 0;         // bit q: behaviour q produced an output
   BehaviorState st = BehaviorState::kNone;
   AgentId target;
   Vec2 aim;
@@ -47,29 +44,18 @@ struct WorldImpl::ComposeSink {
   const Composition* c;
   const BehaviorSpec* bs;
   std::size_t bk;
-  bool lazy_sum;      // running_sum / dither: stop evaluating once the budget is full
+  bool prioritized;   // running_sum, dither, priority, grouped: the lane's combiner decides and takes
   bool keep_outputs;  // blend, urgency (and traced batches): the outputs are reread at the end
   // Forced inline: the kernels call these once per agent, and an out-of-line call per agent and
   // behaviour was measured at ~3 % of the mixed arena's tick.
   [[gnu::always_inline]] bool active(Lane& L) const {
-    if (c->combiner == Combiner::kPriority) return !L.priority.decided();
-    if (c->combiner == Combiner::kGrouped) return !L.grouped.decided();
-    if (lazy_sum && L.sum.full()) return false;
     // T81: the draw comes from the agent's own stream (its slot copy, written back at the end).
-    if (c->combiner == Combiner::kDither) return behavior::dither_considers(world->slot_rng_[L.k], bs->probability);
-    return true;
+    return !prioritized || L.combine.wants(world->slot_rng_[L.k], bs->probability);
   }
   /// One more agent-tick of catalog ID T<id> (the kernels call it where the technique's work is done).
   [[gnu::always_inline]] void count(int id) const { tally->add(id); }
   [[gnu::always_inline]] void emit(Lane& L, const behavior::SteeringOutput& raw) const {
-    if (lazy_sum) {
-      L.sum.add(bs->weight, raw.linear);
-      L.angular += raw.angular * bs->weight;
-    } else if (c->combiner == Combiner::kPriority) {
-      L.priority.offer(raw * bs->weight);
-    } else if (c->combiner == Combiner::kGrouped) {
-      L.grouped.add(raw * bs->weight);
-    }
+    if (prioritized) L.combine.take(bs->weight, raw);
     if (keep_outputs) {
       L.out[bk].set(raw);
       L.has |= 1u << bk;

@@ -1,6 +1,7 @@
 // The craft model (T10): players (sim::step_player), line-of-sight chase, intercept and physics
 // patterns, one controller per agent; Bourg's rigid-body flocks a group at a time, by AIDemo4's
 // own loop (behavior::demo4_step_units, T35).
+#include "stage_craft.hpp"
 #include "world_impl.hpp"
 
 #include "flockstep/behavior/los_chase.hpp"
@@ -27,37 +28,24 @@ void WorldImpl::steer_craft(std::int32_t i, Tally& tally) {
     real player_dist = math::kInfinity;
     // The target: the nearest player, or the nearest agent of target_group.
     const std::int32_t pj = nearest_target(g, i, position_[i], &player_dist);
-    const behavior::LosChaseParams los = los_chase_params(g);
     const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
     switch (g.technique) {
-      case Technique::kLosChase: {
-        const Vec2 goal = pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : centre;
-        t = behavior::los_chase_thrusters(cs, goal, los);
-        tally.add(21);
-        tally.add(11);  // the bearing in the craft's local frame
-        aim = goal;
-        if (pj >= 0) {
-          target = id_[pj];
-          st = BehaviorState::kSeeking;
-        }
-        break;
-      }
+      case Technique::kLosChase:
       case Technique::kIntercept: {
-        if (pj >= 0) {
-          const behavior::Mover prey{position_[i] + delta(position_[i], position_[pj]), velocity_[pj]};
-          const behavior::InterceptParams ip = intercept_params(g);
-          const behavior::InterceptChaseOutput out = behavior::intercept_chase(cs, prey, ip, los, chase_mode_[i]);
-          t = out.thrusters;
+        // The prey at its copy nearest the chaser (stage_craft.hpp: shared with the Extrapolator).
+        const behavior::Mover prey{pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : Vec2{},
+                                   pj >= 0 ? velocity_[pj] : Vec2{}};
+        const CraftChase c = chase_craft(g, cs, pj >= 0 ? &prey : nullptr, centre, chase_mode_[i]);
+        t = c.thrusters;
+        aim = c.aim;
+        st = c.state;
+        if (pj >= 0) target = id_[pj];
+        if (g.technique == Technique::kIntercept && pj >= 0) {
           tally.add(23);
           tally.add(24);  // the feasibility test and its fall-back
-          aim = out.aim.point;
-          target = id_[pj];
-          st = out.aim.mode == behavior::ChaseMode::intercept ? BehaviorState::kIntercepting
-                                                              : BehaviorState::kLosFallback;
         } else {
-          t = behavior::los_chase_thrusters(cs, centre, los);
           tally.add(21);
-          aim = centre;
+          if (g.technique == Technique::kLosChase) tally.add(11);  // the bearing in the craft's local frame
         }
         break;
       }
@@ -166,11 +154,15 @@ void WorldImpl::step_bourg_groups() {
     // The target's id, for viewers: the player the table put at id 0 (none when idle).
     const AgentId target = members[0] >= 0 ? id_[members[0]] : AgentId{};
     behavior::demo4_step_units(w, params);  // T35: AIDemo4's loop, step 2
-    // Coverage: the loop (T35) integrates every unit as a rigid-body craft (T10, angle wrapped:
-    // T12); followers gather by their view model and apply the rules while flocking is on
-    // (T31-T34, T36); the leader LOS-chases (T21), the interceptor intercepts (T23/T24).
+    // Coverage, from what the loop reports it did for each unit: it integrates every unit as a
+    // rigid-body craft (T35, T10, angle wrapped: T12) and the torus carries some across the seam
+    // (T14); a follower's three rules (T31, by its lateral bow force: T34) act only in a tick in
+    // which its view arc (T32) and view model (T33) gathered a neighbour, and the follow-the-leader
+    // pull (T36) only when it saw the leader; the leader LOS-chases (T21), the interceptor
+    // intercepts (T23/T24).
     for (std::size_t u = 1; u < members.size(); ++u) {
       for (const int id : {35, 10, 12}) tally.add(id);
+      if (w.wrapped[u]) tally.add(14);
       switch (w.roles[u]) {
         case behavior::FlockRole::leader: tally.add(21); break;
         case behavior::FlockRole::interceptor:
@@ -178,8 +170,9 @@ void WorldImpl::step_bourg_groups() {
           tally.add(24);
           break;
         case behavior::FlockRole::follower:
-          if (w.flocking)
-            for (const int id : {31, 32, 33, 34, 36}) tally.add(id);
+          if (w.flocking && w.seen[u] > 0)
+            for (const int id : {31, 32, 33, 34}) tally.add(id);
+          if (w.flocking && w.leader_seen[u]) tally.add(36);
           break;
       }
     }

@@ -35,6 +35,7 @@
 #include "flockstep/sim/world.hpp"
 #include "flockstep/sim/world_state.hpp"
 #include "world_storage.hpp"
+#include "stage_targets.hpp"
 
 namespace flockstep::sim::detail {
 
@@ -147,17 +148,7 @@ class WorldImpl : AgentTable,
   /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
   /// Inline: the steering kernels call it per agent from another translation unit.
   std::int32_t nearest_player(Vec2 p, real* distance) const {
-    std::int32_t best = -1;
-    real best_d2 = math::kInfinity;
-    for (const std::int32_t j : players_) {
-      const real d2 = math::length_sq(delta(p, position_[static_cast<std::size_t>(j)]));
-      if (d2 < best_d2) {
-        best_d2 = d2;
-        best = j;
-      }  // strict <: ties keep the lower dense index
-    }
-    if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
-    return best;
+    return nearest_of(players_, position_.data(), -1, p, plane(), distance);  // players_: dense order
   }
   /// Orientation of agent i, rad. Vehicles' orientation is the direction of their heading and is
   /// derived here when read (snapshots, hashes, align targets) rather than stored every tick: an
@@ -166,9 +157,8 @@ class WorldImpl : AgentTable,
     return motion_[i] == Model::kVehicle ? math::orientation_of(heading_[i]) : orientation_[i];
   }
   /// Shortest displacement from `from` to `to` (across the seam of a wrapped world).
-  Vec2 delta(Vec2 from, Vec2 to) const {
-    return scenario_.wrap ? math::torus_delta(from, to, scenario_.width, scenario_.height) : to - from;
-  }
+  Vec2 delta(Vec2 from, Vec2 to) const { return plane().delta(from, to); }
+  Plane plane() const { return {scenario_.width, scenario_.height, scenario_.wrap}; }
 
   Scenario scenario_;
   real dt_;
@@ -195,7 +185,7 @@ class WorldImpl : AgentTable,
   bool tile_free(behavior::Tile t) const;
   Vec2 tile_centre(behavior::Tile t) const;
   behavior::Tile tile_at(Vec2 p) const;
-  behavior::Tile tile_step_toward(TileState& ts, behavior::Tile goal) const;
+  behavior::Tile tile_step_toward(TileState& ts, behavior::Tile goal, bool* by_line = nullptr) const;
   std::int32_t tile_target(std::int32_t i, real range, real* distance) const;
 
   // ---- force-model compositions (world_compose.cpp) ----

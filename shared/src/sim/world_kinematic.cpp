@@ -2,6 +2,8 @@
 // and the ray-cast steering of T59/T60.
 #include "world_impl.hpp"
 
+#include "stage_kinematic.hpp"
+
 #include <array>
 
 #include "flockstep/behavior/kinematic.hpp"
@@ -77,7 +79,7 @@ void WorldImpl::steer_kinematic(std::int32_t i, Tally& tally) {
       behavior::fly_update(f, fp, rng_[i]);
       fly_[i] = f;
       tally.add(16);
-      out = Vec2{static_cast<real>(f.velocity.x), static_cast<real>(f.velocity.y)} * (g.max_speed / 8);
+      out = fly_velocity({static_cast<real>(f.velocity.x), static_cast<real>(f.velocity.y)}, g.max_speed);
       aim = pos + out;
       target = {};
       break;
@@ -86,7 +88,7 @@ void WorldImpl::steer_kinematic(std::int32_t i, Tally& tally) {
       // T17 on metres: LaMothe's step from the agent (at the origin) toward the target's offset,
       // max_speed * dt a tick on each axis, as a velocity.
       if (tj >= 0) {
-        out = behavior::track_step(Vec2{}, tpos - pos, g.max_speed * dt_) / dt_;
+        out = tracker_velocity(true, tpos - pos, g.max_speed, dt_);
         aim = tpos;
         st = BehaviorState::kSeeking;
         tally.add(17);
@@ -96,7 +98,7 @@ void WorldImpl::steer_kinematic(std::int32_t i, Tally& tally) {
       // T18 on metres: the step away from the target's offset at max_speed on each axis (an
       // equal axis stays), as a velocity.
       if (tj >= 0) {
-        out = behavior::evade_step(Vec2{}, tpos - pos, g.max_speed);
+        out = tracker_velocity(false, tpos - pos, g.max_speed, dt_);
         aim = tpos;
         st = BehaviorState::kFleeing;
         tally.add(18);
@@ -274,14 +276,10 @@ void WorldImpl::integrate_kinematic(std::int32_t i, Tally& tally) {
     angular_velocity_[i] = k.rotation;
   } else {
     // T03: the velocity is set directly; wander keeps its own facing and rotation.
-    behavior::Static s{position_[i], orientation_[i]};
-    behavior::kinematic_integrate(s, {force_[i], kin_rotation_[i]}, dt_, g.technique != Technique::kKinematicWander);
+    commit_kinematic({position_[i], velocity_[i], orientation_[i], angular_velocity_[i]}, force_[i], kin_rotation_[i],
+                     g.technique != Technique::kKinematicWander, dt_);
     tally.add(3);
     tally.add(12);
-    position_[i] = s.position;
-    velocity_[i] = force_[i];
-    orientation_[i] = s.orientation;
-    angular_velocity_[i] = kin_rotation_[i];
   }
   heading_[i] = math::as_vector(orientation_[i]);
 }

@@ -16,6 +16,7 @@
 #include "flockstep/behavior/tile_line.hpp"
 #include "flockstep/behavior/tile_pattern.hpp"
 #include "world_impl.hpp"
+#include "stage_tile.hpp"
 #include "world_tiles.hpp"
 
 namespace flockstep::sim {
@@ -141,15 +142,15 @@ behavior::TilePathPattern build_tile_pattern(const TilePatternSpec& spec) {
 std::vector<std::uint8_t> build_track_cells(const TrackSpec& track, const TileMapSpec& m) {
   std::vector<std::uint8_t> cells(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols), 0);
   for (const auto& sg : track.segments)  // T28: mark each T22 line with 1s
-    for (const Tile t : line_tiles({sg[0], sg[1]}, {sg[2], sg[3]}))
-      if (on_map(m, t))
-        cells[static_cast<std::size_t>(t.row) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(t.col)] = 1;
+    behavior::mark_track_segment({cells.data(), m.rows, m.cols}, {sg[0], sg[1]}, {sg[2], sg[3]});
   return cells;
 }
 
 void WorldImpl::build_tiles() {
   tile_patterns_.clear();
+  // T26 runs here, once per pattern at load: one count each (the patrol steps count T27).
   for (const TilePatternSpec& spec : scenario_.tile_patterns) tile_patterns_.push_back(build_tile_pattern(spec));
+  technique_counts_[25] += static_cast<std::int64_t>(tile_patterns_.size());
   track_cells_.clear();
   for (const TrackSpec& t : scenario_.tracks) track_cells_.push_back(build_track_cells(t, scenario_.tiles));
 }
@@ -244,7 +245,8 @@ std::int32_t WorldImpl::tile_target(std::int32_t i, real range, real* distance) 
   return j;
 }
 
-Tile WorldImpl::tile_step_toward(TileState& ts, Tile goal) const {
+Tile WorldImpl::tile_step_toward(TileState& ts, Tile goal, bool* by_line) const {
+  if (by_line) *by_line = false;
   const Tile from = ts.from;
   if (from == goal) return from;
   auto corner_cut = [&](Tile a, Tile b) {
@@ -267,6 +269,7 @@ Tile WorldImpl::tile_step_toward(TileState& ts, Tile goal) const {
       clear = tile_free(line[k]) && !corner_cut(line[k - 1], line[k]);
     if (clear) {
       ++ts.line_step;
+      if (by_line) *by_line = true;
       return line[ts.line_step];
     }
   }
@@ -329,9 +332,9 @@ void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
         ts.patrol.patrolling = true;
       }
       if (ts.mode == 0) {
-        // T27 one entry per step; an enemy in range stops the pattern on this step.
-        tally.add(26);  // the normalised tile path pattern
-        tally.add(27);  // its patrol step
+        // T27 one entry per step; an enemy in range stops the pattern on this step. (The pattern
+        // itself, T26, was built once at load: build_tiles counts it there.)
+        tally.add(27);
         if (behavior::patrol_step(ts.patrol, p, anchor, j >= 0)) {
           ts.to = ts.patrol.tile;
           ts.target = {};
@@ -342,8 +345,9 @@ void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
       if (j >= 0) {
         ts.mode = 1;
         ts.target = id_[j];
-        ts.to = tile_step_toward(ts, tile_at(position_[i] + delta(position_[i], position_[j])));
-        tally.add(22);  // the break-out chase
+        bool by_line = false;
+        ts.to = tile_step_toward(ts, tile_at(position_[i] + delta(position_[i], position_[j])), &by_line);
+        if (by_line) tally.add(22);  // the break-out chase, on its line of sight
       } else {
         ts.mode = 2;  // the enemy is gone: walk back to the pattern tile it left
         ts.target = {};
@@ -355,8 +359,7 @@ void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
       // T28 FollowPattern on this track's map-sized matrix, with the agent's own stream (only
       // it draws from it). steer_tile keeps `previous` itself, on arrival.
       const std::vector<std::uint8_t>& cells = track_cells_[static_cast<std::size_t>(g.track)];
-      behavior::TrackFollower follower{ts.from, ts.previous};
-      ts.to = behavior::follow_track(follower, {cells.data(), m.rows, m.cols}, rng_[i]);
+      ts.to = next_track_tile(ts.from, ts.previous, {cells.data(), m.rows, m.cols}, rng_[i]);
       tally.add(28);
       return;
     }
@@ -368,8 +371,9 @@ void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
         return;
       }
       ts.target = id_[j];
-      ts.to = tile_step_toward(ts, tile_at(position_[i] + delta(position_[i], position_[j])));
-      tally.add(22);
+      bool by_line = false;
+      ts.to = tile_step_toward(ts, tile_at(position_[i] + delta(position_[i], position_[j])), &by_line);
+      if (by_line) tally.add(22);  // not when the breadth-first search found the step
       return;
     }
   }
@@ -378,15 +382,8 @@ void WorldImpl::next_tile(std::int32_t i, TileState& ts, Tally& tally) {
 void WorldImpl::steer_tile(std::int32_t i, Tally& tally) {
   const GroupSpec& g = scenario_.groups[group_[i]];
   TileState ts = tile_[i];
-  ts.progress += g.tile_speed * dt_;
-  if (ts.progress >= 1) {
-    // Arrived on `to`: decide the next step (tile_speed <= tick rate: at most one per tick).
-    ts.progress -= 1;
-    if (ts.progress >= 1) ts.progress = 0;
-    if (!(ts.to == ts.from)) ts.previous = ts.from;
-    ts.from = ts.to;
-    next_tile(i, ts, tally);
-  }
+  // Arrived on `to`: decide the next step.
+  if (advance_tile_step({ts.from, ts.to, ts.previous, ts.progress}, g.tile_speed, dt_)) next_tile(i, ts, tally);
   tile_[i] = ts;
   target_[i] = ts.target;
   aim_[i] = tile_centre(ts.to);
@@ -397,14 +394,14 @@ void WorldImpl::steer_tile(std::int32_t i, Tally& tally) {
 
 void WorldImpl::integrate_tile(std::int32_t i) {
   const TileState& ts = tile_[i];
-  const Vec2 a = tile_centre(ts.from), b = tile_centre(ts.to);
-  const Vec2 d = b - a;
-  position_[i] = a + d * ts.progress;
-  velocity_[i] = d * scenario_.groups[group_[i]].tile_speed;
+  const TileMotion m =
+      tile_motion(tile_centre(ts.from), tile_centre(ts.to), ts.progress, scenario_.groups[group_[i]].tile_speed);
+  position_[i] = m.position;
+  velocity_[i] = m.velocity;
   angular_velocity_[i] = 0;
-  if (!math::is_zero(d)) {
-    heading_[i] = math::normalized(d);
-    orientation_[i] = math::orientation_of(heading_[i]);
+  if (m.moving) {
+    heading_[i] = m.heading;
+    orientation_[i] = m.orientation;
   }
 }
 

@@ -267,6 +267,47 @@ TEST(Combine, T80_GroupingDiffersFromPlainPriority) {
   EXPECT_EQ(grouped.winner().linear, (Vec2{3, 4}));
 }
 
+// ------------------------------------------------- T78-T81 for one agent (the World's combiner)
+
+TEST(Combine, T78_T80_PrioritizedCombinerClipsTheWinnerLinearAndAngular) {
+  // The World's lanes read result(max_angular): the winner clipped to the budget and the turn rate.
+  Rng rng = Rng::seeded(1);
+  PrioritizedCombiner prio{PriorityRule::kPriority, 5};
+  ASSERT_TRUE(prio.wants(rng, 1));
+  prio.take(2, {{0, 0}, 0});  // nothing: not decided
+  ASSERT_TRUE(prio.wants(rng, 1));
+  prio.take(2, {{30, 40}, 3});
+  EXPECT_FALSE(prio.wants(rng, 1));  // decided: lower behaviours are skipped
+  EXPECT_EQ(prio.result(1), (SteeringOutput{{3, 4}, 1}));
+  // Grouped: entering the next group ends the open one; the last group is ended by result().
+  PrioritizedCombiner grouped{PriorityRule::kGrouped, 100};
+  grouped.enter_group(0);
+  grouped.take(1, {{1, 0}, 0});
+  grouped.take(1, {{-1, 0}, 0});  // the group cancels out
+  grouped.enter_group(1);
+  ASSERT_TRUE(grouped.wants());
+  grouped.take(1, {{0, 2}, 0});
+  grouped.enter_group(1);  // same group: still open
+  grouped.take(2, {{1, 0}, 0});
+  EXPECT_EQ(grouped.result(1), (SteeringOutput{{2, 2}, 0}));
+}
+
+TEST(Combine, T79_T81_PrioritizedCombinerSumsTurnsAndDrawsNothingOnceFull) {
+  Rng rng = Rng::seeded(7), copy = Rng::seeded(7);
+  PrioritizedCombiner sum{PriorityRule::kRunningSum, 10};
+  sum.take(1, {{3, 0}, 0.5});
+  sum.take(2, {{0, 2}, 1});
+  EXPECT_TRUE(sum.wants());
+  EXPECT_EQ(sum.result(2), (SteeringOutput{{3, 4}, 2}));  // the turn (2.5) clamped to 2
+  PrioritizedCombiner dither{PriorityRule::kDither, 1};
+  ASSERT_TRUE(dither.wants(rng, 1));  // one draw
+  copy.uniform01();
+  dither.take(1, {{5, 0}, 0});  // fills the budget
+  EXPECT_FALSE(dither.wants(rng, 1));
+  EXPECT_EQ(rng.uniform01(), copy.uniform01()) << "no draw once the budget is used";
+  EXPECT_EQ(dither.result(0).linear, (Vec2{1, 0}));
+}
+
 // ------------------------------------------------------------------------------------------ T81
 
 TEST(Combine, T81_DitherDrawIsOneUniformNumberBelowTheProbability) {

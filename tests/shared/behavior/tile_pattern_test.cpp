@@ -357,6 +357,22 @@ TEST(TilePattern, T28_AMapSizedTrackBeyondTheSeedMatrixIsWalkedByTheSameRule) {
   EXPECT_TRUE(f.dead_end);
 }
 
+TEST(TilePattern, T28_MarkTrackSegmentFillsAMapSizedMatrixClippedToItsOwnBounds) {
+  // The world builds its map-sized track matrices with this function (3 x 40 here).
+  std::vector<std::uint8_t> cells(3 * 40, 0);
+  EXPECT_EQ(fb::mark_track_segment({cells.data(), 3, 40}, {1, -5}, {1, 45}), 40);  // clipped to 40 columns
+  EXPECT_EQ(fb::mark_track_segment({cells.data(), 3, 40}, {1, 0}, {1, 39}), 0);    // already marked
+  EXPECT_EQ(fb::mark_track_segment({cells.data(), 3, 40}, {0, 35}, {5, 35}), 2);   // rows 0 and 2 only
+  const fb::TrackView view{cells.data(), 3, 40};
+  for (std::int32_t c = 0; c < 40; ++c) EXPECT_TRUE(fb::on_track(view, {1, c}));
+  EXPECT_TRUE(fb::on_track(view, {0, 35}));
+  EXPECT_TRUE(fb::on_track(view, {2, 35}));
+  EXPECT_FALSE(fb::on_track(view, {0, 34}));
+  std::int32_t marked = 0;
+  for (const std::uint8_t c : cells) marked += c;
+  EXPECT_EQ(marked, 42);
+}
+
 TEST(TilePattern, T28_BoundsCheckedAtMatrixEdges) {
   fb::TileTrack t;
   fb::clear_track(t);

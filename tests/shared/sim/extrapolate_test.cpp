@@ -18,6 +18,7 @@
 #include "flockstep/math/transform.hpp"
 #include "flockstep/sim/canonical.hpp"
 #include "flockstep/sim/world.hpp"
+#include "flockstep/sim/world_state.hpp"
 #include "world_test_util.hpp"
 
 namespace flockstep::sim {
@@ -343,6 +344,131 @@ TEST(Extrapolate, AdvanceClampsToItsLimit) {
   ex.init(std::vector<AgentView>{v}, a);
   ex.advance(a, kMaxExtrapolationTicks + 1000);
   EXPECT_DOUBLE_EQ(a[0].view.position.x, 10 + kMaxExtrapolationTicks);
+}
+
+// ---- one source: from an exported World state, one extrapolated tick is the World's next tick ----
+
+/// The agents of `checked` groups whose position, velocity or orientation after one extrapolated
+/// tick differ in any bit from the World's own next tick, summed over `ticks` ticks; the
+/// extrapolator is built from `ex_scenario` (the World's own scenario, or a changed one for the
+/// controls). A player weaves through them so targets move.
+std::int32_t one_tick_mismatches(const Scenario& s, const Scenario& ex_scenario,
+                                 const std::vector<std::int32_t>& checked, std::int32_t ticks,
+                                 std::string* first = nullptr) {
+  World w(s);
+  const AgentId p = w.add_player();
+  w.place(p, {s.width * 0.5, s.height * 0.5});
+  w.step();  // the player joins and is placed (commands take effect at the start of a step)
+  Extrapolator ex(ex_scenario, 1.0 / s.tick_rate_hz);
+  std::vector<ExtrapolatedAgent> agents;
+  std::int32_t mismatches = 0;
+  for (std::int32_t t = 0; t < ticks; ++t) {
+    w.set_input(p, {t % 120 < 60 ? 0.6 : -0.6, 0.8});
+    const WorldState state = w.export_state();
+    ex.init(views_of(w), state, agents);
+    ex.step(agents);
+    w.step();
+    EXPECT_EQ(static_cast<std::int32_t>(agents.size()), w.size());
+    for (std::int32_t i = 0; i < w.size() && i < static_cast<std::int32_t>(agents.size()); ++i) {
+      const AgentView truth = w.view(i);
+      if (std::find(checked.begin(), checked.end(), truth.group) == checked.end()) continue;
+      const AgentView& got = agents[static_cast<std::size_t>(i)].view;
+      if (got.position == truth.position && got.velocity == truth.velocity && got.orientation == truth.orientation)
+        continue;
+      if (first && mismatches < 4)
+        *first += s.groups[static_cast<std::size_t>(truth.group)].name + " (agent " + std::to_string(i) + ") at tick " +
+                  std::to_string(t) + "; ";
+      ++mismatches;
+    }
+  }
+  return mismatches;
+}
+
+/// LaMothe's trackers (T17, T18) around the weaving player, in the middle of a 200 m field.
+Scenario trackers() {
+  Scenario s = test::open_world("trackers", 200, 200, 32, 1);
+  GroupSpec track = test::placed("trackers", AgentKind::kPursuer, Technique::kTrack, {60, 60}, 3);
+  track.spawn_max = {140, 140};
+  track.max_speed = 3;
+  GroupSpec anti = test::placed("anti-trackers", AgentKind::kWanderer, Technique::kAntiTrack, {80, 80}, 3);
+  anti.spawn_max = {120, 120};
+  anti.max_speed = 1;
+  s.groups = {track, anti};
+  return s;
+}
+
+/// Tile walkers whose next tile follows from their state: the two patrols of tile_walkers() out
+/// of chase range, and walkers on a loop track (whose corners are junctions: 8-connected, the
+/// diagonal is on the track too) taking their branches by their own stream, from the state.
+Scenario certain_tile_walkers() {
+  Scenario s = tile_walkers();
+  s.groups[0].chase_range = 0;
+  s.groups[1].chase_range = 0;
+  s.tracks = {{"loop", {{{3, 2, 16, 2}}, {{16, 2, 16, 11}}, {{16, 11, 3, 11}}, {{3, 11, 3, 2}}}}};
+  return s;
+}
+
+TEST(Extrapolate, OneSource_T17_T18_OneTickFromTheWorldStateIsTheWorldsNextTickBitForBit) {
+  const Scenario s = trackers();
+  std::string first;
+  EXPECT_EQ(one_tick_mismatches(s, s, {0, 1}, 240, &first), 0) << "mismatches: " << first;
+  // Control: one stage changed (the trackers' speed in the extrapolator's copy of the scenario).
+  Scenario changed = s;
+  changed.groups[0].max_speed *= 1.001;
+  EXPECT_GT(one_tick_mismatches(s, changed, {0}, 60), 0);
+}
+
+TEST(Extrapolate, OneSource_T26_T28_TileWalkersOneTickFromTheWorldStateIsTheWorldsNextTickBitForBit) {
+  const Scenario s = certain_tile_walkers();
+  std::string first;
+  EXPECT_EQ(one_tick_mismatches(s, s, {0, 1, 2}, 400, &first), 0) << "mismatches: " << first;
+  // Control: one stage changed (the walkers' tile speed in the extrapolator's copy).
+  Scenario changed = s;
+  changed.groups[2].tile_speed = 5;
+  EXPECT_GT(one_tick_mismatches(s, changed, {2}, 60), 0);
+}
+
+/// Craft chasers of the weaving player: T21 line of sight and T23/T24 intercept.
+Scenario craft_chasers() {
+  Scenario s = test::open_world("craft chasers", 200, 200, 32, 1);
+  GroupSpec los = test::placed("los chasers", AgentKind::kPursuer, Technique::kLosChase, {40, 40}, 3);
+  los.spawn_max = {160, 160};
+  GroupSpec icpt = test::placed("interceptors", AgentKind::kPursuer, Technique::kIntercept, {40, 40}, 3);
+  icpt.spawn_max = {160, 160};
+  s.groups = {los, icpt};
+  return s;
+}
+
+/// Vehicle compositions without wander (running sums of wall avoidance and a chase or an escape).
+Scenario vehicle_chasers() {
+  Scenario s = test::open_world("vehicle chasers", 200, 200, 32, 1);
+  GroupSpec pursue = test::placed("pursuers", AgentKind::kPursuer, Technique::kPursue, {40, 40}, 3);
+  pursue.spawn_max = {160, 160};
+  GroupSpec evade = test::placed("evaders", AgentKind::kWanderer, Technique::kEvade, {40, 40}, 3);
+  evade.spawn_max = {160, 160};
+  s.groups = {pursue, evade};
+  return s;
+}
+
+TEST(Extrapolate, OneSource_T21_T24_CraftChasersOneTickFromTheWorldStateIsTheWorldsNextTickBitForBit) {
+  const Scenario s = craft_chasers();
+  std::string first;
+  EXPECT_EQ(one_tick_mismatches(s, s, {0, 1}, 240, &first), 0) << "mismatches: " << first;
+  // Control: one stage changed (the interceptors' prediction cap in the extrapolator's copy).
+  Scenario changed = s;
+  changed.groups[1].intercept_max_prediction *= 0.5;
+  EXPECT_GT(one_tick_mismatches(s, changed, {1}, 120), 0);
+}
+
+TEST(Extrapolate, OneSource_T67_T68_VehicleCompositionsOneTickFromTheWorldStateIsTheWorldsNextTickBitForBit) {
+  const Scenario s = vehicle_chasers();
+  std::string first;
+  EXPECT_EQ(one_tick_mismatches(s, s, {0, 1}, 240, &first), 0) << "mismatches: " << first;
+  // Control: one stage changed (the pursuers' top speed, which pursue steers toward, in the
+  // extrapolator's copy).
+  Scenario changed = s;
+  changed.groups[0].max_speed *= 1.01;
+  EXPECT_GT(one_tick_mismatches(s, changed, {0}, 120), 0);
 }
 
 }  // namespace

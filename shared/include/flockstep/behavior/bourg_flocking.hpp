@@ -204,6 +204,7 @@ struct Demo4World {
   std::array<Vec2, kDemo4MaxUnits> aims{};             ///< annotation: last aim point per id
   std::array<std::int32_t, kDemo4MaxUnits> seen{};     ///< annotation: neighbours each unit saw last tick
   std::array<bool, kDemo4MaxUnits> leader_seen{};      ///< annotation: the unit saw the leader last tick
+  std::array<bool, kDemo4MaxUnits> wrapped{};          ///< annotation: T14 carried the unit across the seam last tick
   std::array<Circle, kDemo4MaxObstacles> obstacles{};  ///< circular obstacles
   std::int32_t num_units = 0;                          ///< units in use, including the player
   std::int32_t num_obstacles = 0;                      ///< obstacles in use

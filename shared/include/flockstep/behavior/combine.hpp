@@ -17,6 +17,7 @@
 #include <span>
 #include <utility>
 
+#include "flockstep/behavior/blend.hpp"
 #include "flockstep/behavior/types.hpp"
 
 namespace flockstep::behavior {
@@ -89,17 +90,6 @@ class PriorityArbiter {
   real epsilon_;
   bool decided_ = false;
 };
-
-/// T78 prioritised steering over callables: evaluates them in order and returns the first force
-/// whose length exceeds `epsilon` (N), truncated to max_force; the remaining callables are NOT
-/// called. All below epsilon: returns zero. (PriorityArbiter, for forces.)
-template <class... Behaviours>
-Vec2 prioritized(real max_force, real epsilon, Behaviours&&... behaviours) {
-  PriorityArbiter arbiter{epsilon};
-  // A fold over || evaluates left to right and stops at the first true.
-  (void)(arbiter.offer({std::forward<Behaviours>(behaviours)(), 0}) || ...);
-  return math::truncate(arbiter.winner().linear, max_force);
-}
 
 // --------------------------------------------------------------------------------------- T79
 
@@ -193,17 +183,6 @@ class GroupedPriorities {
   SteeringOutput blend_{};
 };
 
-/// T80 grouped priorities over callables: each group is a callable returning the weighted blend
-/// of its members (use weighted_sum_of inside it), listed by priority; the first group with a
-/// non-zero blend wins, lower groups are not evaluated. Result truncated to max_force (N).
-/// (GroupedPriorities, for forces.)
-template <class... Groups>
-Vec2 grouped_priorities(real max_force, Groups&&... groups) {
-  GroupedPriorities gp;
-  (void)((gp.add({std::forward<Groups>(groups)(), 0}), gp.close_group()) || ...);
-  return math::truncate(gp.winner().linear, max_force);
-}
-
 // --------------------------------------------------------------------------------------- T81
 
 /// T81 Reynolds' dithering draw for one behaviour: one uniform number from the agent's stream;
@@ -221,20 +200,136 @@ struct Dithered {
 template <class F>
 Dithered(real, real, F) -> Dithered<F>;
 
+// ------------------------------------------------------------------- T78-T81 for one agent
+
+/// Which prioritised rule a PrioritizedCombiner runs.
+enum class PriorityRule : std::uint8_t {
+  kRunningSum,  ///< T79 weighted truncated running sum (kTruncateTotal): stops once the budget is used
+  kDither,      ///< T81 the same sum, each behaviour considered only when its draw says so
+  kPriority,    ///< T78 the first weighted output above epsilon wins
+  kGrouped,     ///< T80 the first group whose weighted blend is above epsilon wins
+};
+
+/// T78-T81 one agent's prioritised combiner, fed its behaviours in priority order: ask wants()
+/// before evaluating a behaviour (false: skip it; the rule has decided, the budget is used, or
+/// T81's draw said no), give its raw output to take(), and read result() at the end. The lazy
+/// forms below (prioritized, grouped_priorities, prioritized_dithering) are this class over
+/// callables, and the World runs one per agent of a composition batch (sim/world_compose.cpp):
+/// the rules the tests cover are the rules the World runs. Inline: the World calls it per agent
+/// and behaviour.
+class PrioritizedCombiner {
+ public:
+  /// budget: the largest |linear| of the result, in the outputs' units. [Limit: >= 0]
+  /// epsilon: T78/T80 "non-zero" threshold, same units. [Limit: >= 0]
+  constexpr PrioritizedCombiner(PriorityRule rule, real budget, real epsilon = kPriorityEpsilon)
+      : sum_(budget), arbiter_(epsilon), grouped_(epsilon), rule_(rule) {}
+
+  /// T80: the next behaviour belongs to priority group `group` (groups in priority order; other
+  /// rules ignore it). Entering a new group ends the open one: its blend is offered.
+  void enter_group(std::int32_t group) {
+    if (open_group_ >= 0 && open_group_ != group && !grouped_.decided()) grouped_.close_group();
+    open_group_ = group;
+  }
+
+  /// Whether the next behaviour is evaluated. T81 draws one uniform number from `rng` (the
+  /// agent's own stream) against `probability`, and draws nothing once the budget is used; the
+  /// other rules never touch `rng`.
+  [[gnu::always_inline]] bool wants(Rng& rng, real probability) {
+    switch (rule_) {
+      case PriorityRule::kPriority: return !arbiter_.decided();
+      case PriorityRule::kGrouped: return !grouped_.decided();
+      case PriorityRule::kRunningSum: return !sum_.full();
+      case PriorityRule::kDither: return !sum_.full() && dither_considers(rng, probability);
+    }
+    return false;
+  }
+  /// wants() for the rules that draw nothing (not T81).
+  bool wants() const {
+    return rule_ == PriorityRule::kPriority  ? !arbiter_.decided()
+           : rule_ == PriorityRule::kGrouped ? !grouped_.decided()
+                                             : !sum_.full();
+  }
+
+  /// The raw output of the behaviour wants() asked for, with its weight.
+  [[gnu::always_inline]] void take(real weight, const SteeringOutput& raw) {
+    switch (rule_) {
+      case PriorityRule::kRunningSum:
+      case PriorityRule::kDither:
+        sum_.add(weight, raw.linear);
+        angular_ += raw.angular * weight;
+        break;
+      case PriorityRule::kPriority: arbiter_.offer(raw * weight); break;
+      case PriorityRule::kGrouped: grouped_.add(raw * weight); break;
+    }
+  }
+
+  /// The combined output: |linear| <= budget, |angular| <= max_angular. The sums give their
+  /// total; T78/T80 their winner clipped (T80 ends the open group first), or zero when none won.
+  SteeringOutput result(real max_angular) {
+    const BlendParams clip{sum_.max_force(), max_angular};
+    switch (rule_) {
+      case PriorityRule::kRunningSum:
+      case PriorityRule::kDither: return {sum_.result(), math::clamp(angular_, -max_angular, max_angular)};
+      case PriorityRule::kPriority:
+        return arbiter_.decided() ? clip_steering(arbiter_.winner(), clip) : SteeringOutput{};
+      case PriorityRule::kGrouped:
+        if (!grouped_.decided() && open_group_ >= 0) grouped_.close_group();  // the last group decides, or none does
+        return grouped_.decided() ? clip_steering(grouped_.winner(), clip) : SteeringOutput{};
+    }
+    return {};
+  }
+
+ private:
+  TruncatedRunningSum sum_;
+  PriorityArbiter arbiter_;
+  GroupedPriorities grouped_;
+  real angular_ = 0;
+  std::int32_t open_group_ = -1;
+  PriorityRule rule_;
+};
+
+/// T78 prioritised steering over callables: evaluates them in order and returns the first force
+/// whose length exceeds `epsilon` (N), truncated to max_force; the remaining callables are NOT
+/// called. All below epsilon: returns zero.
+template <class... Behaviours>
+Vec2 prioritized(real max_force, real epsilon, Behaviours&&... behaviours) {
+  PrioritizedCombiner c{PriorityRule::kPriority, max_force, epsilon};
+  // A fold over || evaluates left to right and stops at the first behaviour not wanted.
+  (void)((c.wants() ? (c.take(1, {std::forward<Behaviours>(behaviours)(), 0}), false) : true) || ...);
+  return c.result(0).linear;
+}
+
+/// T80 grouped priorities over callables: each group is a callable returning the weighted blend
+/// of its members (use weighted_sum_of inside it), listed by priority; the first group with a
+/// non-zero blend wins, lower groups are not evaluated. Result truncated to max_force (N).
+template <class... Groups>
+Vec2 grouped_priorities(real max_force, Groups&&... groups) {
+  PrioritizedCombiner c{PriorityRule::kGrouped, max_force};
+  std::int32_t group = 0;
+  auto next = [&](auto&& g) {
+    c.enter_group(group++);
+    if (!c.wants()) return true;
+    c.take(1, {g(), 0});
+    return false;
+  };
+  (void)(next(std::forward<Groups>(groups)) || ...);
+  (void)next;  // an empty pack never uses it
+  return c.result(0).linear;
+}
+
 /// T81 prioritised dithering (Reynolds): walk the behaviours in priority order; each draws one
 /// uniform number and is evaluated only if it is below its probability, then its weighted force
 /// joins a running sum with the T79 early exit (|total| >= max_force: truncate and stop, no
 /// further draws). Deterministic for a given Rng state.
 template <class... Fs>
 Vec2 prioritized_dithering(Rng& rng, real max_force, Dithered<Fs>... entries) {
-  TruncatedRunningSum sum{max_force, RunningSumMode::kTruncateTotal};
+  PrioritizedCombiner c{PriorityRule::kDither, max_force};
   auto consider = [&](auto& entry) {
-    if (dither_considers(rng, entry.probability)) sum.add(entry.weight, entry.behaviour());
-    return sum.full();
+    if (c.wants(rng, entry.probability)) c.take(entry.weight, {entry.behaviour(), 0});
   };
-  (void)(consider(entries) || ...);
+  (consider(entries), ...);
   (void)consider;  // an empty pack never uses it
-  return sum.result();
+  return c.result(0).linear;
 }
 
 // --------------------------------------------------------------------------------------- T82

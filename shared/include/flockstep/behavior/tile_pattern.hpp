@@ -104,10 +104,19 @@ struct TrackView {
   std::int32_t cols = 0;
 };
 
+/// T28 a writable view of a track matrix of any size (rows x cols, row-major): what
+/// mark_track_segment fills. The world marks its map-sized matrices through it.
+struct TrackCells {
+  std::uint8_t* cells = nullptr;  ///< rows * cols entries
+  std::int32_t rows = 0;
+  std::int32_t cols = 0;
+};
+
 /// T28 the pattern matrix (fixed size, for the seed's track): 1 = legal tile, 0 = not.
 struct TileTrack {
   std::array<std::uint8_t, kMaxTrackRows * kMaxTrackCols> cells{};  ///< row-major, 0 or 1
   constexpr operator TrackView() const { return {cells.data(), kMaxTrackRows, kMaxTrackCols}; }
+  constexpr operator TrackCells() { return {cells.data(), kMaxTrackRows, kMaxTrackCols}; }
 };
 
 /// T28 clear the matrix to 0.
@@ -116,7 +125,7 @@ void clear_track(TileTrack& track);
 /// T28 mark the T22 line from start to end (inclusive) with 1s. Tiles outside the matrix are
 /// skipped; lines longer than kMaxPathLength tiles are truncated. Returns the number of tiles
 /// newly marked (already-marked tiles do not count).
-std::int32_t mark_track_segment(TileTrack& track, Tile start, Tile end);
+std::int32_t mark_track_segment(TrackCells track, Tile start, Tile end);
 
 /// T28 true if t is inside the matrix and marked 1.
 bool on_track(TrackView track, Tile t);

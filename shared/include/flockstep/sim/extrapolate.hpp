@@ -39,9 +39,11 @@
 #include "flockstep/behavior/craft.hpp"
 #include "flockstep/behavior/tile_line.hpp"
 #include "flockstep/behavior/tile_pattern.hpp"
+#include "flockstep/math/rng.hpp"
 #include "flockstep/math/vec2.hpp"
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/scenario.hpp"
+#include "flockstep/sim/world_state.hpp"
 
 namespace flockstep::sim {
 
@@ -56,10 +58,11 @@ enum class ExtrapolationMethod : std::uint8_t {
 /// Where a tile walker is on its step between two tile centres (the World's tile state, as far
 /// as a snapshot shows it).
 struct TileStep {
-  behavior::Tile from;        ///< tile it left
-  behavior::Tile to;          ///< tile it walks to (== from: standing on from's centre)
-  real progress = 1;          ///< fraction of the step done, [0, 1)
-  std::int32_t pattern = -1;  ///< patrols: index of `to` in the group's tile pattern, -1 unknown
+  behavior::Tile from;              ///< tile it left
+  behavior::Tile to;                ///< tile it walks to (== from: standing on from's centre)
+  real progress = 1;                ///< fraction of the step done, [0, 1)
+  behavior::Tile previous{-1, -1};  ///< the tile before `from` ({-1, -1}: unknown)
+  std::int32_t pattern = -1;        ///< patrols: index of `to` in the group's tile pattern, -1 unknown
 };
 
 /// One agent being extrapolated: its snapshot view, advanced in place, plus what dead
@@ -70,6 +73,10 @@ struct ExtrapolatedAgent {
   real turn = 0;       ///< dead reckoning: change of the direction of travel per tick, rad
   real accel = 0;      ///< dead reckoning: change of speed per tick, m/s
   TileStep tile;       ///< tile walkers (kTile)
+  /// The agent's own random stream, when known (init from a WorldState): a track walker then
+  /// takes a junction's branch by the World's own draw instead of waiting on the centre.
+  math::Rng rng;
+  bool own_stream = false;
   /// First order: ticks the last velocity still lasts before it becomes `then` (-1: for good).
   std::int32_t lasts = -1;
   Vec2 then;  ///< first order: the velocity after `lasts` ticks, m/s
@@ -96,6 +103,11 @@ class Extrapolator {
   void init(std::span<const AgentView> views, std::vector<ExtrapolatedAgent>& out,
             std::span<const AgentView> previous = {}, std::int32_t ticks_between = 0) const;
 
+  /// Agents for the views of a World whose exported state is `state` (views in its dense order):
+  /// as init() from one snapshot, but what a snapshot leaves init() to estimate is taken exactly
+  /// from the state (a tile walker's step, the tile before it and its patrol entry). For hosts
+  /// that hold the state, and for the tests that hold the extrapolator to the World's own tick.
+  void init(std::span<const AgentView> views, const WorldState& state, std::vector<ExtrapolatedAgent>& out) const;
   /// Advance every agent one tick.
   void step(std::span<ExtrapolatedAgent> agents);
   /// Advance every agent `ticks` ticks. [Limit: 0..kMaxExtrapolationTicks; beyond: clamped]
@@ -113,13 +125,14 @@ class Extrapolator {
     behavior::Thrusters thrusters{};             // crafts
     BehaviorState state = BehaviorState::kNone;  // T24 chase mode after this tick
     TileStep tile{};                             // tile walkers: the step after this tick
+    math::Rng rng;                               // the agent's stream after this tick (own_stream)
   };
   Steer steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
   void integrate(ExtrapolatedAgent& a, const Steer& s) const;
   void init_burst(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
   TileStep tile_step_of(const AgentView& v) const;
   void init_tile(ExtrapolatedAgent& a, const AgentView* old, std::int32_t ticks_between) const;
-  TileStep steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const;
+  TileStep steer_tile(std::span<const ExtrapolatedAgent> agents, std::int32_t i, math::Rng& rng) const;
   Vec2 tile_centre(behavior::Tile t) const;
   behavior::Tile tile_at(Vec2 p) const;
   std::int32_t nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group, std::int32_t self,
@@ -133,6 +146,9 @@ class Extrapolator {
   std::vector<ExtrapolationMethod> method_;               // per group
   std::vector<Composition> compose_;                      // per group: composition_of
   std::vector<Steer> steer_;                              // scratch: this tick's steering, per agent
+  std::vector<Vec2> position_;                            // scratch: positions at the tick's start, per agent
+  std::vector<std::int32_t> players_;                     // scratch: the players' indices this tick
+  std::vector<std::vector<std::int32_t>> members_;        // scratch: per group, its agents' indices this tick
   std::vector<behavior::TilePathPattern> tile_patterns_;  // per scenario tile pattern (T26)
   std::vector<std::vector<std::uint8_t>> track_cells_;    // per scenario track: map-sized matrix (T28)
 };

@@ -29,5 +29,20 @@ math::real push_out_of_obstacles(math::Vec2& p, math::Vec2& v, math::real radius
 /// The border rule of `scenario` for a body of `radius` m: torus wrap, or clamp inside
 /// [radius, size - radius] and cancel the outward velocity component.
 void apply_border(math::Vec2& p, math::Vec2& v, math::real radius, const Scenario& scenario);
+/// apply_border, and whether the torus carried the body across the seam (T14). confine_body's
+/// second half, alone for bodies that cannot reach an obstacle this tick.
+bool border_wrapped(math::Vec2& p, math::Vec2& v, math::real radius, const Scenario& scenario);
+
+/// What confine_body did.
+struct Confined {
+  math::real depth = 0;  ///< push_out_of_obstacles' depth, m (0: nothing to push out of)
+  bool wrapped = false;  ///< the torus carried the body across the seam (T14)
+};
+
+/// The end-of-tick rules for one body, in their order: pushed out of `obstacles`
+/// (push_out_of_obstacles, wrap sizes as there), then the border (apply_border). The World
+/// confines every agent but players and tile walkers with it; the Extrapolator the same.
+Confined confine_body(math::Vec2& p, math::Vec2& v, math::real radius, std::span<const behavior::Circle> obstacles,
+                      const Scenario& scenario, math::real wrap_width = 0, math::real wrap_height = 0);
 
 }  // namespace flockstep::sim
