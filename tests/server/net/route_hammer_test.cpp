@@ -42,31 +42,45 @@ int keep_alive_get(int fd, std::string_view path, std::string& buf) {
 }
 
 struct HammerResult {
+  double baseline_p99_ms = 0;    ///< the spectator's gap p99 before the hammer started
   std::vector<double> gaps_ms;   ///< the spectator's snapshot inter-arrival times while hammered
   std::uint64_t requests = 0;    ///< answered requests
   std::uint64_t unexpected = 0;  ///< answers with another status than the route's
 };
 
 /// kConnections keep-alive connections, each cycling through every public route for `how_long`
-/// with a short pause between requests (so the hammer itself does not starve a loaded 2-core
-/// machine: a route that waits for a tick still piles them up on the I/O thread).
+/// with a pause between requests (so the hammer itself does not starve a loaded 2-core machine:
+/// a route that waits for a tick still piles them up on the I/O thread).
 HammerResult hammer(Fixture& fx, std::chrono::milliseconds how_long) {
-  constexpr int kConnections = 24;
+  constexpr int kConnections = 48;
+  // Between two requests of one connection: 48 connections then ask for up to ~1,200 requests a
+  // second, far more than a route that waits a tick could answer (60 a second at 60 Hz), yet
+  // little CPU for routes that do not wait.
+  constexpr auto kPause = 40ms;
   struct Route {
     const char* path;
     int status;
   };
-  static constexpr std::array<Route, 8> kRoutes{{{"/api/rooms/abuse/scenario", 200},
-                                                 {"/healthz", 200},
-                                                 {"/api/rooms", 200},
-                                                 {"/api/rooms/abuse/scenario", 200},
-                                                 {"/readyz", 200},
-                                                 {"/metrics", 200},
-                                                 {"/index.html", 200},
-                                                 {"/api/rooms/nowhere/scenario", 404}}};
+  // Every public route; the room's scenario every other request (the route that used to wait).
+  static constexpr std::array<Route, 12> kRoutes{{{"/api/rooms/abuse/scenario", 200},
+                                                  {"/healthz", 200},
+                                                  {"/api/rooms/abuse/scenario", 200},
+                                                  {"/api/rooms", 200},
+                                                  {"/api/rooms/abuse/scenario", 200},
+                                                  {"/readyz", 200},
+                                                  {"/api/rooms/abuse/scenario", 200},
+                                                  {"/metrics", 200},
+                                                  {"/api/rooms/abuse/scenario", 200},
+                                                  {"/index.html", 200},
+                                                  {"/api/rooms/abuse/scenario", 200},
+                                                  {"/api/rooms/nowhere/scenario", 404}}};
   HealthyPlayer spectator(fx.port(), codec::Role::kSpectator);
   std::this_thread::sleep_for(300ms);  // the stream settles (first full snapshot)
   spectator.take_gaps();
+  // The machine's own jitter first: the same spectator, nobody hammering.
+  std::this_thread::sleep_for(how_long / 2);
+  HammerResult out;
+  out.baseline_p99_ms = p99(spectator.take_gaps());
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> requests{0}, unexpected{0};
   std::vector<std::thread> threads;
@@ -83,11 +97,10 @@ HammerResult hammer(Fixture& fx, std::chrono::milliseconds how_long) {
         }
         ++requests;
         if (status != r.status) ++unexpected;
-        std::this_thread::sleep_for(2ms);
+        std::this_thread::sleep_for(kPause);
       }
     });
   std::this_thread::sleep_for(how_long);
-  HammerResult out;
   out.gaps_ms = spectator.take_gaps();
   stop = true;
   for (auto& t : threads) t.join();
@@ -118,6 +131,13 @@ class RouteHammer : public ::testing::Test {
   }
   static constexpr std::uint32_t kSnapshotHz = 20;
   static constexpr double kNominalMs = 1000.0 / kSnapshotHz;
+  /// The bound on the hammered gap p99: 1.5 x nominal on a quiet machine. A loaded machine (2
+  /// cores shared by several builds) delays the spectator's and the game's threads by itself;
+  /// whatever p99 excess it shows before the hammer starts widens the bound by as much, so the
+  /// test measures what the routes add, not the machine.
+  static double bound_ms(const HammerResult& r) {
+    return 1.5 * kNominalMs + std::max(0.0, r.baseline_p99_ms - kNominalMs);
+  }
   std::filesystem::path web_root_;
 };
 
@@ -127,12 +147,15 @@ TEST_F(RouteHammer, SpectatorKeepsItsCadenceWhileEveryPublicRouteIsHammered) {
   const double gap_p99 = p99(r.gaps_ms);
   RecordProperty("gap_p99_ms", std::to_string(gap_p99));
   RecordProperty("requests", std::to_string(r.requests));
-  std::printf("route hammer (published copies): %llu requests, %zu snapshot gaps, p99 %.1f ms (nominal %.1f)\n",
-              static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), gap_p99, kNominalMs);
-  EXPECT_GT(r.requests, 1000u) << "the hammer did not hammer";
+  std::printf(
+      "route hammer (published copies): %llu requests, %zu snapshot gaps, p99 %.1f ms (nominal %.1f, unhammered p99 "
+      "%.1f, bound %.1f)\n",
+      static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), gap_p99, kNominalMs, r.baseline_p99_ms,
+      bound_ms(r));
+  EXPECT_GT(r.requests, 1000u) << "the hammer did not hammer";  // at most ~3,600 in 3 s
   EXPECT_EQ(r.unexpected, 0u);
   ASSERT_GT(r.gaps_ms.size(), 30u);
-  EXPECT_LE(gap_p99, 1.5 * kNominalMs);
+  EXPECT_LE(gap_p99, bound_ms(r));
 }
 
 // Control: the same check fails when the scenario route waits for the game thread, as it did
@@ -143,10 +166,12 @@ TEST_F(RouteHammer, ControlARouteThatWaitsForTheGameThreadBreaksTheSpectatorsCad
   const HammerResult r = hammer(fx, 3s);
   const double gap_p99 = p99(r.gaps_ms);
   RecordProperty("gap_p99_ms", std::to_string(gap_p99));
-  std::printf("route hammer (route waits for the game thread): %llu requests, %zu snapshot gaps, p99 %.1f ms\n",
-              static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), gap_p99);
+  std::printf(
+      "route hammer (route waits for the game thread): %llu requests, %zu snapshot gaps, p99 %.1f ms (unhammered "
+      "p99 %.1f, bound %.1f)\n",
+      static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), gap_p99, r.baseline_p99_ms, bound_ms(r));
   EXPECT_EQ(r.unexpected, 0u);
-  EXPECT_GT(gap_p99, 1.5 * kNominalMs);
+  EXPECT_GT(gap_p99, bound_ms(r));
 }
 
 }  // namespace
