@@ -9,7 +9,9 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +41,15 @@ int keep_alive_get(int fd, std::string_view path, std::string& buf) {
   const int status = buf.size() >= 12 ? std::atoi(buf.substr(9, 3).c_str()) : 0;
   buf.erase(0, end + 4 + length);
   return status;
+}
+
+/// The 99th percentile by nearest rank (the ceil(0.99 n)-th smallest): with 100 gaps, the second
+/// largest, so one scheduling hiccup of a loaded machine is not the whole verdict.
+double gap_p99(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(v.size())));
+  return v[std::max<std::size_t>(rank, 1) - 1];
 }
 
 struct HammerResult {
@@ -80,7 +91,7 @@ HammerResult hammer(Fixture& fx, std::chrono::milliseconds how_long) {
   // The machine's own jitter first: the same spectator, nobody hammering.
   std::this_thread::sleep_for(how_long / 2);
   HammerResult out;
-  out.baseline_p99_ms = p99(spectator.take_gaps());
+  out.baseline_p99_ms = gap_p99(spectator.take_gaps());
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> requests{0}, unexpected{0};
   std::vector<std::thread> threads;
@@ -143,19 +154,19 @@ class RouteHammer : public ::testing::Test {
 
 TEST_F(RouteHammer, SpectatorKeepsItsCadenceWhileEveryPublicRouteIsHammered) {
   Fixture fx(configure());
-  const HammerResult r = hammer(fx, 3s);
-  const double gap_p99 = p99(r.gaps_ms);
-  RecordProperty("gap_p99_ms", std::to_string(gap_p99));
+  const HammerResult r = hammer(fx, 5s);  // 100 gaps at 20 Hz
+  const double p99_ms = gap_p99(r.gaps_ms);
+  RecordProperty("gap_p99_ms", std::to_string(p99_ms));
   RecordProperty("requests", std::to_string(r.requests));
   std::printf(
       "route hammer (published copies): %llu requests, %zu snapshot gaps, p99 %.1f ms (nominal %.1f, unhammered p99 "
       "%.1f, bound %.1f)\n",
-      static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), gap_p99, kNominalMs, r.baseline_p99_ms,
+      static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), p99_ms, kNominalMs, r.baseline_p99_ms,
       bound_ms(r));
-  EXPECT_GT(r.requests, 1000u) << "the hammer did not hammer";  // at most ~3,600 in 3 s
+  EXPECT_GT(r.requests, 1500u) << "the hammer did not hammer";  // at most ~6,000 in 5 s
   EXPECT_EQ(r.unexpected, 0u);
-  ASSERT_GT(r.gaps_ms.size(), 30u);
-  EXPECT_LE(gap_p99, bound_ms(r));
+  ASSERT_GT(r.gaps_ms.size(), 60u);
+  EXPECT_LE(p99_ms, bound_ms(r));
 }
 
 // Control: the same check fails when the scenario route waits for the game thread, as it did
@@ -163,15 +174,15 @@ TEST_F(RouteHammer, SpectatorKeepsItsCadenceWhileEveryPublicRouteIsHammered) {
 TEST_F(RouteHammer, ControlARouteThatWaitsForTheGameThreadBreaksTheSpectatorsCadence) {
   Fixture fx(configure());
   fx.server().set_scenario_route_waits(true);
-  const HammerResult r = hammer(fx, 3s);
-  const double gap_p99 = p99(r.gaps_ms);
-  RecordProperty("gap_p99_ms", std::to_string(gap_p99));
+  const HammerResult r = hammer(fx, 2s);  // the effect is large: a short run shows it
+  const double p99_ms = gap_p99(r.gaps_ms);
+  RecordProperty("gap_p99_ms", std::to_string(p99_ms));
   std::printf(
       "route hammer (route waits for the game thread): %llu requests, %zu snapshot gaps, p99 %.1f ms (unhammered "
       "p99 %.1f, bound %.1f)\n",
-      static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), gap_p99, r.baseline_p99_ms, bound_ms(r));
+      static_cast<unsigned long long>(r.requests), r.gaps_ms.size(), p99_ms, r.baseline_p99_ms, bound_ms(r));
   EXPECT_EQ(r.unexpected, 0u);
-  EXPECT_GT(gap_p99, bound_ms(r));
+  EXPECT_GT(p99_ms, bound_ms(r));
 }
 
 }  // namespace
