@@ -45,10 +45,11 @@ struct Config {
   std::string admin_token;      ///< bearer token for /api/admin/*; empty = admin API off (never logged)
   std::string trusted_proxies;  ///< comma-separated addresses / CIDR ranges whose X-Forwarded-For / Forwarded is
                                 ///< believed; empty = none
-  std::string forwarded_header = "X-Forwarded-For";  ///< the ONE header a trusted proxy names the client in.
-                                                     ///< X-Forwarded-For|Forwarded
-  std::uint32_t max_sessions_per_address = 64;       ///< connections (HTTP + WebSocket) open at once per client address
-                                                ///< (IPv6: per /64); more get 429; 0 = unlimited. [0..100000]
+  /// The ONE header a trusted proxy names the client in. X-Forwarded-For|Forwarded
+  std::string forwarded_header = "X-Forwarded-For";
+  /// Connections (HTTP + WebSocket) open at once per client address (IPv6: per /64); more get
+  /// 429; 0 = unlimited. [0..100000]
+  std::uint32_t max_sessions_per_address = 64;
   std::string metrics_port;  ///< "" = /metrics on the game port; a port number = /metrics only there (0 = OS-chosen)
   std::string echo_endpoint = "off";  ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
   // Game
