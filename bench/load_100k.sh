@@ -50,6 +50,7 @@ PY
 LOG="$WORK/server.log"
 # shellcheck disable=SC2086
 "$SERVER" --port=0 --host=127.0.0.1 --scenario="$SCENARIO" --scenario-dir= --tick-rate-hz="$TICK_HZ" \
+  --max-sessions-per-address=0 \
   --snapshot-rate-hz="$SNAPSHOT_HZ" --sim-threads=2 --log-level=info --max-players=$((PLAYERS + 8)) \
   ${LOAD_SERVER_ARGS:-} 2>"$LOG" &
 SERVER_PID=$!

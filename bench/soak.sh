@@ -32,6 +32,7 @@ mkdir -p "$(dirname "$OUT")"
 LOG="$(mktemp)"
 # shellcheck disable=SC2086
 "$SERVER" --port=0 --host=127.0.0.1 --scenario="$SCENARIO" --log-level=info --max-players=$((PLAYERS + 8)) \
+  --max-sessions-per-address=0 \
   ${SOAK_SERVER_ARGS:-} 2>"$LOG" &
 SERVER_PID=$!
 BOT_PID=""

@@ -95,8 +95,10 @@ PROBES = {
 # Documented but not provoked here, and why.
 UNPROBED = {
     ("/readyz", "get", "503"): "only during a graceful shutdown (tests/server/net/shutdown_test.cpp)",
-    ("/ws", "get", "429"): "needs max_sessions_per_address, which the probe servers leave off so their "
-                           "WebSockets do not collide (tests/server/net/proxy_test.cpp provokes it)",
+    ("/ws", "get", "429"): "needs more than max_sessions_per_address (64) connections from the probe's address "
+                           "(tests/server/net/proxy_test.cpp provokes it)",
+    ("/api/admin/clients", "get", "429"): "would lock the probe's address out of every admin probe for 60 s "
+                                          "(tests/server/net/access_test.cpp provokes it)",
     ("/api/admin/rooms/{name}/groups/{index}", "post", "503"): "needs a game thread that stalls for 2 s",
     ("/api/admin/rooms/{name}/recording/{action}", "post", "503"):
         "needs a server with an admin token but no recordings_dir (tests/server/net/rooms_test.cpp provokes it)",

@@ -158,8 +158,24 @@ def wss_ping(port, ctx):
     raise AssertionError("no pong within 10 s")
 
 
+def check_forwarded_cleared(source_dir):
+    """Every proxy_set_header list of the checked-in config clears the client's Forwarded header
+    (nginx replaces the whole inherited list in a location that sets its own, so each list needs
+    it): a server configured with forwarded_header=Forwarded then never reads a client's claim."""
+    site = open(os.path.join(source_dir, "deploy/nginx/flockstep.conf")).read()
+    lists = site.count("proxy_set_header X-Forwarded-For")
+    cleared = site.count('proxy_set_header Forwarded         "";')
+    assert lists >= 2 and cleared == lists, \
+        f"deploy/nginx/flockstep.conf: {lists} header lists but Forwarded cleared in {cleared}"
+
+
 def main():
     binary, source_dir = sys.argv[1], sys.argv[2]
+    try:
+        check_forwarded_cleared(source_dir)
+    except AssertionError as e:
+        print(f"FAIL: {e}")
+        return 1
     if not os.path.exists(NGINX):
         skip(f"{NGINX} not found (install the Debian package nginx-light; scripts/setup.sh does)")
     with tempfile.TemporaryDirectory(prefix="flockstep_tls_") as d:
@@ -221,7 +237,9 @@ def main():
                 assert r.status == 301 and r.getheader("Location") == "https://example.test/index.html", \
                     f"plain HTTP: {r.status} {r.getheader('Location')}"
                 print("HTTP: redirected to HTTPS")
-                ws, _ = wss_open(tls_port, ctx, source=CLIENT_ADDRESS, extra_headers="X-Forwarded-For: 203.0.113.66\r\n")
+                # Both forwarding headers spoofed: nginx appends to X-Forwarded-For and clears Forwarded.
+                ws, _ = wss_open(tls_port, ctx, source=CLIENT_ADDRESS,
+                                 extra_headers="X-Forwarded-For: 203.0.113.66\r\nForwarded: for=198.51.100.66\r\n")
                 try:
                     c = http.client.HTTPSConnection("localhost", tls_port, context=ctx, timeout=10)
                     c.request("GET", "/api/admin/clients", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
@@ -232,13 +250,14 @@ def main():
                     # (The ping session above may still be listed until its close is processed.)
                     mine = [cl for cl in clients if cl["address"] == CLIENT_ADDRESS]
                     assert len(mine) == 1, f"admin API should show the client behind nginx as {CLIENT_ADDRESS}: {clients}"
-                    assert all(cl["address"] != "203.0.113.66" for cl in clients), f"spoofed address believed: {clients}"
+                    assert all(cl["address"] not in ("203.0.113.66", "198.51.100.66") for cl in clients), \
+                        f"spoofed address believed: {clients}"
                     assert mine[0]["remote"].startswith("127.0.0.1:"), f"the TCP peer is nginx: {clients}"
                     c.close()
                 finally:
                     ws.close()
                 print(f"real client address: the admin API shows {CLIENT_ADDRESS} (TCP peer {mine[0]['remote']}, "
-                      "spoofed X-Forwarded-For ignored)")
+                      "spoofed X-Forwarded-For and Forwarded ignored)")
             except (AssertionError, OSError, ssl.SSLError) as e:
                 print(f"FAIL: {e}\n--- nginx error.log ---\n" + open(f"{d}/error.log").read()[-3000:])
                 return 1

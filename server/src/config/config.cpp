@@ -31,6 +31,12 @@ struct StringKey {
 };
 
 void validate_proxies(std::string_view text) { (void)ProxyList::parse(text); }
+void validate_port(std::string_view text) {
+  if (text.empty()) return;
+  if (text.size() > 5 || !std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); }) ||
+      std::stoul(std::string(text)) > 65535)
+    throw ConfigError("'" + std::string(text) + "' is not a TCP port (0..65535, or empty)");
+}
 
 /// One configuration key. Everything user-visible is derived from this table.
 struct Key {
@@ -79,7 +85,8 @@ const std::vector<Key>& keys() {
        "on SIGTERM/SIGINT the process exits at the latest after this, ms"},
       {"allowed_origins", StringKey{&Config::allowed_origins, {}},
        "comma-separated Origins (https://host[:port]) a browser page must come from to open a WebSocket; others get "
-       "403; empty or * allows any"},
+       "403; empty = only the serving origin (the Origin's host[:port] equals the request's Host header); * allows "
+       "any"},
       {"admin_token", StringKey{&Config::admin_token, {}},
        "bearer token required by /api/admin/* (compared in constant time); empty disables the admin API; prefer the "
        "environment variable (flags show in ps); never printed"},
@@ -87,9 +94,15 @@ const std::vector<Key>& keys() {
        "comma-separated IP addresses and CIDR ranges (IPv4 and IPv6) of reverse proxies: only a connection from one "
        "of them may name the client's address in Forwarded or X-Forwarded-For (the right-most address not in this "
        "list is the client); empty = none, every client is its TCP peer"},
+      {"forwarded_header", StringKey{&Config::forwarded_header, {"X-Forwarded-For", "Forwarded"}},
+       "the one header a trusted proxy names the client in (the other is ignored, so a client cannot smuggle an "
+       "address through the header the proxy does not overwrite)"},
       {"max_sessions_per_address", UintKey{&Config::max_sessions_per_address, 0, 100000},
-       "WebSocket sessions open at once from one client address (after trusted_proxies); a further upgrade gets 429; "
-       "0 = unlimited"},
+       "connections open at once from one client address, plain HTTP and WebSocket together (the address after "
+       "trusted_proxies; IPv6 counted per /64); a further one gets 429 and is closed; 0 = unlimited"},
+      {"metrics_port", StringKey{&Config::metrics_port, {}, false, validate_port},
+       "serve /metrics on its own listener on this port (same host; 0 = chosen by the OS, logged) and answer 404 "
+       "for /metrics on the game port; empty = /metrics on the game port"},
       {"echo_endpoint", StringKey{&Config::echo_endpoint, {"off", "on"}},
        "diagnostics: a WebSocket echo on /echo for conformance tools such as Autobahn; keep off in production"},
       {"scenario", StringKey{&Config::scenario, {}},

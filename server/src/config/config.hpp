@@ -40,12 +40,17 @@ struct Config {
   std::uint32_t socket_send_buffer_bytes =
       0;  ///< SO_SNDBUF per connection; 0 = kernel autotuning (up to tcp_wmem max). [0..16777216]
   std::uint32_t shutdown_timeout_ms = 5000;  ///< SIGTERM: hard exit after this. [100..60000]
-  std::string allowed_origins;               ///< comma-separated browser Origins allowed to upgrade; empty = any
-  std::string admin_token;                   ///< bearer token for /api/admin/*; empty = admin API off (never logged)
+  std::string allowed_origins;  ///< comma-separated browser Origins allowed to upgrade; empty = the serving origin
+                                ///< (the Host header's); * = any
+  std::string admin_token;      ///< bearer token for /api/admin/*; empty = admin API off (never logged)
   std::string trusted_proxies;  ///< comma-separated addresses / CIDR ranges whose X-Forwarded-For / Forwarded is
                                 ///< believed; empty = none
-  std::uint32_t max_sessions_per_address =
-      0;  ///< WebSocket sessions open at once per client address; more get 429; 0 = unlimited. [0..100000]
+  /// The ONE header a trusted proxy names the client in. X-Forwarded-For|Forwarded
+  std::string forwarded_header = "X-Forwarded-For";
+  /// Connections (HTTP + WebSocket) open at once per client address (IPv6: per /64); more get
+  /// 429; 0 = unlimited. [0..100000]
+  std::uint32_t max_sessions_per_address = 64;
+  std::string metrics_port;  ///< "" = /metrics on the game port; a port number = /metrics only there (0 = OS-chosen)
   std::string echo_endpoint = "off";  ///< on = diagnostics WebSocket echo on /echo (conformance tools). off|on
   // Game
   std::string scenario = "scenarios/arena.json";  ///< scenario JSON file of the default room

@@ -1,8 +1,10 @@
 #include "game/game.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "flockstep/sim/tick.hpp"
+#include "game/input_log_recorder.hpp"
 #include "game/recorder.hpp"
 #include "game/room_state.hpp"
 #include "ops/log.hpp"
@@ -24,6 +26,7 @@ Game::Game(const RoomConfig& config, sim::Scenario scenario, std::uint32_t max_c
   // The per-agent phases of every tick run on the pool's workers and this game thread; the
   // world's fixed partition keeps the results identical to a serial tick.
   room_.set_task_runner(pool_.runner());
+  publish();
 }
 
 Game::~Game() { stop(); }
@@ -83,6 +86,25 @@ std::future<TuneResult> Game::post_tune(std::int32_t group, std::vector<TunePatc
   return f;
 }
 
+std::shared_ptr<const PublishedRoom> Game::published() const {
+  std::lock_guard lock(published_mutex_);
+  return published_;
+}
+
+void Game::publish() {
+  auto p = std::make_shared<PublishedRoom>();
+  p->scenario = room_.scenario();
+  if (const InputLogRecorder* log = room_.input_log()) p->recording_path = log->path();
+  published_log_ = room_.input_log();
+  publish_due_ = false;
+  std::shared_ptr<const PublishedRoom> old;
+  {
+    std::lock_guard lock(published_mutex_);
+    old = std::exchange(published_, std::move(p));
+  }
+  // `old` (maybe the last reference) is freed here, outside the lock.
+}
+
 std::future<sim::Scenario> Game::post_scenario() {
   Command c{Command::Type::kScenario, 0, nullptr, {}, {}};
   c.scenario = std::make_shared<std::promise<sim::Scenario>>();
@@ -91,15 +113,17 @@ std::future<sim::Scenario> Game::post_scenario() {
   return f;
 }
 
-void Game::post_call(std::function<void(Room&)> call) {
+void Game::post_call(std::function<void(Room&)> call, std::function<void()> answered) {
   Command c{Command::Type::kCall, 0, nullptr, {}, {}};
   c.call = std::move(call);
+  c.answered = std::move(answered);
   push(std::move(c));
 }
 
 std::string Game::restore(const v1::RoomState& saved) {
   std::string why = room_.restore(saved);
   if (why.empty()) {
+    publish();
     tick_.store(room_.current_tick(), std::memory_order_relaxed);
     agents_.store(static_cast<std::uint32_t>(room_.world().size()), std::memory_order_relaxed);
   }
@@ -133,10 +157,15 @@ void Game::drain() {
         TuneResult r = room_.tune(c.group, c.patches);
         if (r.status != 200) c.tune->set_value(std::move(r));
         else waiting_tunes_.emplace_back(c.group, std::move(c.tune));  // answered after the tick
+        publish_due_ = true;
         break;
       }
       case Command::Type::kScenario: c.scenario->set_value(room_.scenario()); break;
-      case Command::Type::kCall: c.call(room_); break;
+      case Command::Type::kCall:
+        c.call(room_);
+        publish();  // e.g. an input log started or stopped: routes see it before the caller is answered
+        if (c.answered) c.answered();
+        break;
     }
   }
   work_.clear();
@@ -160,6 +189,10 @@ void Game::run() {
       drain();  // commands apply at the tick boundary, in arrival order
       room_.tick();
       tick_.store(room_.current_tick(), std::memory_order_relaxed);
+      // Routes read the published copy: refresh it when this tick may have changed what it holds
+      // (a tuning applied, a call ran, an input log started or ended on its own), before the
+      // tunings are answered so a client that saw its 200 reads the tuned scenario.
+      if (publish_due_ || published_log_ != room_.input_log()) publish();
       // Tunings queued before this tick were applied by it: answer their requests.
       for (auto& [group, promise] : waiting_tunes_) {
         TuneResult r;

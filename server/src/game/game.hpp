@@ -25,6 +25,18 @@
 
 namespace flockstep::server::game {
 
+// ---- published copies (HTTP routes read these; they never wait on the game thread) ----
+/// What HTTP routes may read about a running room: an immutable copy the game thread publishes
+/// whenever it changes (at construction, after a restore, after a tick that applied a tuning or
+/// ran a posted call, and when an input log starts or ends). A route takes the latest copy under
+/// a short mutex and never waits for a tick, so a flood of requests cannot hold up the I/O
+/// threads that carry the snapshots (docs/security.md, "Routes and the game thread").
+struct PublishedRoom {
+  sim::Scenario scenario;      ///< the room's current scenario, tuned groups included
+  std::string recording_path;  ///< the input log being written now; empty when none
+};
+// ---- end published copies ----
+
 /// The room plus its thread. All public methods are thread-safe.
 class Game {
  public:
@@ -74,12 +86,18 @@ class Game {
   std::uint32_t players() const { return players_.load(std::memory_order_relaxed); }
   std::uint32_t spectators() const { return spectators_.load(std::memory_order_relaxed); }
   std::uint32_t agents() const { return agents_.load(std::memory_order_relaxed); }
+  /// The latest published copy (never null; thread-safe, never waits for a tick).
+  std::shared_ptr<const PublishedRoom> published() const;
   /// The room's current scenario (tuned groups included), copied on the game thread at the
-  /// next tick boundary (export). Broken promise if the game stops first.
+  /// next tick boundary. Waits on the game thread, so no route uses it: only the control of the
+  /// route-hammer test (a route made to wait, as routes did before published()). Broken promise
+  /// if the game stops first.
   std::future<sim::Scenario> post_scenario();
   /// Run `call` on the game thread at the next tick boundary, in order with the other commands
-  /// (input-log recordings start and stop this way). Dropped unrun if the game stops first.
-  void post_call(std::function<void(Room&)> call);
+  /// (input-log recordings start and stop this way), then publish a fresh copy, then run
+  /// `answered` (if any): whoever it wakes reads published() with the call's effect in it.
+  /// Dropped unrun if the game stops first.
+  void post_call(std::function<void(Room&)> call, std::function<void()> answered = {});
 
  private:
   struct Command {
@@ -96,10 +114,13 @@ class Game {
     std::shared_ptr<std::promise<sim::Scenario>> scenario = {};  // kScenario
     std::function<void(Room&)> call = {};                        // kCall
     bool ended = false;                                          // kLeave: a deliberate leave
+    std::function<void()> answered = {};                         // kCall, after publish()
   };
   void push(Command c);
   void run();
   void drain();
+  /// On the game thread (or before start / after stop): publish a fresh PublishedRoom.
+  void publish();
 
   ThreadPool pool_;                     // RoomConfig::sim_threads (capped); lent to the world; outlives room_
   std::unique_ptr<Recorder> recorder_;  // outlives room_ (which points to it)
@@ -122,6 +143,11 @@ class Game {
   std::function<void(v1::RoomState, std::unique_ptr<sim::World>)> autosave_;
   std::atomic<std::uint64_t> last_autosave_us_{0};
   std::atomic<std::uint32_t> players_{0}, spectators_{0}, agents_{0};
+  // Published copies: swapped under published_mutex_ (held only to copy or swap the pointer).
+  mutable std::mutex published_mutex_;
+  std::shared_ptr<const PublishedRoom> published_;
+  bool publish_due_ = false;             // game thread: a tuning or call may have changed the room
+  const void* published_log_ = nullptr;  // game thread: the input log the last copy named
 };
 
 }  // namespace flockstep::server::game

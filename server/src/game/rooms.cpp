@@ -434,7 +434,10 @@ namespace {
 RecordingResult ask(Game& game, std::chrono::milliseconds timeout, std::function<RecordingResult(Room&)> call) {
   auto promise = std::make_shared<std::promise<RecordingResult>>();
   auto future = promise->get_future();
-  game.post_call([promise, call = std::move(call)](Room& room) { promise->set_value(call(room)); });
+  // Answered after the game published its copy, so a following route sees the call's effect.
+  auto result = std::make_shared<RecordingResult>();
+  game.post_call([result, call = std::move(call)](Room& room) { *result = call(room); },
+                 [promise, result] { promise->set_value(std::move(*result)); });
   if (future.wait_for(timeout) != std::future_status::ready) return {503, "the room did not answer in time", {}};
   try {
     return future.get();
@@ -464,28 +467,25 @@ RecordingResult Rooms::stop_recording(std::string_view name, std::chrono::millis
   });
 }
 
-std::vector<std::string> Rooms::active_recordings(std::chrono::milliseconds timeout) const {
+std::vector<std::string> Rooms::active_recordings() const {
   std::vector<std::shared_ptr<Game>> games;
   {
     std::lock_guard lock(mutex_);
     for (const auto& [name, e] : rooms_)
       if (e.game) games.push_back(e.game);
   }
+  // Each room's published copy (game.hpp): the routes never wait for a room's tick.
   std::vector<std::string> out;
-  for (const auto& g : games) {
-    const RecordingResult r = ask(*g, timeout, [](Room& room) {
-      return RecordingResult{200, {}, room.input_log() ? file_name_of(room.input_log()->path()) : std::string()};
-    });
-    if (!r.file.empty()) out.push_back(r.file);
-  }
+  for (const auto& g : games)
+    if (const auto p = g->published(); !p->recording_path.empty()) out.push_back(file_name_of(p->recording_path));
   return out;
 }
 
-std::vector<RecordingInfo> Rooms::recordings(std::chrono::milliseconds timeout) const {
+std::vector<RecordingInfo> Rooms::recordings() const {
   std::vector<RecordingInfo> out;
   const std::vector<fs::path> files = recording_files(config_.input_logs.dir);
   if (files.empty()) return out;
-  const std::vector<std::string> active = active_recordings(timeout);
+  const std::vector<std::string> active = active_recordings();
   for (const fs::path& f : files) {
     RecordingInfo info = summarize_file(f);
     info.recording = std::find(active.begin(), active.end(), info.file) != active.end();
@@ -494,8 +494,7 @@ std::vector<RecordingInfo> Rooms::recordings(std::chrono::milliseconds timeout) 
   return out;
 }
 
-int Rooms::read_recording(std::string_view file, std::string& bytes, std::string& error,
-                          std::chrono::milliseconds timeout) const {
+int Rooms::read_recording(std::string_view file, std::string& bytes, std::string& error) const {
   if (!is_recording_name(file) || config_.input_logs.dir.empty()) {
     error = "no recording '" + std::string(file.substr(0, 100)) + "'";
     return 404;
@@ -506,7 +505,7 @@ int Rooms::read_recording(std::string_view file, std::string& bytes, std::string
     error = "no recording '" + std::string(file) + "'";
     return 404;
   }
-  const std::vector<std::string> active = active_recordings(timeout);
+  const std::vector<std::string> active = active_recordings();
   if (std::find(active.begin(), active.end(), file) != active.end()) {
     error = "'" + std::string(file) + "' is being recorded; stop the recording first";
     return 409;

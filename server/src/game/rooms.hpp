@@ -126,18 +126,18 @@ class Rooms {
   /// Rooms running now.
   std::size_t running_count() const;
 
-  // ---- input-log recordings (docs/replays.md); each waits at most `timeout` for the room ----
+  // ---- input-log recordings (docs/replays.md); start/stop wait at most `timeout` for the room ----
   /// Start recording room `name` (404 unknown, 409 not running, already recording or
   /// recordings_max files, 503 recordings off or no answer in time).
   RecordingResult start_recording(std::string_view name, std::chrono::milliseconds timeout);
   /// Stop it; the file is complete when this returns 200 (404 unknown, 409 not recording).
   RecordingResult stop_recording(std::string_view name, std::chrono::milliseconds timeout);
-  /// Every *.fslog file of recordings_dir, by file name.
-  std::vector<RecordingInfo> recordings(std::chrono::milliseconds timeout) const;
+  /// Every *.fslog file of recordings_dir, by file name (which are being written: the rooms'
+  /// published copies, so this never waits for a room).
+  std::vector<RecordingInfo> recordings() const;
   /// The bytes of a complete recording: 200, or 404 (no such file; the name is checked first) or
-  /// 409 (still being recorded, or without an end record), with `error` set.
-  int read_recording(std::string_view file, std::string& bytes, std::string& error,
-                     std::chrono::milliseconds timeout) const;
+  /// 409 (still being recorded, or without an end record), with `error` set. Never waits for a room.
+  int read_recording(std::string_view file, std::string& bytes, std::string& error) const;
   const InputLogSettings& input_log_settings() const { return config_.input_logs; }
 
  private:
@@ -152,8 +152,8 @@ class Rooms {
   /// On the game thread: a new recorder for `room` in recordings_dir, started.
   static RecordingResult start_on(Room& room, const InputLogSettings& settings, const std::string& name,
                                   ops::Logger* log);
-  /// Paths being written now (asks each running room).
-  std::vector<std::string> active_recordings(std::chrono::milliseconds timeout) const;
+  /// File names being written now (each running room's published copy).
+  std::vector<std::string> active_recordings() const;
   void restore_saved();
   void reap();
 

@@ -50,12 +50,14 @@ inline AdminAuth check_admin(std::string_view authorization, std::string_view ad
 }
 
 /// May a WebSocket upgrade carrying this Origin header proceed? `allow_list` is the configured
-/// comma-separated list of origins (`https://game.example,http://localhost:8080`); empty or `*`
-/// allows every origin. Browsers always send Origin on a WebSocket upgrade, so a page on a
-/// foreign site is refused; a request without Origin comes from a non-browser client (bot, tool),
-/// which could send any Origin it likes, so it is allowed. Origins compare case-insensitively
+/// comma-separated list of origins (`https://game.example,http://localhost:8080`); `*` allows
+/// every origin; empty (the default) allows only the serving origin: the Origin's host[:port]
+/// must equal `host`, the request's Host header (the page was loaded from this very server, as
+/// the viewer is). Browsers always send Origin on a WebSocket upgrade, so a page on a foreign
+/// site is refused; a request without Origin comes from a non-browser client (bot, tool), which
+/// could send any Origin it likes, so it is allowed. Origins and hosts compare case-insensitively
 /// (scheme and host are case-insensitive; browsers send them lower-case anyway).
-inline bool origin_allowed(std::string_view origin, std::string_view allow_list) {
+inline bool origin_allowed(std::string_view origin, std::string_view allow_list, std::string_view host) {
   auto trim = [](std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '/')) s.remove_suffix(1);
@@ -70,9 +72,16 @@ inline bool origin_allowed(std::string_view origin, std::string_view allow_list)
     return true;
   };
   allow_list = trim(allow_list);
-  if (allow_list.empty() || allow_list == "*") return true;
+  if (allow_list == "*") return true;
   if (origin.empty()) return true;
   origin = trim(origin);
+  if (allow_list.empty()) {
+    // The serving origin: "scheme://" + exactly the Host header. "null" (a sandboxed or file://
+    // page) and anything without a scheme never match.
+    const std::size_t scheme_end = origin.find("://");
+    host = trim(host);
+    return scheme_end != std::string_view::npos && !host.empty() && iequals(origin.substr(scheme_end + 3), host);
+  }
   while (!allow_list.empty()) {
     const std::size_t comma = allow_list.find(',');
     const std::string_view item = trim(allow_list.substr(0, comma));

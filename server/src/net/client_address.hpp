@@ -1,19 +1,22 @@
 #pragma once
 /// \file client_address.hpp
 /// Who the client is behind reverse proxies. A connection's TCP peer may name the address it
-/// forwards for in `Forwarded` (RFC 7239) or `X-Forwarded-For`; anybody can send those headers,
-/// so they are believed only when the peer is in `trusted_proxies`, and then hop by hop from the
+/// forwards for in `Forwarded` (RFC 7239) or `X-Forwarded-For` (only the one `forwarded_header`
+/// names is read); anybody can send those headers, so they are believed only when the peer is in
+/// `trusted_proxies`, and then hop by hop from the
 /// right: each proxy appends the address it received from, so the right-most address that is
 /// not a trusted proxy is the client (addresses further left were written by the client itself
 /// and prove nothing). Pure functions without Beast, unit-tested on their own (access_test.cpp).
 /// Header-only, like access.hpp.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/network_v6.hpp>
 
 #include "config/trusted_proxies.hpp"
 
@@ -47,11 +50,25 @@ inline std::optional<boost::asio::ip::address> parse_node(std::string_view v) {
   return config::unmapped(a);
 }
 
-/// The hops a header names, left (client side) to right (nearest proxy). `forwarded` holds the
-/// Forwarded header lines in order, `x_forwarded_for` the X-Forwarded-For lines; Forwarded, the
-/// standard, wins when present. An entry that names no address is kept as nullopt.
-inline std::vector<std::optional<boost::asio::ip::address>> forwarded_hops(
-    const std::vector<std::string_view>& forwarded, const std::vector<std::string_view>& x_forwarded_for) {
+/// The header a trusted proxy names the client in (config key `forwarded_header`). Exactly one is
+/// read: a proxy overwrites (or appends to) the header it is configured for and passes the other
+/// one through untouched, so reading both would let a client smuggle an address past it.
+enum class ForwardedHeader : std::uint8_t {
+  kXForwardedFor,  ///< `X-Forwarded-For: client, proxy1, ...` (nginx's $proxy_add_x_forwarded_for); the default
+  kForwarded,      ///< `Forwarded: for=client, for=proxy1` (RFC 7239)
+};
+
+/// The configured name ("X-Forwarded-For" or "Forwarded") as the enum; anything else (refused by
+/// the config already) reads X-Forwarded-For.
+inline ForwardedHeader forwarded_header_of(std::string_view name) {
+  return name == "Forwarded" ? ForwardedHeader::kForwarded : ForwardedHeader::kXForwardedFor;
+}
+
+/// The hops the configured header names, left (client side) to right (nearest proxy). `lines`
+/// are that header's lines in order (the other header is never looked at). An entry that names
+/// no address is kept as nullopt.
+inline std::vector<std::optional<boost::asio::ip::address>> forwarded_hops(ForwardedHeader header,
+                                                                           const std::vector<std::string_view>& lines) {
   std::vector<std::optional<boost::asio::ip::address>> hops;
   auto split = [](std::string_view s, char sep, auto&& each) {
     while (true) {
@@ -61,10 +78,10 @@ inline std::vector<std::optional<boost::asio::ip::address>> forwarded_hops(
       s.remove_prefix(at + 1);
     }
   };
-  if (!forwarded.empty()) {
+  if (header == ForwardedHeader::kForwarded) {
     // forwarded-element *( "," forwarded-element ), element = pair *( ";" pair ), pair = token "=" value.
     // (A quoted value could hold a comma; a for= node never does, so splitting first is safe.)
-    for (std::string_view line : forwarded)
+    for (std::string_view line : lines)
       split(line, ',', [&](std::string_view element) {
         std::optional<boost::asio::ip::address> node;
         bool has_for = false;
@@ -82,7 +99,7 @@ inline std::vector<std::optional<boost::asio::ip::address>> forwarded_hops(
       });
     return hops;
   }
-  for (std::string_view line : x_forwarded_for)
+  for (std::string_view line : lines)
     split(line, ',', [&](std::string_view item) { hops.push_back(parse_node(item)); });
   return hops;
 }
@@ -101,6 +118,15 @@ inline boost::asio::ip::address client_address(const config::ProxyList& trusted,
     if (!trusted.contains(current)) return current;
   }
   return current;
+}
+
+/// What per-address limits count by (max_sessions_per_address, admin failures): an IPv4 address
+/// itself; an IPv6 address by its /64, the smallest block an ISP hands one subscriber (a host
+/// picks any of its 2^64 addresses freely, so counting single IPv6 addresses would limit nothing).
+inline std::string address_key(const boost::asio::ip::address& a) {
+  const boost::asio::ip::address u = config::unmapped(a);
+  if (u.is_v4()) return u.to_string();
+  return boost::asio::ip::network_v6(u.to_v6(), 64).canonical().to_string();
 }
 
 }  // namespace flockstep::server::net

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/access.hpp"
+#include "net/admin_limiter.hpp"
 #include "net/client_address.hpp"
 #include "net/lobby_api.hpp"
 #include "net/static_files.hpp"
@@ -42,11 +43,33 @@ constexpr std::chrono::seconds kLingerTimeout{2};
 /// Bytes read and dropped during that lingering close; a client sending more is cut off.
 constexpr std::size_t kLingerBytes = 1 << 20;
 
+/// The viewer's pages may run only their own scripts and WebAssembly ('wasm-unsafe-eval' lets
+/// the page compile its .wasm and nothing else), load only their own files, talk only to their
+/// own server (ws:/wss: for the ?server= override of the viewer), and never be framed. Inline
+/// styles stay allowed: the overlay sets colour swatches with style attributes.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'";
+
+/// Headers every response carries (page hygiene: docs/security.md): no content sniffing, the
+/// policy above, no framing for older browsers, and no Referer leaking a page's query (the
+/// viewer's ?server= and room names) to anybody.
 template <class Body>
 void common_headers(http::response<Body>& res) {
   res.set(http::field::server, "flockstep");
   res.set("X-Content-Type-Options", "nosniff");
+  res.set("Content-Security-Policy", kContentSecurityPolicy);
+  res.set("X-Frame-Options", "DENY");
+  res.set("Referrer-Policy", "no-referrer");
 }
+
+/// Who sent a request: the client address (after trusted proxies) and the key per-address
+/// limits count it by (client_address.hpp).
+struct Client {
+  std::string address;
+  std::string key;
+};
 
 http::message_generator text_response(const http::request<http::string_body>& req, http::status status,
                                       std::string body, std::string_view type = "text/plain; charset=utf-8") {
@@ -108,13 +131,38 @@ http::message_generator api_response(const http::request<http::string_body>& req
 ///   POST /api/admin/rooms/<name>/recording/start|stop, GET /api/admin/recordings[/<file>]
 ///                                                 input-log recordings (lobby_api.hpp)
 http::message_generator handle_admin(const http::request<http::string_body>& req, std::string_view path,
-                                     std::string_view target, ServerContext& ctx, const std::string& client) {
+                                     std::string_view target, ServerContext& ctx, const Client& who) {
+  const std::string& client = who.address;
+  if (ctx.config.admin_token.empty()) {  // the admin API does not exist
+    ctx.metrics.http_not_found.inc();
+    return text_response(req, http::status::not_found, "not found\n");
+  }
+  // An address that failed too often gets 429 for the rest of its window, right token or not.
+  const auto now = AdminLimiter::Clock::now();
+  if (ctx.admin_failures.limited(who.key, now)) {
+    ctx.metrics.admin_auth_limited.inc();
+    ctx.log.warn("admin_rate_limited", {{"path", path.substr(0, 100)},
+                                        {"address", client},
+                                        {"limit", kAdminFailuresPerWindow},
+                                        {"window_s", static_cast<std::uint64_t>(kAdminFailureWindow.count())}});
+    http::response<http::string_body> res{http::status::too_many_requests, req.version()};
+    common_headers(res);
+    res.set(http::field::retry_after, std::to_string(kAdminFailureWindow.count()));
+    res.set(http::field::content_type, "text/plain; charset=utf-8");
+    res.set(http::field::cache_control, "no-store");
+    res.keep_alive(false);
+    res.body() = "too many failed admin attempts from this address\n";
+    res.prepare_payload();
+    return res;
+  }
   switch (check_admin(view_of(req[http::field::authorization]), ctx.config.admin_token)) {
     case AdminAuth::kAllowed: break;
     case AdminAuth::kDisabled:
       ctx.metrics.http_not_found.inc();
       return text_response(req, http::status::not_found, "not found\n");
     case AdminAuth::kDenied: {
+      ctx.admin_failures.failed(who.key, now);
+      ctx.metrics.admin_auth_failed.inc();
       ctx.log.warn("admin_denied", {{"path", path.substr(0, 100)}, {"address", client}});
       http::response<http::string_body> res{http::status::unauthorized, req.version()};
       common_headers(res);
@@ -189,12 +237,25 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
 
 /// Build the response to one plain HTTP request (never an upgrade).
 http::message_generator handle_request(const http::request<http::string_body>& req, ServerContext& ctx,
-                                       const std::string& client) {
+                                       const Client& who, PortRole role) {
+  const std::string& client = who.address;
   ctx.metrics.http_requests.inc();
+  if (role == PortRole::kMetrics) {
+    // The operator's listener (metrics_port): /metrics and /healthz, nothing else.
+    const std::string_view t(req.target().data(), req.target().size());
+    const std::string_view p = t.substr(0, t.find('?'));
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return text_response(req, http::status::method_not_allowed, "only GET and HEAD\n");
+    if (p == "/metrics")
+      return text_response(req, http::status::ok, ctx.registry.render(), "text/plain; version=0.0.4; charset=utf-8");
+    if (p == "/healthz") return text_response(req, http::status::ok, "ok\n");
+    ctx.metrics.http_not_found.inc();
+    return text_response(req, http::status::not_found, "the metrics port serves /metrics and /healthz only\n");
+  }
   {
     const std::string_view t(req.target().data(), req.target().size());
     const std::string_view p = t.substr(0, t.find('?'));
-    if (p.substr(0, 11) == "/api/admin/") return handle_admin(req, p, t, ctx, client);
+    if (p.substr(0, 11) == "/api/admin/") return handle_admin(req, p, t, ctx, who);
   }
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
     auto res = text_response(req, http::status::method_not_allowed, "only GET and HEAD\n");
@@ -208,14 +269,22 @@ http::message_generator handle_request(const http::request<http::string_body>& r
     return text_response(req, ready ? http::status::ok : http::status::service_unavailable,
                          ready ? "ready\n" : "not ready\n");
   }
-  if (path == "/metrics")
+  if (path == "/metrics") {
+    if (!ctx.config.metrics_port.empty()) {  // moved to its own listener: nothing here
+      ctx.metrics.http_not_found.inc();
+      return text_response(req, http::status::not_found, "not found\n");
+    }
     return text_response(req, http::status::ok, ctx.registry.render(), "text/plain; version=0.0.4; charset=utf-8");
+  }
   if (path == "/ws") return text_response(req, http::status::upgrade_required, "WebSocket upgrade required\n");
   if (path == "/api/rooms") return api_response(req, rooms_json(ctx.rooms));
   if (path.substr(0, 11) == "/api/rooms/") {
     std::string_view name, rest;
     if (split_room_path(path.substr(11), name, rest) && rest == "scenario")
-      return api_response(req, room_scenario_json(ctx.rooms, name));
+      return api_response(req, room_scenario_json(ctx.rooms, name,
+                                                  ctx.scenario_route_waits.load(std::memory_order_relaxed)
+                                                      ? ScenarioSource::kAskGameThread
+                                                      : ScenarioSource::kPublished));
   }
 
   std::string file;
@@ -265,7 +334,7 @@ http::message_generator handle_request(const http::request<http::string_body>& r
   if (not_modified(std::string_view(req[http::field::if_none_match]),
                    std::string_view(req[http::field::if_modified_since]), validators)) {
     http::response<http::empty_body> res{http::status::not_modified, req.version()};
-    res.set(http::field::server, "flockstep");
+    common_headers(res);
     cache_headers(res);
     res.keep_alive(req.keep_alive());
     return res;
@@ -280,8 +349,7 @@ http::message_generator handle_request(const http::request<http::string_body>& r
   const auto size = body.size();
   if (req.method() == http::verb::head) {
     http::response<http::empty_body> res{http::status::ok, req.version()};
-    res.set(http::field::server, "flockstep");
-    res.set("X-Content-Type-Options", "nosniff");
+    common_headers(res);
     res.set(http::field::content_type, mime);
     if (gzip) res.set(http::field::content_encoding, "gzip");
     cache_headers(res);
@@ -303,8 +371,8 @@ http::message_generator handle_request(const http::request<http::string_body>& r
 /// One HTTP connection: read a request, answer it, repeat while keep-alive; or upgrade.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard)
-      : stream_(std::move(socket)), ctx_(ctx), guard_(std::move(guard)) {
+  HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard, AddressSlot slot, PortRole role)
+      : stream_(std::move(socket)), ctx_(ctx), guard_(std::move(guard)), slot_(std::move(slot)), role_(role) {
     beast::error_code ec;
     const tcp::endpoint peer = stream_.socket().remote_endpoint(ec);
     peer_ = config::unmapped(peer.address());
@@ -373,7 +441,24 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (ec == http::error::end_of_stream) return do_close();
     if (ec) return fail(ec, "http_read");
     auto& req = parser_->get();
-    const std::string client = client_of(req);
+    const Client who = client_of(req);
+    const std::string& client = who.address;
+    // A trusted proxy's connection is counted for the client its header names, per request
+    // (the proxy may reuse one connection for several clients); other connections were counted
+    // by the listener already and keep their key.
+    if (slot_.address() != who.key) {
+      if (!ctx_.sessions_per_address.acquire(who.key, ctx_.config.max_sessions_per_address)) {
+        ctx_.metrics.address_limit_refused.inc();
+        ctx_.log.warn("address_limit", {{"address", client}, {"limit", ctx_.config.max_sessions_per_address}});
+        req.keep_alive(false);
+        return send(text_response(req, http::status::too_many_requests, "too many connections from this address\n"));
+      }
+      slot_ = AddressSlot(&ctx_.sessions_per_address, who.key);
+    }
+    if (beast::websocket::is_upgrade(req) && role_ == PortRole::kMetrics) {
+      ctx_.metrics.http_not_found.inc();
+      return send(text_response(req, http::status::not_found, "no WebSocket on the metrics port\n"));
+    }
     if (beast::websocket::is_upgrade(req)) {
       const std::string_view target(req.target().data(), req.target().size());
       const std::string_view path = target.substr(0, target.find('?'));
@@ -382,7 +467,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         // A browser page from a foreign site must not drive a player (cross-site WebSocket
         // hijacking): refused before the upgrade.
         const std::string_view origin = view_of(req[http::field::origin]);
-        if (!origin_allowed(origin, ctx_.config.allowed_origins)) {
+        if (!origin_allowed(origin, ctx_.config.allowed_origins, view_of(req[http::field::host]))) {
           ctx_.metrics.http_forbidden.inc();
           ctx_.log.warn("origin_refused", {{"origin", origin.substr(0, 200)}, {"address", client}});
           return send(text_response(req, http::status::forbidden, "origin not allowed\n"));
@@ -392,21 +477,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
           start_echo_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_));
           return;
         }
-        if (!ctx_.sessions_per_address.acquire(client, ctx_.config.max_sessions_per_address)) {
-          ctx_.log.warn("address_limit", {{"address", client}, {"limit", ctx_.config.max_sessions_per_address}});
-          return send(
-              text_response(req, http::status::too_many_requests, "too many WebSocket sessions from this address\n"));
-        }
         stream_.expires_never();  // the WebSocket session sets its own timeouts
+        // The connection's per-address count moves on with it.
         start_ws_session(stream_.release_socket(), parser_->release(), ctx_, std::move(guard_),
-                         ClientIdentity{remote_, AddressSlot(&ctx_.sessions_per_address, client)});
+                         ClientIdentity{remote_, std::move(slot_), client});
         return;
       }
       ctx_.metrics.http_not_found.inc();
       return send(text_response(req, ctx_.shutting_down ? http::status::service_unavailable : http::status::not_found,
                                 "WebSocket endpoint is /ws\n"));
     }
-    send(handle_request(req, ctx_, client));
+    send(handle_request(req, ctx_, who, role_));
   }
 
   void send(http::message_generator msg) {
@@ -432,15 +513,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     do_read();
   }
 
-  // client_of: the client's address for this request (client_address.hpp): the TCP peer unless
-  // it is a trusted proxy that names someone in Forwarded / X-Forwarded-For.
-  std::string client_of(const http::request<http::string_body>& req) const {
-    if (ctx_.trusted_proxies.empty()) return peer_address_;
-    std::vector<std::string_view> forwarded, xff;
-    for (auto [it, end] = req.equal_range(http::field::forwarded); it != end; ++it)
-      forwarded.push_back(view_of(it->value()));
-    for (auto [it, end] = req.equal_range("X-Forwarded-For"); it != end; ++it) xff.push_back(view_of(it->value()));
-    return client_address(ctx_.trusted_proxies, peer_, forwarded_hops(forwarded, xff)).to_string();
+  // client_of: the client for this request (client_address.hpp): the TCP peer unless it is a
+  // trusted proxy that names someone in the ONE header forwarded_header configures.
+  Client client_of(const http::request<http::string_body>& req) const {
+    if (!ctx_.trusted_proxies.contains(peer_)) return {peer_address_, address_key(peer_)};
+    const ForwardedHeader header = forwarded_header_of(ctx_.config.forwarded_header);
+    std::vector<std::string_view> lines;
+    for (auto [it, end] = req.equal_range(header == ForwardedHeader::kForwarded ? "Forwarded" : "X-Forwarded-For");
+         it != end; ++it)
+      lines.push_back(view_of(it->value()));
+    const auto client = client_address(ctx_.trusted_proxies, peer_, forwarded_hops(header, lines));
+    return {client.to_string(), address_key(client)};
   }
 
   void do_close() {
@@ -470,6 +553,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   ServerContext& ctx_;
   ConnectionGuard guard_;
+  AddressSlot slot_;               // this connection's count for its client's address key (max_sessions_per_address)
+  PortRole role_;                  // game port or metrics port
   boost::asio::ip::address peer_;  // TCP peer (IPv4-mapped IPv6 as IPv4)
   std::string peer_address_;       // peer_ as text
   std::string remote_;             // peer address:port
@@ -479,8 +564,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 }  // namespace
 
-void start_http_session(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard) {
-  std::make_shared<HttpSession>(std::move(socket), ctx, std::move(guard))->run();
+void start_http_session(tcp::socket&& socket, ServerContext& ctx, ConnectionGuard guard, AddressSlot slot,
+                        PortRole role) {
+  std::make_shared<HttpSession>(std::move(socket), ctx, std::move(guard), std::move(slot), role)->run();
 }
 
 }  // namespace flockstep::server::net

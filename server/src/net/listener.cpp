@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "config/trusted_proxies.hpp"
+#include "net/client_address.hpp"
 #include "net/http_session.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
@@ -23,6 +25,21 @@ namespace {
 constexpr char kBusy[] =
     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
     "Retry-After: 1\r\nConnection: close\r\n\r\nserver full\n";
+// The same for a client address at max_sessions_per_address.
+constexpr char kAddressBusy[] =
+    "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nContent-Length: 39\r\n"
+    "Retry-After: 1\r\nConnection: close\r\n\r\ntoo many connections from this address\n";
+
+/// Answer `socket` with the canned `text` and close it, without reading anything.
+template <std::size_t N>
+void refuse(tcp::socket&& socket, const char (&text)[N]) {
+  auto sock = std::make_shared<tcp::socket>(std::move(socket));
+  asio::async_write(*sock, asio::buffer(text, N - 1), [sock](boost::system::error_code, std::size_t) {
+    boost::system::error_code ignored;
+    sock->shutdown(tcp::socket::shutdown_both, ignored);
+    sock->close(ignored);
+  });
+}
 }  // namespace
 
 ConnectionGuard::ConnectionGuard(ServerContext* ctx) : ctx_(ctx) {
@@ -46,8 +63,8 @@ ConnectionGuard::~ConnectionGuard() {
   ctx_ = nullptr;
 }
 
-Listener::Listener(asio::io_context& ioc, const tcp::endpoint& endpoint, ServerContext& ctx)
-    : ioc_(ioc), acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx) {
+Listener::Listener(asio::io_context& ioc, const tcp::endpoint& endpoint, ServerContext& ctx, PortRole role)
+    : ioc_(ioc), acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx), role_(role) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(asio::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -125,19 +142,29 @@ void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
     ctx_.metrics.connections_rejected.inc();
     ctx_.log.warn("connection_refused", {{"reason", ctx_.shutting_down ? "shutting_down" : "max_connections"},
                                          {"limit", ctx_.config.max_connections}});
-    auto sock = std::make_shared<tcp::socket>(std::move(socket));
-    asio::async_write(*sock, asio::buffer(kBusy, sizeof kBusy - 1), [sock](boost::system::error_code, std::size_t) {
-      boost::system::error_code ignored;
-      sock->shutdown(tcp::socket::shutdown_both, ignored);
-      sock->close(ignored);
-    });
+    refuse(std::move(socket), kBusy);
   } else {
+    // Per-address accounting: a peer that is not a trusted proxy is the client, counted from
+    // now on; a trusted proxy's connection is counted per request, once its header named the
+    // client (http_session.cpp).
     boost::system::error_code ignored;
+    AddressSlot slot;
+    const tcp::endpoint peer = socket.remote_endpoint(ignored);
+    if (!ignored && !ctx_.trusted_proxies.contains(peer.address())) {
+      const std::string key = address_key(peer.address());
+      if (!ctx_.sessions_per_address.acquire(key, ctx_.config.max_sessions_per_address)) {
+        ctx_.metrics.address_limit_refused.inc();
+        ctx_.log.warn("address_limit", {{"address", key}, {"limit", ctx_.config.max_sessions_per_address}});
+        refuse(std::move(socket), kAddressBusy);
+        return do_accept();
+      }
+      slot = AddressSlot(&ctx_.sessions_per_address, key);
+    }
     socket.set_option(tcp::no_delay(true), ignored);  // Nagle + delayed ACK would pair up snapshots
     if (ctx_.config.socket_send_buffer_bytes > 0)     // bounded kernel memory per slow reader
       socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(ctx_.config.socket_send_buffer_bytes)),
                         ignored);
-    start_http_session(std::move(socket), ctx_, ConnectionGuard(&ctx_));
+    start_http_session(std::move(socket), ctx_, ConnectionGuard(&ctx_), std::move(slot), role_);
   }
   do_accept();
 }

@@ -5,7 +5,8 @@
 /// Out of file descriptors (EMFILE), the listener gives back two descriptors it keeps in
 /// reserve, uses them to answer the connections waiting in the backlog with the same 503 (they
 /// would otherwise hang until their own timeout), logs, takes the reserve again and retries
-/// after a pause (libuv's and nginx's answer to EMFILE).
+/// after a pause (libuv's and nginx's answer to EMFILE). A client address (a peer that is not a
+/// trusted proxy; IPv6 per /64) at max_sessions_per_address gets a canned 429 the same way.
 #include <array>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "net/http_session.hpp"
 #include "net/server_context.hpp"
 
 namespace flockstep::server::net {
@@ -21,7 +23,8 @@ namespace flockstep::server::net {
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   /// Opens, binds and listens; throws boost::system::system_error (start-up) on failure.
-  Listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint, ServerContext& ctx);
+  Listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint, ServerContext& ctx,
+           PortRole role = PortRole::kGame);
   /// Start accepting.
   void run();
   /// Stop accepting (shutdown); thread-safe.
@@ -48,6 +51,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer backoff_;  // pause after a failed accept (e.g. EMFILE)
   ServerContext& ctx_;
+  PortRole role_;  // what the connections it accepts may ask for (http_session.hpp)
   unsigned short port_ = 0;
   std::array<int, kReserveFds> reserve_{-1, -1};
 };

@@ -82,21 +82,26 @@ ApiResponse rooms_json(const game::Rooms& rooms) {
   return reply(200, {{"default", rooms.default_name()}, {"max_rooms", rooms.max_rooms()}, {"rooms", std::move(list)}});
 }
 
-ApiResponse room_scenario_json(game::Rooms& rooms, std::string_view name) {
+ApiResponse room_scenario_json(const game::Rooms& rooms, std::string_view name, ScenarioSource source) {
   sim::Scenario s;
   if (!rooms.scenario(name, s)) return error(404, "no room '" + std::string(name) + "'");
   if (auto g = rooms.running(name)) {
     // The running room's groups (tuned) over the file's scenario (the room overrides rates).
-    auto f = g->post_scenario();
-    if (f.wait_for(kTuneTimeout) != std::future_status::ready) return error(503, "the room did not answer in time");
-    try {
-      const sim::Scenario live = f.get();
-      s.groups = live.groups;
-      // A tuned count may need the room's larger capacity (it sizes max_agents for its players).
-      s.max_agents = std::max(s.max_agents, live.max_agents);
-    } catch (const std::future_error&) {
-      return error(503, "the room stopped");
+    sim::Scenario live;
+    if (source == ScenarioSource::kPublished) {
+      live = g->published()->scenario;  // the latest copy: never waits for a tick
+    } else {
+      auto f = g->post_scenario();
+      if (f.wait_for(kTuneTimeout) != std::future_status::ready) return error(503, "the room did not answer in time");
+      try {
+        live = f.get();
+      } catch (const std::future_error&) {
+        return error(503, "the room stopped");
+      }
     }
+    s.groups = std::move(live.groups);
+    // A tuned count may need the room's larger capacity (it sizes max_agents for its players).
+    s.max_agents = std::max(s.max_agents, live.max_agents);
   }
   return {200, game::scenario_to_json(s) + "\n"};
 }
@@ -181,9 +186,9 @@ ApiResponse recording_action(game::Rooms& rooms, std::string_view name, std::str
   return reply(200, {{"room", std::string(name)}, {"file", r.file}, {"recording", action == "start"}});
 }
 
-ApiResponse recordings_json(const game::Rooms& rooms, std::chrono::milliseconds timeout) {
+ApiResponse recordings_json(const game::Rooms& rooms) {
   json list = json::array();
-  for (const game::RecordingInfo& r : rooms.recordings(timeout)) {
+  for (const game::RecordingInfo& r : rooms.recordings()) {
     json j = {{"file", r.file},
               {"room", r.room},
               {"scenario", r.scenario},
@@ -206,10 +211,9 @@ ApiResponse recordings_json(const game::Rooms& rooms, std::chrono::milliseconds 
                      {"recordings", std::move(list)}});
 }
 
-ApiResponse recording_file(const game::Rooms& rooms, std::string_view file, std::string& bytes,
-                           std::chrono::milliseconds timeout) {
+ApiResponse recording_file(const game::Rooms& rooms, std::string_view file, std::string& bytes) {
   std::string why;
-  const int status = rooms.read_recording(file, bytes, why, timeout);
+  const int status = rooms.read_recording(file, bytes, why);
   if (status != 200) return error(static_cast<unsigned>(status), why);
   return {200, {}};
 }

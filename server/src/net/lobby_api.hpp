@@ -10,6 +10,7 @@
 ///   GET  /api/admin/recordings                    the recordings (the file itself: recording_file)
 /// JSON shapes: docs/server.md ("Rooms, lobby and live tuning").
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -32,8 +33,14 @@ inline constexpr std::chrono::milliseconds kTuneTimeout{2000};
 
 /// GET /api/rooms.
 ApiResponse rooms_json(const game::Rooms& rooms);
+/// Where GET /api/rooms/<name>/scenario reads a running room's groups.
+enum class ScenarioSource : std::uint8_t {
+  kPublished,      ///< the room's published copy (game::Game::published): never waits; what the server runs
+  kAskGameThread,  ///< the control of the route-hammer test only: wait for the game thread's answer
+};
 /// GET /api/rooms/<name>/scenario (404 for an unknown name).
-ApiResponse room_scenario_json(game::Rooms& rooms, std::string_view name);
+ApiResponse room_scenario_json(const game::Rooms& rooms, std::string_view name,
+                               ScenarioSource source = ScenarioSource::kPublished);
 /// POST /api/admin/rooms/<name>/groups/<index> with `body` a JSON object of group field names
 /// (codec::group_fields, e.g. "max_speed", "flock.w_separation") and/or "count". 400 names the
 /// key; 404 unknown room or group; 409 room not running; 503 not applied within `timeout`.
@@ -44,11 +51,10 @@ ApiResponse tune_group(game::Rooms& rooms, std::string_view name, std::string_vi
 ApiResponse recording_action(game::Rooms& rooms, std::string_view name, std::string_view action,
                              std::chrono::milliseconds timeout = kTuneTimeout);
 /// GET /api/admin/recordings: every recording in recordings_dir with its size, ticks and room.
-ApiResponse recordings_json(const game::Rooms& rooms, std::chrono::milliseconds timeout = kTuneTimeout);
+ApiResponse recordings_json(const game::Rooms& rooms);
 /// GET /api/admin/recordings/<file>: `bytes` get the file (status 200) or the answer is a JSON
 /// error (404 no such file, 409 still recording or incomplete).
-ApiResponse recording_file(const game::Rooms& rooms, std::string_view file, std::string& bytes,
-                           std::chrono::milliseconds timeout = kTuneTimeout);
+ApiResponse recording_file(const game::Rooms& rooms, std::string_view file, std::string& bytes);
 
 /// The routes under /api/rooms/ and /api/admin/rooms/: splits "<name>/<rest>"; false if malformed.
 bool split_room_path(std::string_view tail, std::string_view& name, std::string_view& rest);

@@ -82,8 +82,8 @@ struct Server::Impl {
         rooms(rooms_config(c), std::move(scenario), std::move(others), &metrics, &log),
         trusted_proxies(config::ProxyList::parse(c.trusted_proxies)),
         ioc(static_cast<int>(c.threads)),
-        ctx{config, log, registry, metrics, rooms.default_game(), rooms, trusted_proxies, {false}, {false},
-            {1},    {0}, {},       {}},
+        ctx{config, log, registry, metrics, rooms.default_game(), rooms, trusted_proxies, {false}, {false}, {1}, {0},
+            {},     {},  {},       {false}},
         signals(ioc),
         drain_timer(ioc) {
     log.set_suppressed_counter(&metrics.log_lines_suppressed);
@@ -109,6 +109,7 @@ struct Server::Impl {
   asio::io_context ioc;
   ServerContext ctx;
   std::shared_ptr<Listener> listener;
+  std::shared_ptr<Listener> metrics_listener;  // metrics_port; null = /metrics on the game port
   asio::signal_set signals;
   asio::steady_timer drain_timer;
   std::vector<std::thread> threads;
@@ -146,18 +147,27 @@ void Server::start() {
   const asio::ip::tcp::endpoint ep(asio::ip::make_address(m.config.host), static_cast<unsigned short>(m.config.port));
   m.listener = std::make_shared<Listener>(m.ioc, ep, m.ctx);
   m.listener->run();
+  if (!m.config.metrics_port.empty()) {  // /metrics on its own listener (same host), not on the game port
+    const asio::ip::tcp::endpoint mep(asio::ip::make_address(m.config.host),
+                                      static_cast<unsigned short>(std::stoul(m.config.metrics_port)));
+    m.metrics_listener = std::make_shared<Listener>(m.ioc, mep, m.ctx, PortRole::kMetrics);
+    m.metrics_listener->run();
+  }
   m.rooms.start();
   for (std::uint32_t i = 0; i < m.config.threads; ++i) m.threads.emplace_back([&m] { m.ioc.run(); });
   m.ctx.ready = true;
-  m.log.info("listening", {{"host", m.config.host},
-                           {"port", m.listener->port()},
-                           {"threads", m.config.threads},
-                           {"tick_rate_hz", m.config.tick_rate_hz},
-                           {"snapshot_rate_hz", m.config.snapshot_rate_hz},
-                           {"web_root", m.config.web_root},
-                           {"default_room", m.rooms.default_name()},
-                           {"max_rooms", m.config.max_rooms},
-                           {"rooms_restored", static_cast<std::uint64_t>(m.rooms.restored_count())}});
+  m.log.info("listening",
+             {{"host", m.config.host},
+              {"port", m.listener->port()},
+              {"metrics", m.metrics_listener ? m.config.host + ":" + std::to_string(m.metrics_listener->port())
+                                             : std::string("game port")},
+              {"threads", m.config.threads},
+              {"tick_rate_hz", m.config.tick_rate_hz},
+              {"snapshot_rate_hz", m.config.snapshot_rate_hz},
+              {"web_root", m.config.web_root},
+              {"default_room", m.rooms.default_name()},
+              {"max_rooms", m.config.max_rooms},
+              {"rooms_restored", static_cast<std::uint64_t>(m.rooms.restored_count())}});
 }
 
 void Server::handle_signals() {
@@ -179,6 +189,7 @@ void Server::shutdown() {
   m.log.info("shutdown_started", {{"sessions", static_cast<std::uint64_t>(m.ctx.sessions.size())},
                                   {"timeout_ms", m.config.shutdown_timeout_ms}});
   if (m.listener) m.listener->stop();
+  if (m.metrics_listener) m.metrics_listener->stop();
   m.ctx.sessions.close_all(game::CloseReason::kShutdown, "server shutting down");
   // Leave a margin inside the documented limit for thread joins and process exit.
   const auto budget = std::chrono::milliseconds(m.config.shutdown_timeout_ms) * 8 / 10;
@@ -196,10 +207,12 @@ void Server::wait() {
 }
 
 unsigned short Server::port() const { return impl_->listener ? impl_->listener->port() : 0; }
+unsigned short Server::metrics_port() const { return impl_->metrics_listener ? impl_->metrics_listener->port() : 0; }
 ops::Registry& Server::registry() { return impl_->registry; }
 ops::ServerMetrics& Server::metrics() { return impl_->metrics; }
 ops::Logger& Server::log() { return impl_->log; }
 game::Game& Server::game() { return impl_->rooms.default_game(); }
 game::Rooms& Server::rooms() { return impl_->rooms; }
+void Server::set_scenario_route_waits(bool waits) { impl_->ctx.scenario_route_waits.store(waits); }
 
 }  // namespace flockstep::server::net

@@ -53,12 +53,17 @@ class Server {
 
   /// Bound TCP port (after start()).
   unsigned short port() const;
+  /// Bound metrics_port (after start()); 0 when /metrics is served on the game port.
+  unsigned short metrics_port() const;
   ops::Registry& registry();
   ops::ServerMetrics& metrics();
   ops::Logger& log();
   /// The default room's game.
   game::Game& game();
   game::Rooms& rooms();
+  /// Tests only: make GET /api/rooms/<name>/scenario wait for the game thread (the control of
+  /// the route-hammer test; ServerContext::scenario_route_waits).
+  void set_scenario_route_waits(bool waits);
 
  private:
   struct Impl;

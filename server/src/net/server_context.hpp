@@ -15,6 +15,7 @@
 
 #include "config/config.hpp"
 #include "game/client_sink.hpp"
+#include "net/admin_limiter.hpp"
 
 namespace flockstep::server::ops {
 class Logger;
@@ -101,7 +102,8 @@ class SessionRegistry {
   std::unordered_map<game::ConnectionId, SessionInfo> info_;
 };
 
-/// Open WebSocket sessions per client address (max_sessions_per_address).
+/// Open connections (HTTP and WebSocket) per client address key (net::address_key: IPv4 address,
+/// IPv6 /64) for max_sessions_per_address.
 class AddressCounts {
  public:
   /// Count one more session of `address`; false (nothing counted) when it has `limit` already.
@@ -131,7 +133,8 @@ class AddressCounts {
   std::unordered_map<std::string, std::uint32_t> counts_;
 };
 
-/// Holds one counted session of an address for as long as it lives (moved into the WS session).
+/// Holds one counted connection of an address key for as long as it lives (from the listener or
+/// the first request through the HTTP session into the WS session).
 class AddressSlot {
  public:
   AddressSlot() = default;
@@ -174,7 +177,13 @@ struct ServerContext {
   std::atomic<std::uint64_t> next_connection{1};
   std::atomic<std::uint32_t> open_connections{0};
   SessionRegistry sessions;
-  AddressCounts sessions_per_address;  ///< max_sessions_per_address
+  AddressCounts sessions_per_address;  ///< max_sessions_per_address: open connections per address key
+  AdminLimiter admin_failures;         ///< failed admin bearer attempts per address key (admin_limiter.hpp)
+  /// Test-only control (Server::set_scenario_route_waits): GET /api/rooms/<name>/scenario waits
+  /// for the game thread's answer as routes did before published copies, so the route-hammer
+  /// test can show that its spectator-cadence check catches a route that waits. Never set by
+  /// the product.
+  std::atomic<bool> scenario_route_waits{false};
 };
 
 /// Counts one open TCP connection for as long as it lives (moved from HTTP to WS session).

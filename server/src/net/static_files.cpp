@@ -58,14 +58,19 @@ ResolveStatus resolve_static_path(std::string_view web_root, std::string_view ta
   if (decoded.find('\\') != std::string::npos) return ResolveStatus::kForbidden;
   // Every segment is checked, so "/a/../b", "/..", "/./x" and "//x" are all refused.
   std::size_t start = 1;
+  bool hidden = false;
   while (start <= decoded.size()) {
     const std::size_t end = std::min(decoded.find('/', start), decoded.size());
     const std::string_view seg = std::string_view(decoded).substr(start, end - start);
     const bool last = end == decoded.size();
     if (seg == "." || seg == "..") return ResolveStatus::kForbidden;
     if (seg.empty() && !last) return ResolveStatus::kForbidden;
+    hidden = hidden || (!seg.empty() && seg.front() == '.');
     start = end + 1;
   }
+  // Dotfiles and dot-folders (.git, .env, .htpasswd) are never served: not found, as if absent
+  // (a deploy that copies a checkout into the web root must not publish it).
+  if (hidden) return ResolveStatus::kNotFound;
   if (web_root.empty()) return ResolveStatus::kNotFound;
   std::string rel = decoded.substr(1);
   if (rel.empty() || rel.back() == '/') rel += "index.html";
@@ -83,6 +88,7 @@ ResolveStatus resolve_static_path(std::string_view web_root, std::string_view ta
       (root_s.back() != '/' && real_s[root_s.size()] != '/'))
     return ResolveStatus::kForbidden;
   if (!fs::is_regular_file(real, ec)) return ResolveStatus::kNotFound;
+  if (real_s.find("/.", root_s.size()) != std::string::npos) return ResolveStatus::kNotFound;  // a link to a dotfile
   path = real_s;
   return ResolveStatus::kOk;
 }

@@ -13,7 +13,7 @@ enum class ResolveStatus : std::uint8_t {
   kOk,          ///< `path` names a regular file inside the root
   kBadRequest,  ///< not an origin-form target, bad percent-encoding, NUL byte
   kForbidden,   ///< `..`, `.` segments, backslashes, or a path that leaves the root via symlinks
-  kNotFound,    ///< inside the root but no such regular file (or no web root configured)
+  kNotFound,    ///< inside the root but no such regular file, a dotfile or dot-folder, or no web root
 };
 
 /// Resolve `target` (e.g. "/js/viewer.js?v=3") below `web_root`. Percent-decodes once, then

@@ -135,8 +135,8 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   // on_accept: register, start the Join deadline and the RTT pings, start reading.
   void on_accept(beast::error_code ec) {
     if (ec) return fail(ec, "ws_accept");
-    ctx_.sessions.add(id_, weak_from_this(), client_.remote, client_.slot.address());
-    ctx_.log.info("ws_open", {{"conn", id_}, {"address", client_.slot.address()}, {"remote", client_.remote}});
+    ctx_.sessions.add(id_, weak_from_this(), client_.remote, client_.address);
+    ctx_.log.info("ws_open", {{"conn", id_}, {"address", client_.address}, {"remote", client_.remote}});
     if (ctx_.shutting_down) return start_close(CloseReason::kShutdown, "server shutting down");
     join_timer_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
     join_timer_.async_wait(beast::bind_front_handler(&WsSession::on_join_timer, shared_from_this()));

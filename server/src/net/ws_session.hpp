@@ -16,8 +16,9 @@ namespace flockstep::server::net {
 /// Who a WebSocket session talks to: the TCP peer and the client address (after trusted
 /// proxies), whose per-address count the session holds while it lives.
 struct ClientIdentity {
-  std::string remote;  ///< TCP peer address:port
-  AddressSlot slot;    ///< slot.address() = the client address
+  std::string remote;   ///< TCP peer address:port
+  AddressSlot slot;     ///< the connection's count for its address key (IPv6 per /64)
+  std::string address;  ///< the client address (what logs and the admin API show)
 };
 
 /// Accept the upgrade `request` on `socket` and run the session until it closes.

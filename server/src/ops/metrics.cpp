@@ -170,8 +170,14 @@ ServerMetrics::ServerMetrics(Registry& r)
       http_not_found(r.counter("flockstep_http_responses_total", "HTTP error responses by code.", {{"code", "404"}})),
       http_forbidden(r.counter("flockstep_http_responses_total", "", {{"code", "403"}})),
       http_bad_request(r.counter("flockstep_http_responses_total", "", {{"code", "400"}})),
-      log_lines_suppressed(
-          r.counter("flockstep_log_lines_suppressed_total", "Log lines dropped by the rate limiter.")) {
+      log_lines_suppressed(r.counter("flockstep_log_lines_suppressed_total", "Log lines dropped by the rate limiter.")),
+      address_limit_refused(r.counter("flockstep_connections_refused_per_address_total",
+                                      "Connections refused (429) because their client address had "
+                                      "max_sessions_per_address open.")),
+      admin_auth_failed(r.counter("flockstep_admin_auth_failures_total",
+                                  "Admin API requests without the right bearer token, by outcome.",
+                                  {{"outcome", "denied"}})),
+      admin_auth_limited(r.counter("flockstep_admin_auth_failures_total", "", {{"outcome", "rate_limited"}})) {
   build_info.set(1);
 }
 

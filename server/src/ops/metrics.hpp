@@ -177,29 +177,32 @@ struct ServerMetrics {
   Gauge& agents_pursuer;
   Gauge& agents_patrol;
   Gauge& agents_wanderer;
-  Counter& bytes_sent;            ///< flockstep_ws_bytes_sent_total
-  Counter& messages_sent;         ///< flockstep_ws_messages_sent_total
-  Counter& bytes_received;        ///< flockstep_ws_bytes_received_total
-  Counter& messages_received;     ///< flockstep_ws_messages_received_total
-  Histogram& snapshot_bytes;      ///< flockstep_snapshot_size_bytes (shared body, per encode)
-  Counter& snapshots_encoded;     ///< flockstep_snapshots_encoded_total
-  Counter& snapshots_dropped;     ///< flockstep_snapshots_dropped_total (replaced, latest wins)
-  Counter& malformed_messages;    ///< flockstep_malformed_messages_total
-  Counter& violations;            ///< flockstep_input_violations_total (clamped values)
-  Counter& inputs_rate_limited;   ///< flockstep_inputs_rate_limited_total
-  Counter& inputs_applied;        ///< flockstep_inputs_applied_total
-  Counter& inputs_late;           ///< flockstep_inputs_dropped_total (backlog over the limit)
-  Counter& kicked_slow;           ///< flockstep_clients_dropped_total{reason="too_slow"}
-  Counter& kicked_violations;     ///< flockstep_clients_dropped_total{reason="violations"}
-  Counter& kicked_malformed;      ///< flockstep_clients_dropped_total{reason="malformed"}
-  Counter& kicked_too_big;        ///< flockstep_clients_dropped_total{reason="too_big"}
-  Histogram& rtt_seconds;         ///< flockstep_rtt_seconds (server Ping -> client Pong)
-  Counter& captures;              ///< flockstep_captures_total
-  Counter& http_requests;         ///< flockstep_http_requests_total
-  Counter& http_not_found;        ///< flockstep_http_responses_total{code="404"}
-  Counter& http_forbidden;        ///< flockstep_http_responses_total{code="403"}
-  Counter& http_bad_request;      ///< flockstep_http_responses_total{code="400"}
-  Counter& log_lines_suppressed;  ///< flockstep_log_lines_suppressed_total
+  Counter& bytes_sent;             ///< flockstep_ws_bytes_sent_total
+  Counter& messages_sent;          ///< flockstep_ws_messages_sent_total
+  Counter& bytes_received;         ///< flockstep_ws_bytes_received_total
+  Counter& messages_received;      ///< flockstep_ws_messages_received_total
+  Histogram& snapshot_bytes;       ///< flockstep_snapshot_size_bytes (shared body, per encode)
+  Counter& snapshots_encoded;      ///< flockstep_snapshots_encoded_total
+  Counter& snapshots_dropped;      ///< flockstep_snapshots_dropped_total (replaced, latest wins)
+  Counter& malformed_messages;     ///< flockstep_malformed_messages_total
+  Counter& violations;             ///< flockstep_input_violations_total (clamped values)
+  Counter& inputs_rate_limited;    ///< flockstep_inputs_rate_limited_total
+  Counter& inputs_applied;         ///< flockstep_inputs_applied_total
+  Counter& inputs_late;            ///< flockstep_inputs_dropped_total (backlog over the limit)
+  Counter& kicked_slow;            ///< flockstep_clients_dropped_total{reason="too_slow"}
+  Counter& kicked_violations;      ///< flockstep_clients_dropped_total{reason="violations"}
+  Counter& kicked_malformed;       ///< flockstep_clients_dropped_total{reason="malformed"}
+  Counter& kicked_too_big;         ///< flockstep_clients_dropped_total{reason="too_big"}
+  Histogram& rtt_seconds;          ///< flockstep_rtt_seconds (server Ping -> client Pong)
+  Counter& captures;               ///< flockstep_captures_total
+  Counter& http_requests;          ///< flockstep_http_requests_total
+  Counter& http_not_found;         ///< flockstep_http_responses_total{code="404"}
+  Counter& http_forbidden;         ///< flockstep_http_responses_total{code="403"}
+  Counter& http_bad_request;       ///< flockstep_http_responses_total{code="400"}
+  Counter& log_lines_suppressed;   ///< flockstep_log_lines_suppressed_total
+  Counter& address_limit_refused;  ///< flockstep_connections_refused_per_address_total (max_sessions_per_address)
+  Counter& admin_auth_failed;      ///< flockstep_admin_auth_failures_total{outcome="denied"}: wrong/missing token (401)
+  Counter& admin_auth_limited;     ///< flockstep_admin_auth_failures_total{outcome="rate_limited"}: refused with 429
 
  private:
   std::mutex rooms_mutex_;

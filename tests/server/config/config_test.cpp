@@ -119,6 +119,33 @@ TEST(Config, FileErrorsNameFileAndKey) {
   EXPECT_NE(e.find("cannot be read"), std::string::npos) << e;
 }
 
+TEST(Config, AddressAndMetricsKeysHaveSafeDefaultsAndNamedErrors) {
+  const Config d = load_with({}).config;
+  EXPECT_EQ(d.forwarded_header, "X-Forwarded-For");
+  EXPECT_EQ(d.max_sessions_per_address, 64u);  // on by default
+  EXPECT_EQ(d.metrics_port, "");               // /metrics on the game port
+  EXPECT_EQ(d.allowed_origins, "");            // the serving origin
+  EXPECT_EQ(load_with({"--forwarded-header=Forwarded"}).config.forwarded_header, "Forwarded");
+  EXPECT_EQ(load_with({}, {{"FLOCKSTEP_METRICS_PORT", "9100"}}).config.metrics_port, "9100");
+  std::string e = error_of({"--forwarded-header=X-Real-IP"});
+  EXPECT_NE(e.find("--forwarded-header"), std::string::npos) << e;
+  EXPECT_NE(e.find("X-Forwarded-For|Forwarded"), std::string::npos) << e;
+  for (const char* bad :
+       {"--metrics-port=70000", "--metrics-port=nine", "--metrics-port=-1", "--metrics-port=123456"}) {
+    e = error_of({bad});
+    EXPECT_NE(e.find("--metrics-port"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("not a TCP port"), std::string::npos) << bad << ": " << e;
+  }
+  testing::TempDir dir;
+  const Config f =
+      load_with({"--config=" + dir.write("ok.json", R"({"forwarded_header": "Forwarded", "metrics_port": "0"})")})
+          .config;
+  EXPECT_EQ(f.forwarded_header, "Forwarded");
+  EXPECT_EQ(f.metrics_port, "0");
+  e = error_of({"--config=" + dir.write("typo.json", R"({"forwarded_headers": "Forwarded"})")});
+  EXPECT_NE(e.find("unknown key 'forwarded_headers'"), std::string::npos) << e;
+}
+
 TEST(Config, CrossChecksNameBothKeys) {
   std::string e = error_of({"--snapshot-rate-hz=90", "--tick-rate-hz=60"});
   EXPECT_NE(e.find("snapshot_rate_hz"), std::string::npos) << e;

@@ -45,7 +45,8 @@ TEST(Abuse, MalformedFrameStormLeavesTheHealthyPlayerAndMemoryUntouched) {
   constexpr int kAttackers = 1000;
   Fixture fx([](config::Config& c) {
     c.max_connections = kAttackers + 100;
-    c.handshake_timeout_ms = 1500;  // half handshakes are cut after this
+    c.max_sessions_per_address = 0;  // every attacker is 127.0.0.1: this test is about the frames
+    c.handshake_timeout_ms = 1500;   // half handshakes are cut after this
   });
   // The test process holds both ends of every connection: ~2,000 descriptors plus the server's.
   rlimit rl{};
@@ -462,6 +463,7 @@ TEST(Abuse, ASlowConsumerAmongFiftyBotsIsBoundedCountedAndDroppedOthersUnaffecte
 TEST(Abuse, ConnectionStormAboveMaxConnectionsGets503BeforeUpgradeAndCountsReturnToBaseline) {
   Fixture fx([](config::Config& c) {
     c.max_connections = 40;
+    c.max_sessions_per_address = 0;  // one address: the limit under test is max_connections
     c.handshake_timeout_ms = 10000;
   });
   std::vector<raw::Fd> held;

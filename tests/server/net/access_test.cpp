@@ -3,6 +3,7 @@
 // endpoint, off unless configured.
 #include <gtest/gtest.h>
 
+#include "net/admin_limiter.hpp"
 #include "net_harness.hpp"
 
 namespace flockstep::server::net {
@@ -29,12 +30,37 @@ TEST(Access, OriginOutsideTheAllowListGets403BeforeTheUpgrade) {
   EXPECT_GE(fx.log().count("origin_refused"), 1u);
 }
 
+TEST(Access, WithoutAnAllowListOnlyTheServingOriginMayUpgrade) {
+  Fixture fx;  // allowed_origins left at its default (empty): the Host header's origin only
+  auto status = [&](const std::string& headers) {
+    raw::Fd fd(raw::connect_tcp(fx.port()));
+    return raw::http_exchange(fd.get(), raw::upgrade_request("/ws", headers));  // Host: 127.0.0.1
+  };
+  EXPECT_EQ(status("Origin: https://evil.example\r\n"), 403);
+  EXPECT_EQ(status("Origin: http://127.0.0.1.evil.example\r\n"), 403);
+  EXPECT_EQ(status("Origin: http://127.0.0.1:1\r\n"), 403);  // another port is another origin
+  EXPECT_EQ(status("Origin: null\r\n"), 403);
+  EXPECT_EQ(status("Origin: http://127.0.0.1\r\n"), 101);
+  EXPECT_EQ(status(""), 101) << "non-browser clients send no Origin";
+  EXPECT_GE(fx.log().count("origin_refused"), 3u);
+  // Control: "*" is the old default, any origin.
+  Fixture any([](config::Config& c) { c.allowed_origins = "*"; });
+  raw::Fd fd(raw::connect_tcp(any.port()));
+  EXPECT_EQ(raw::http_exchange(fd.get(), raw::upgrade_request("/ws", "Origin: https://evil.example\r\n")), 101);
+}
+
 TEST(Access, OriginAndTokenChecksArePureFunctions) {
-  EXPECT_TRUE(origin_allowed("https://a.example", ""));
-  EXPECT_TRUE(origin_allowed("https://a.example", "*"));
-  EXPECT_TRUE(origin_allowed("https://a.example", "https://b.example,https://a.example/"));
-  EXPECT_FALSE(origin_allowed("https://a.example.b", "https://a.example"));
-  EXPECT_FALSE(origin_allowed("https://a.exampl", "https://a.example"));
+  EXPECT_FALSE(origin_allowed("https://a.example", "", "b.example"));  // empty list: the serving origin only
+  EXPECT_TRUE(origin_allowed("https://a.example", "", "a.example"));
+  EXPECT_TRUE(origin_allowed("http://A.example:8080", "", "a.example:8080"));
+  EXPECT_FALSE(origin_allowed("http://a.example:8080", "", "a.example"));
+  EXPECT_FALSE(origin_allowed("null", "", "null"));
+  EXPECT_FALSE(origin_allowed("https://a.example", "", ""));
+  EXPECT_TRUE(origin_allowed("", "", "a.example"));  // no Origin: not a browser
+  EXPECT_TRUE(origin_allowed("https://a.example", "*", "b.example"));
+  EXPECT_TRUE(origin_allowed("https://a.example", "https://b.example,https://a.example/", "b.example"));
+  EXPECT_FALSE(origin_allowed("https://a.example.b", "https://a.example", "a.example.b"));
+  EXPECT_FALSE(origin_allowed("https://a.exampl", "https://a.example", ""));
   EXPECT_TRUE(constant_time_equals("secret", "secret"));
   EXPECT_FALSE(constant_time_equals("secreT", "secret"));
   EXPECT_FALSE(constant_time_equals("secret-longer", "secret"));
@@ -82,6 +108,51 @@ TEST(Access, AdminApiRequiresTheBearerTokenAndCanKick) {
   ASSERT_TRUE(victim.wait_closed(3s));
   EXPECT_NE(victim.close_reason().find("kicked"), std::string::npos);
   EXPECT_GE(fx.log().count("admin_denied"), 1u);
+}
+
+TEST(Access, FailedAdminAttemptsAreRateLimitedPerAddressCountedAndLogged) {
+  // Behind a trusted proxy (loopback) so two clients have two addresses.
+  Fixture fx([](config::Config& c) {
+    c.admin_token = "t0ken-for-tests";
+    c.trusted_proxies = "127.0.0.1";
+  });
+  auto request = [&](const std::string& client, const std::string& auth) {
+    raw::Fd fd(raw::connect_tcp(fx.port()));
+    return raw::http_exchange(fd.get(),
+                              "GET /api/admin/clients HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                              "X-Forwarded-For: " +
+                                  client + "\r\nAuthorization: " + auth + "\r\n\r\n");
+  };
+  for (std::uint32_t i = 0; i < kAdminFailuresPerWindow; ++i)
+    EXPECT_EQ(request("203.0.113.5", "Bearer guess-" + std::to_string(i)), 401) << i;
+  EXPECT_EQ(request("203.0.113.5", "Bearer guess-more"), 429);
+  EXPECT_EQ(request("203.0.113.5", "Bearer t0ken-for-tests"), 429) << "a right guess must not show";
+  // Another address is not affected; its right token works.
+  EXPECT_EQ(request("198.51.100.7", "Bearer t0ken-for-tests"), 200);
+  // An IPv6 client is one /64: another address in the same /64 is limited with it.
+  for (std::uint32_t i = 0; i < kAdminFailuresPerWindow; ++i) request("2001:db8:1:2::a", "Bearer nope");
+  EXPECT_EQ(request("2001:db8:1:2::ffff", "Bearer t0ken-for-tests"), 429);
+  EXPECT_EQ(request("2001:db8:1:3::a", "Bearer t0ken-for-tests"), 200);
+  EXPECT_EQ(fx.metrics().admin_auth_failed.value(), 2u * kAdminFailuresPerWindow);
+  EXPECT_EQ(fx.metrics().admin_auth_limited.value(), 3u);
+  EXPECT_GE(fx.log().count("admin_rate_limited"), 1u) << fx.log().text();
+  EXPECT_NE(fx.log().text().find("address=203.0.113.5"), std::string::npos);
+}
+
+TEST(Access, AdminLimiterWindowEndsAndItsMemoryIsBounded) {
+  AdminLimiter limiter;
+  const auto t0 = AdminLimiter::Clock::now();
+  for (std::uint32_t i = 0; i + 1 < kAdminFailuresPerWindow; ++i) limiter.failed("a", t0);
+  EXPECT_FALSE(limiter.limited("a", t0));
+  limiter.failed("a", t0 + 1s);
+  EXPECT_TRUE(limiter.limited("a", t0 + 1s));
+  EXPECT_FALSE(limiter.limited("b", t0 + 1s));
+  EXPECT_TRUE(limiter.limited("a", t0 + kAdminFailureWindow - 1s));
+  EXPECT_FALSE(limiter.limited("a", t0 + kAdminFailureWindow));  // the window began at the first failure
+  limiter.failed("a", t0 + kAdminFailureWindow);                 // a new window
+  EXPECT_FALSE(limiter.limited("a", t0 + kAdminFailureWindow));
+  for (std::size_t i = 0; i < kAdminFailureAddresses + 100; ++i) limiter.failed("x" + std::to_string(i), t0);
+  EXPECT_LE(limiter.tracked(), kAdminFailureAddresses);
 }
 
 TEST(Access, AdminTokenIsNeverPrintedInTheEffectiveConfiguration) {

@@ -194,11 +194,12 @@ inline double p99(std::vector<double> v) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(v.size())))];
 }
 
-/// A player that plays (30 Hz inputs) on its own thread and records snapshot inter-arrival times.
+/// A player that plays (30 Hz inputs) on its own thread and records snapshot inter-arrival times;
+/// with `role` spectator, a spectator that only watches (and records the same).
 class HealthyPlayer {
  public:
-  explicit HealthyPlayer(std::uint16_t port) {
-    welcome_ = join(client_, port, codec::Role::kPlayer, "healthy");
+  explicit HealthyPlayer(std::uint16_t port, codec::Role role = codec::Role::kPlayer) : role_(role) {
+    welcome_ = join(client_, port, role, "healthy");
     thread_ = std::thread([this] { run(); });
   }
   ~HealthyPlayer() { stop(); }
@@ -223,7 +224,7 @@ class HealthyPlayer {
     std::string bytes;
     auto next_input = Clock::now();
     while (!stop_) {
-      if (Clock::now() >= next_input) {
+      if (role_ == codec::Role::kPlayer && Clock::now() >= next_input) {
         ++seq;
         client_.send(input_bytes({{seq, 0.3, 1.0}}));
         next_input += 33ms;
@@ -252,6 +253,7 @@ class HealthyPlayer {
     }
   }
 
+  codec::Role role_;
   WsClient client_;
   v1::Welcome welcome_;
   std::thread thread_;

@@ -355,6 +355,26 @@ TEST(Server, HttpEndpointsAndStaticFiles) {
   EXPECT_EQ(bot::http_request("127.0.0.1", port, "POST", "/metrics").status, 405);
 }
 
+TEST(Server, MetricsPortServesOnlyMetricsAndTheGamePortNoLonger) {
+  TestServer ts([](config::Config& c) { c.metrics_port = "0"; });  // 0: the OS chooses
+  const auto game = ts.port();
+  const auto ops = ts.server().metrics_port();
+  ASSERT_NE(ops, 0);
+  ASSERT_NE(ops, game);
+  auto r = bot::http_get("127.0.0.1", ops, "/metrics");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("flockstep_tick_duration_seconds_bucket"), std::string::npos);
+  EXPECT_EQ(bot::http_get("127.0.0.1", ops, "/healthz").status, 200);
+  for (const char* other : {"/", "/api/rooms", "/readyz", "/ws", "/api/admin/clients"})
+    EXPECT_EQ(bot::http_get("127.0.0.1", ops, other).status, 404) << other;
+  EXPECT_EQ(bot::http_get("127.0.0.1", game, "/metrics").status, 404);
+  EXPECT_EQ(bot::http_get("127.0.0.1", game, "/healthz").status, 200);  // the game port serves the rest
+  // Control: without metrics_port the game port serves /metrics (HttpEndpointsAndStaticFiles).
+  TestServer plain;
+  EXPECT_EQ(plain.server().metrics_port(), 0);
+  EXPECT_EQ(bot::http_get("127.0.0.1", plain.port(), "/metrics").status, 200);
+}
+
 TEST(Server, ConnectionsOverTheLimitAreRefusedWith503) {
   TestServer ts([](config::Config& c) { c.max_connections = 2; });
   WsClient a, b;

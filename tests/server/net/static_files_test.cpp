@@ -74,6 +74,17 @@ TEST_F(StaticFiles, RefusesSymlinkEscapesAndBadTargets) {
   EXPECT_EQ(resolve_static_path("", "/index.html", path_), ResolveStatus::kNotFound);  // no web root
 }
 
+TEST_F(StaticFiles, DotfilesAndDotFoldersAreNotFound) {
+  dir_.write("web/.env", "SECRET=1");
+  dir_.write("web/.git/config", "[core]");
+  dir_.write("web/js/.hidden.js", "1;");
+  dir_.write("web/visible.txt", "ok");
+  std::filesystem::create_symlink(dir_.path() / "web" / ".env", dir_.path() / "web" / "env-link.txt");
+  for (const char* t : {"/.env", "/.git/config", "/js/.hidden.js", "/%2eenv", "/.git/", "/env-link.txt"})
+    EXPECT_EQ(resolve(t), ResolveStatus::kNotFound) << t;
+  EXPECT_EQ(resolve("/visible.txt"), ResolveStatus::kOk);  // control: the same folder serves other files
+}
+
 TEST(StaticFilesMime, TypesIncludeWasm) {
   EXPECT_EQ(mime_type("/a/viewer.wasm"), "application/wasm");
   EXPECT_EQ(mime_type("index.html"), "text/html; charset=utf-8");
@@ -208,6 +219,27 @@ TEST_F(StaticFilesServer, RevalidationGets304WithTheSameValidators) {
   EXPECT_EQ(png.result(), http::status::ok);
   EXPECT_TRUE(png[http::field::vary].empty());
   EXPECT_TRUE(png[http::field::content_encoding].empty());
+}
+
+TEST_F(StaticFilesServer, EveryResponseCarriesThePageHygieneHeaders) {
+  web_.write(".secret", "do not serve");
+  for (const char* target : {"/viewer.js", "/logo.png", "/healthz", "/api/rooms", "/nope", "/.secret"}) {
+    SCOPED_TRACE(target);
+    const auto r = get(target);
+    const std::string csp(r["Content-Security-Policy"]);
+    EXPECT_NE(csp.find("script-src 'self' 'wasm-unsafe-eval'"), std::string::npos) << csp;
+    EXPECT_NE(csp.find("frame-ancestors 'none'"), std::string::npos) << csp;
+    EXPECT_NE(csp.find("object-src 'none'"), std::string::npos) << csp;
+    EXPECT_EQ(csp.find("unsafe-eval'"), csp.find("wasm-unsafe-eval'") + 5) << "only wasm may be compiled";
+    EXPECT_EQ(r["Referrer-Policy"], "no-referrer");
+    EXPECT_EQ(r["X-Frame-Options"], "DENY");
+    EXPECT_EQ(r["X-Content-Type-Options"], "nosniff");
+  }
+  EXPECT_EQ(get("/.secret").result(), http::status::not_found);
+  const auto again =
+      get("/viewer.js", {{http::field::if_none_match, std::string(get("/viewer.js")[http::field::etag])}});
+  ASSERT_EQ(again.result(), http::status::not_modified);
+  EXPECT_FALSE(again["Content-Security-Policy"].empty()) << "a 304 carries the policy too";
 }
 
 TEST_F(StaticFilesServer, GzipOnlyWhenAcceptedAndItInflatesToTheSameBytes) {
