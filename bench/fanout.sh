@@ -38,6 +38,7 @@ SERVER_PID=$!
 cleanup() {
   kill "$SERVER_PID" 2>/dev/null || true
   wait "$SERVER_PID" 2>/dev/null || true
+  [[ -n "${FANOUT_KEEP_LOG:-}" ]] && cp "$LOG" "$FANOUT_KEEP_LOG"
   rm -rf "$WORK"
 }
 trap cleanup EXIT
