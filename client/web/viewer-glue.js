@@ -584,7 +584,8 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       `fps       ${f0(s.fps)}  (${s.frame_ms.toFixed(2)} ms cpu)`,
       `rtt       ${f1(s.rtt)} ms`,
       `tick      ${f0(s.tick)}  @ ${f0(s.tick_rate)} Hz`,
-      `snapshots ${f0(s.snapshot_rate)}/s`,
+      // Below the nominal rate the server is pacing this client (its acks lag): say so.
+      `snapshots ${f0(s.snapshot_rate)}/s${s.snapshot_rate < 0.8 * s.snapshot_rate_nominal ? ` of ${f0(s.snapshot_rate_nominal)} (lowered: acks lag)` : ''}`,
       `agents    ${f0(s.visible)} visible / ${f0(s.entities)}`,
       `received  ${f0(s.kbps)} kbit/s`,
       `others    ${others}`,

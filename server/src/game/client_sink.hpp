@@ -39,6 +39,14 @@ class ClientSink {
   /// A snapshot: `body` is shared by every client of this snapshot tick, `suffix` is this
   /// client's few bytes (may be empty). Latest wins: an unsent older snapshot may be replaced.
   virtual void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) = 0;
+  /// A snapshot with no suffix, shared by many clients (spectators of one view): `frame` is
+  /// `body` as one complete WebSocket frame (net/ws_frame.hpp), built once for all of them, that
+  /// a sink writing its own frames sends unchanged. Same rules as send_snapshot; by default it
+  /// is send_snapshot(body, {}).
+  virtual void send_frame(std::shared_ptr<const std::string> body, std::shared_ptr<const std::string> frame) {
+    (void)frame;
+    send_snapshot(std::move(body), {});
+  }
   /// Any other message (welcome, events, pong): queued reliably, in order.
   virtual void send_message(std::shared_ptr<const std::string> message) = 0;
   /// Close the connection with a reason (sent as ServerMessage.close, then the WebSocket close).

@@ -659,6 +659,7 @@ void Room::send_snapshot() {
   if (recorder_) recorder_->snapshot(world_.tick(), streams_.sample().agents, hash);
   ++snapshots_encoded_;
   const std::uint64_t encodes_before = streams_.stats().encodes;
+  const std::uint64_t paced_before = streams_.stats().paced;
   // Clients that asked for plain snapshots (Join.plain_snapshots) share one body of the whole
   // world, encoded only when one of them is present.
   std::shared_ptr<const std::string> plain;
@@ -718,10 +719,14 @@ void Room::send_snapshot() {
     auto body = streams_.body(o.ticket);
     if (!body) continue;
     if (metrics_ && streams_.fresh(o.ticket)) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
-    o.sink->send_snapshot(std::move(body), std::move(o.suffix));
+    // A spectator's body is shared: its WebSocket frame too (built once, written as is).
+    if (auto wire = o.suffix.empty() ? streams_.wire(o.ticket) : nullptr)
+      o.sink->send_frame(std::move(body), std::move(wire));
+    else o.sink->send_snapshot(std::move(body), std::move(o.suffix));
   }
   streams_.end();
   if (metrics_) metrics_->snapshots_encoded.inc(streams_.stats().encodes - encodes_before);
+  if (metrics_) metrics_->snapshots_paced.inc(streams_.stats().paced - paced_before);
 }
 
 void Room::update_agent_metrics() {

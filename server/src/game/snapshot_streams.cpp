@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "codec/server_codec.hpp"
+#include "net/ws_frame.hpp"
 
 namespace flockstep::server::game {
 
@@ -36,8 +37,16 @@ void SnapshotStreams::ack(ConnectionId conn, std::uint64_t tick, const codec::Vi
   if (!sent) return;  // never sent (or already forgotten): keep the older baseline
   c.acked = tick;
   // Frames older than the acknowledged one can never be a baseline again: free them now.
-  for (Sent& s : c.history)
+  c.unacked = 0;
+  for (Sent& s : c.history) {
     if (s.frame && s.tick < tick) s = Sent{};
+    if (s.frame && s.tick > tick) ++c.unacked;
+  }
+}
+
+std::uint32_t SnapshotStreams::unacked_of(ConnectionId conn) const {
+  auto it = clients_.find(conn);
+  return it == clients_.end() ? 0 : it->second.unacked;
 }
 
 const codec::ViewFrame* SnapshotStreams::baseline(const Client& c) const {
@@ -93,6 +102,7 @@ void sample_chunk(void* arg, std::int32_t task) {
 
 void SnapshotStreams::begin(const sim::World& world, std::uint64_t state_hash) {
   tick_ = world.tick();
+  ++snapshot_count_;
   state_hash_ = state_hash;
   const std::int32_t n = world.size();
   // The codec walks agents in id order (baseline and view merge by id). Dense order usually is
@@ -115,6 +125,15 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area) 
   auto it = clients_.find(conn);
   if (it == clients_.end()) return -1;
   Client& c = it->second;
+  // Pacing: a client that acknowledged before (it decodes deltas) but has max_unacked snapshots
+  // outstanding waits, but gets one every stalled_every. A client that never acknowledged (it
+  // just joined, asked for a full one, or reads only full snapshots) is not paced.
+  if (config_.max_unacked > 0 && c.acked != 0 && c.unacked >= config_.max_unacked &&
+      snapshot_count_ - c.last_sent < config_.stalled_every) {
+    ++stats_.paced;
+    return kPaced;
+  }
+  c.last_sent = snapshot_count_;
   Area area;
   if (player_area) {
     area = *player_area;
@@ -146,6 +165,7 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area) 
     Job& j = jobs_[static_cast<std::size_t>(job)];
     j.area = area;
     j.base = base;
+    j.spectators = player_area == nullptr;
     j.out = {};
     j.users = 0;
     if (!player_area) cache_.emplace(key, job);
@@ -172,6 +192,7 @@ void SnapshotStreams::encode_job(void* self, std::int32_t index) {
   codec::encode_delta_body(st.tick_, j.base ? j.base->tick : 0, st.state_hash_, j.bits,
                            static_cast<std::uint32_t>(frame->agents.size()), body);
   j.out.body = std::make_shared<const std::string>(std::move(body));
+  if (j.spectators) j.out.wire = net::make_binary_frame(*j.out.body);
   j.out.frame = std::move(frame);
 }
 
@@ -219,7 +240,11 @@ void SnapshotStreams::encode_queued(const sim::TaskRunner& runner) {
       }
       if (sent.tick < slot->tick) slot = &sent;
     }
+    // The evicted frame was newer than the acknowledged one (else ack() had freed it): one
+    // fewer outstanding; the new one is one more.
+    if (slot->frame && slot->tick > tk.client->acked) --tk.client->unacked;
     *slot = Sent{tick_, out.frame};
+    ++tk.client->unacked;
   }
   recorded_tickets_ = tickets_.size();
 }
@@ -227,6 +252,11 @@ void SnapshotStreams::encode_queued(const sim::TaskRunner& runner) {
 std::shared_ptr<const std::string> SnapshotStreams::body(std::int32_t ticket) const {
   if (ticket < 0 || static_cast<std::size_t>(ticket) >= recorded_tickets_) return nullptr;
   return jobs_[static_cast<std::size_t>(tickets_[static_cast<std::size_t>(ticket)].job)].out.body;
+}
+
+std::shared_ptr<const std::string> SnapshotStreams::wire(std::int32_t ticket) const {
+  if (ticket < 0 || static_cast<std::size_t>(ticket) >= recorded_tickets_) return nullptr;
+  return jobs_[static_cast<std::size_t>(tickets_[static_cast<std::size_t>(ticket)].job)].out.wire;
 }
 
 bool SnapshotStreams::fresh(std::int32_t ticket) const {

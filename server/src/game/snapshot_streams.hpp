@@ -13,6 +13,17 @@
 ///
 /// Frames are immutable and shared_ptr-owned; a client keeps only the frames from its newest
 /// acknowledged one on (older ones can never become a baseline again), at most kHistory.
+///
+/// Frame once: a spectator's body is also built once as a whole WebSocket frame (wire(); the
+/// sessions write it to every socket unchanged, docs/server.md "The write path").
+///
+/// Lagging clients slow down, never grow (Quake III's and Source's "rate"): a client with
+/// max_unacked snapshots sent after the one it acknowledged gets no new snapshot until it
+/// acknowledges more (its rate falls to what its link and its acks allow), except one every
+/// stalled_every snapshots, so a lost acknowledgement cannot freeze it. Each is still a delta
+/// against the baseline it has; the history counts snapshots sent, so a lower rate also makes
+/// the history span longer. Full snapshots go only to a client that just joined, asked for one
+/// (ack 0), or whose baseline left the history (after kHistory - max_unacked stalled sends).
 #include <array>
 #include <cstdint>
 #include <map>
@@ -36,6 +47,14 @@ struct StreamConfig {
   /// agents (smaller ones encode on the calling thread; see encode_queued).
   std::size_t parallel_encode_min_agents = 8192;
   InterestConfig interest;
+  /// Snapshots a client may have outstanding after the one it acknowledged; with that many it
+  /// waits for an acknowledgement (pacing, see the file comment). 6 snapshots = 300 ms of
+  /// round trip at 20 Hz before the rate drops. 0 = off: every client gets every snapshot.
+  /// [Limit: 0..kHistory - 2]
+  std::uint32_t max_unacked = 6;
+  /// A paced client still gets one snapshot every this many (20 = once a second at 20 Hz).
+  /// [Limit: >= 1]
+  std::uint32_t stalled_every = 20;
 };
 
 /// Counters of the streams (tests, bench, logs).
@@ -44,6 +63,7 @@ struct StreamStats {
   std::uint64_t shared = 0;      ///< sends that reused a body encoded for another client
   std::uint64_t full = 0;        ///< full snapshots encoded (no baseline)
   std::uint64_t body_bytes = 0;  ///< bytes of the encoded bodies
+  std::uint64_t paced = 0;       ///< snapshots not sent to a lagging client (its rate dropped)
   codec::EncodeStats last;       ///< agent statistics of the newest encode
 };
 
@@ -69,9 +89,12 @@ class SnapshotStreams {
   /// The world as sampled by the last begin(): every agent quantised, sorted by id (the recorder
   /// writes the same sample).
   const WorldSample& sample() const { return sample_; }
+  /// queue() for a client that lags too far behind (pacing): nothing to send this snapshot.
+  static constexpr std::int32_t kPaced = -2;
   /// Queue one client's body (spectators: the view it sent; players: `area` around the craft).
   /// Clients that need the same bytes (same area, same baseline frame) get one body. Returns a
-  /// ticket for body(), or -1 for an unknown connection.
+  /// ticket for body(), -1 for an unknown connection, or kPaced when the client lags and skips
+  /// this snapshot (a lower rate, see the file comment).
   std::int32_t queue(ConnectionId conn, const Area* player_area);
   /// Encode every body queued since the last call, one task per distinct body on `runner` (the
   /// world's: the bytes are the same on any number of threads), then record each client's frame
@@ -79,6 +102,9 @@ class SnapshotStreams {
   void encode_queued(const sim::TaskRunner& runner);
   /// The encoded ServerMessage{delta_snapshot} body of a ticket, after encode_queued().
   std::shared_ptr<const std::string> body(std::int32_t ticket) const;
+  /// The same body as one complete WebSocket binary frame, built once per body, for the tickets
+  /// of spectators (null for players' tickets: their suffix makes each message their own).
+  std::shared_ptr<const std::string> wire(std::int32_t ticket) const;
   /// True when the ticket's body was encoded for it (not shared with an earlier ticket).
   bool fresh(std::int32_t ticket) const;
   /// queue() + encode_queued() on this thread + body(), for one client.
@@ -91,6 +117,8 @@ class SnapshotStreams {
   std::uint64_t baseline_of(ConnectionId conn) const;
   /// Frames currently held for a client (tests: memory stays bounded).
   std::size_t history_size(ConnectionId conn) const;
+  /// Snapshots sent to a client after the one it acknowledged (pacing; tests).
+  std::uint32_t unacked_of(ConnectionId conn) const;
   const codec::WireGeometry& geometry() const { return geometry_; }
 
  private:
@@ -101,11 +129,14 @@ class SnapshotStreams {
   struct Client {
     std::array<Sent, kHistory> history{};  // free slots first, else the oldest is replaced
     std::uint64_t acked = 0;
+    std::uint32_t unacked = 0;    // snapshots sent after `acked` (history entries newer than it)
+    std::uint64_t last_sent = 0;  // snapshot_count_ when it was last sent one
     bool has_view = false;
     codec::ViewRect view;
   };
   struct Shared {
     std::shared_ptr<const std::string> body;
+    std::shared_ptr<const std::string> wire;  // body as one WebSocket frame (spectators' jobs)
     std::shared_ptr<const codec::ViewFrame> frame;
   };
   /// Area (kind, circle, rectangle, always-visible id) and baseline frame: equal keys, equal bytes.
@@ -115,6 +146,7 @@ class SnapshotStreams {
   struct Job {
     Area area;
     const codec::ViewFrame* base = nullptr;
+    bool spectators = false;  // a shareable body (no suffix): also framed once
     Shared out;
     std::int32_t users = 0;
     codec::EncodeStats stats;
@@ -136,6 +168,7 @@ class SnapshotStreams {
   std::unordered_map<ConnectionId, Client> clients_;
   WorldSample sample_;
   std::uint64_t tick_ = 0;
+  std::uint64_t snapshot_count_ = 0;  // begin() calls: the pacing clock
   std::uint64_t state_hash_ = 0;
   std::map<ShareKey, std::int32_t> cache_;  // spectators' share key -> job
   std::vector<Job> jobs_;                   // [0, job_count_) are this snapshot's

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <deque>
+#include <span>
+#include <vector>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -13,6 +15,8 @@
 #include "codec/server_codec.hpp"
 #include "game/game.hpp"
 #include "game/rooms.hpp"
+#include "net/frame_writer.hpp"
+#include "net/ws_frame.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 
@@ -85,6 +89,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     limits_.max_message_bytes = ctx.config.max_message_bytes;
     limits_.max_input_frames = ctx.config.max_input_frames;
     limits_.max_name_bytes = ctx.config.max_name_bytes;
+    write_buffers_.reserve(kBuffersPerMessage * kMaxWriteBatch);  // the write path allocates nothing after this
   }
 
   ~WsSession() override {
@@ -105,6 +110,13 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
         [](websocket::response_type& res) { res.set(http::field::server, "flockstep"); }));
     ws_.read_message_max(ctx_.config.max_message_bytes);
     ws_.binary(true);
+    // The session writes its own frames (write path below): they carry no RSV1 bit, so
+    // permessage-deflate must never be negotiated for it. Off is Beast's default; stated here
+    // so that turning compression on fails review rather than corrupting every stream.
+    websocket::permessage_deflate no_deflate;
+    no_deflate.server_enable = false;
+    no_deflate.client_enable = false;
+    ws_.set_option(no_deflate);
     ws_.async_accept(req, beast::bind_front_handler(&WsSession::on_accept, shared_from_this()));
   }
 
@@ -112,7 +124,13 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
     asio::post(ws_.get_executor(),
                [self = shared_from_this(), body = std::move(body), suffix = std::move(suffix)]() mutable {
-                 self->enqueue_snapshot(std::move(body), std::move(suffix));
+                 self->enqueue_snapshot(std::move(body), std::move(suffix), nullptr);
+               });
+  }
+  void send_frame(std::shared_ptr<const std::string> body, std::shared_ptr<const std::string> frame) override {
+    asio::post(ws_.get_executor(),
+               [self = shared_from_this(), body = std::move(body), frame = std::move(frame)]() mutable {
+                 self->enqueue_snapshot(std::move(body), {}, std::move(frame));
                });
   }
   void send_message(std::shared_ptr<const std::string> message) override {
@@ -126,11 +144,28 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   }
 
  private:
+  /// One queued message: either `frame`, a whole frame built once for many sessions, or
+  /// `body` + `suffix` framed here (`header`, in place: no allocation).
   struct Outgoing {
     std::shared_ptr<const std::string> body;
     std::string suffix;
+    std::shared_ptr<const std::string> frame;
+    FrameHeader header;
     bool snapshot = false;
+
+    void set(std::shared_ptr<const std::string> b, std::string s, std::shared_ptr<const std::string> f) {
+      body = std::move(b);
+      suffix = std::move(s);
+      frame = std::move(f);
+      if (!frame) header = binary_frame_header(body->size() + suffix.size());
+    }
   };
+  /// Messages written in one batch (one writev): everything queued when the previous write
+  /// ended, up to this many (the queue holds at most send_queue_snapshots +
+  /// send_queue_messages, so a batch usually takes it all).
+  static constexpr std::size_t kMaxWriteBatch = 16;
+  /// Buffers per message: header, body, suffix (a prebuilt frame takes one).
+  static constexpr std::size_t kBuffersPerMessage = 3;
 
   // on_accept: register, start the Join deadline and the RTT pings, start reading.
   void on_accept(beast::error_code ec) {
@@ -289,23 +324,24 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     return true;
   }
 
-  void enqueue_snapshot(std::shared_ptr<const std::string> body, std::string suffix) {
+  void enqueue_snapshot(std::shared_ptr<const std::string> body, std::string suffix,
+                        std::shared_ptr<const std::string> frame) {
     if (closing_ || too_slow()) return;
     std::size_t snapshots = 0;
     for (const Outgoing& o : queue_) snapshots += o.snapshot ? 1 : 0;
     if (snapshots >= ctx_.config.send_queue_snapshots) {
       // Latest wins: the newest snapshot that is not being written is replaced.
       ctx_.metrics.snapshots_dropped.inc();
-      for (std::size_t i = queue_.size(); i-- > (writing_ ? 1u : 0u);) {
+      for (std::size_t i = queue_.size(); i-- > in_flight_;) {
         if (queue_[i].snapshot) {
-          queue_[i].body = std::move(body);
-          queue_[i].suffix = std::move(suffix);
+          queue_[i].set(std::move(body), std::move(suffix), std::move(frame));
           return;
         }
       }
-      return;  // only the in-flight one is a snapshot (limit 1): drop the new one
+      return;  // every queued snapshot is being written: drop the new one
     }
-    queue_.push_back(Outgoing{std::move(body), std::move(suffix), true});
+    queue_.emplace_back().set(std::move(body), std::move(suffix), std::move(frame));
+    queue_.back().snapshot = true;
     maybe_write();
   }
 
@@ -318,7 +354,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       ctx_.metrics.kicked_slow.inc();
       return hard_close();
     }
-    queue_.push_back(Outgoing{std::move(message), {}, false});
+    queue_.emplace_back().set(std::move(message), {}, nullptr);
     maybe_write();
   }
 
@@ -331,26 +367,41 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     do_write();
   }
 
-  // do_write: the front message; a snapshot goes out as shared body + per-client suffix in one
-  // WebSocket message without copying the body.
+  // do_write: everything queued (up to kMaxWriteBatch messages) as one raw write of whole
+  // frames straight to the TCP stream (docs/server.md, "The write path"): a frame built once
+  // for many sessions goes out as is, other messages as header + shared body + suffix; nothing
+  // is copied. Beast writes only control frames here; GatedStream keeps the two apart.
   void do_write() {
     writing_ = true;
     write_started_ = Clock::now();
-    const Outgoing& o = queue_.front();
-    const std::array<asio::const_buffer, 2> bufs{asio::buffer(*o.body), asio::buffer(o.suffix)};
-    ws_.async_write(bufs, beast::bind_front_handler(&WsSession::on_write, shared_from_this()));
+    write_buffers_.clear();
+    in_flight_ = std::min(queue_.size(), kMaxWriteBatch);
+    for (std::size_t i = 0; i < in_flight_; ++i) {
+      const Outgoing& o = queue_[i];
+      if (o.frame) {
+        write_buffers_.push_back(asio::buffer(*o.frame));
+        continue;
+      }
+      write_buffers_.push_back(asio::buffer(o.header.bytes.data(), o.header.size));
+      write_buffers_.push_back(asio::buffer(*o.body));
+      if (!o.suffix.empty()) write_buffers_.push_back(asio::buffer(o.suffix));
+    }
+    ws_.next_layer().write_frames(std::span<const asio::const_buffer>(write_buffers_),
+                                  beast::bind_front_handler(&WsSession::on_write, shared_from_this()));
   }
 
-  // on_write: count, pop, next.
+  // on_write: count, pop the batch, next.
   void on_write(beast::error_code ec, std::size_t bytes) {
     writing_ = false;
     if (ec) {
+      in_flight_ = 0;
       teardown();
       return fail(ec, "ws_write");
     }
-    ctx_.metrics.messages_sent.inc();
+    ctx_.metrics.messages_sent.inc(in_flight_);
     ctx_.metrics.bytes_sent.inc(bytes);
-    queue_.pop_front();
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
+    in_flight_ = 0;
     maybe_write();
   }
 
@@ -363,7 +414,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     join_timer_.cancel();
     ping_timer_.cancel();
     // Unsent snapshots are pointless now.
-    for (std::size_t i = queue_.size(); i-- > (writing_ ? 1u : 0u);)
+    for (std::size_t i = queue_.size(); i-- > in_flight_;)
       if (queue_[i].snapshot) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
     const auto level =
         reason == CloseReason::kNormal || reason == CloseReason::kShutdown ? ops::Level::kInfo : ops::Level::kWarn;
@@ -417,7 +468,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     ctx_.log.debug("ws_error", {{"conn", id_}, {"op", what}, {"error", ec.message()}});
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<GatedStream> ws_;
   beast::flat_buffer buffer_;
   ServerContext& ctx_;
   ConnectionGuard guard_;
@@ -435,6 +486,8 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   std::shared_ptr<game::Game> game_;  // the joined room (keeps it from closing while we are in it)
   codec::Role role_ = codec::Role::kSpectator;
   std::deque<Outgoing> queue_;
+  std::size_t in_flight_ = 0;                      // queue_'s first in_flight_ messages are being written
+  std::vector<asio::const_buffer> write_buffers_;  // the batch being written (reserved once)
   bool writing_ = false;
   Clock::time_point write_started_;
   bool closing_ = false;

@@ -145,6 +145,7 @@ struct RoomMetrics {
   Gauge& agents_wanderer;
   Histogram& snapshot_bytes;   ///< flockstep_room_snapshot_size_bytes
   Counter& snapshots_encoded;  ///< flockstep_room_snapshots_encoded_total
+  Counter& snapshots_paced;    ///< flockstep_room_snapshots_paced_total
   Counter& inputs_applied;     ///< flockstep_room_inputs_applied_total
   Counter& inputs_late;        ///< flockstep_room_inputs_dropped_total
   Counter& captures;           ///< flockstep_room_captures_total
@@ -183,6 +184,7 @@ struct ServerMetrics {
   Counter& messages_received;      ///< flockstep_ws_messages_received_total
   Histogram& snapshot_bytes;       ///< flockstep_snapshot_size_bytes (shared body, per encode)
   Counter& snapshots_encoded;      ///< flockstep_snapshots_encoded_total
+  Counter& snapshots_paced;        ///< flockstep_snapshots_paced_total (lagging clients' skipped snapshots)
   Counter& snapshots_dropped;      ///< flockstep_snapshots_dropped_total (replaced, latest wins)
   Counter& malformed_messages;     ///< flockstep_malformed_messages_total
   Counter& violations;             ///< flockstep_input_violations_total (clamped values)

@@ -186,7 +186,14 @@ TEST(Interest, SpectatorRectangleKeepsEveryPlayerCraftInView) {
 
 class Streams : public ::testing::Test {
  protected:
-  Streams() : world_(sim::canonical::flock(300)), streams_(world_.scenario(), StreamConfig{}) {}
+  // Pacing off: these tests pin the history and baseline rules at every snapshot (pacing has
+  // its own tests below, with these as the control).
+  Streams() : world_(sim::canonical::flock(300)), streams_(world_.scenario(), unpaced()) {}
+  static StreamConfig unpaced() {
+    StreamConfig c;
+    c.max_unacked = 0;
+    return c;
+  }
 
   /// Step one snapshot interval and encode for the given connections.
   std::vector<std::shared_ptr<const std::string>> snapshot(std::initializer_list<ConnectionId> conns) {
@@ -362,6 +369,128 @@ TEST_F(Streams, PlayerBudgetSendsNearAgentsFirst) {
   for (const sim::AgentView& a : rx.agents()) (math::distance(a.position, {area.cx, area.cy}) < 10 ? near : far) += 1;
   EXPECT_GT(near, 0);
   EXPECT_LT(static_cast<double>(rx.agents().size()), 300.0);
+}
+
+}  // namespace
+}  // namespace flockstep::server::game
+
+namespace flockstep::server::game {
+namespace {
+
+/// What a spectator saw whose acknowledgements reach the server `lag` snapshots late after the
+/// first `prompt` snapshots (a link that degrades after joining).
+struct PacedRun {
+  std::uint32_t sent = 0;             ///< snapshots the streams produced for it
+  std::uint32_t full = 0;             ///< of them full (no baseline)
+  std::uint32_t full_after_join = 0;  ///< full ones after the first acknowledgement arrived
+  std::uint32_t decode_errors = 0;
+  std::uint32_t longest_gap = 0;  ///< most snapshot ticks between two it was sent
+  std::uint64_t paced = 0;        ///< StreamStats::paced
+};
+
+PacedRun run_lagging_spectator(StreamConfig config, int prompt, int lag, int snapshots) {
+  sim::World world(sim::canonical::flock(300));
+  SnapshotStreams streams(world.scenario(), config);
+  const ConnectionId conn = 5;
+  streams.add(conn);
+  codec::SnapshotReceiver rx;
+  rx.configure(world.scenario());
+  std::vector<std::pair<int, std::uint64_t>> acks;  // (snapshot index it arrives before, tick)
+  PacedRun out;
+  bool acknowledged = false;
+  int last_sent = -1;
+  for (int s = 0; s < snapshots; ++s) {
+    for (auto& [at, tick] : acks) {
+      if (at != s) continue;
+      streams.ack(conn, tick, nullptr);
+      acknowledged = acknowledged || streams.baseline_of(conn) != 0;
+    }
+    for (int k = 0; k < 3; ++k) world.step();
+    streams.begin(world, 0);
+    const auto body = streams.encode_for(conn, nullptr);
+    streams.end();
+    if (!body) continue;  // paced: nothing this snapshot
+    ++out.sent;
+    if (last_sent >= 0) out.longest_gap = std::max(out.longest_gap, static_cast<std::uint32_t>(s - last_sent));
+    last_sent = s;
+    v1::ServerMessage m;
+    EXPECT_TRUE(m.ParseFromString(*body));
+    if (m.delta_snapshot().baseline_tick() == 0) {
+      ++out.full;
+      if (acknowledged) ++out.full_after_join;
+    }
+    if (!rx.receive(m).ok()) ++out.decode_errors;
+    acks.emplace_back(s + 1 + (s < prompt ? 0 : lag), rx.ack_tick());
+  }
+  out.paced = streams.stats().paced;
+  return out;
+}
+
+TEST(StreamsPacing, LaggingSpectatorGetsALowerRateAndNoFullSnapshots) {
+  // Acks arrive 40 snapshots late (2 s at 20 Hz), longer than the 32-deep history.
+  const StreamConfig paced;
+  const PacedRun r = run_lagging_spectator(paced, 10, 40, 400);
+  std::printf("paced: %u of 400 snapshots sent, %u full, longest gap %u, %llu paced\n", r.sent, r.full, r.longest_gap,
+              static_cast<unsigned long long>(r.paced));
+  EXPECT_EQ(r.decode_errors, 0u);
+  EXPECT_EQ(r.full, 1u) << "only the one on join: every later snapshot is a delta against a baseline it has";
+  EXPECT_EQ(r.full_after_join, 0u);
+  // The rate fell to what the acknowledgements allow: max_unacked per lag, plus the stalled ones.
+  EXPECT_LT(r.sent, 400u / 3);
+  EXPECT_GT(r.paced, 0u);
+  EXPECT_EQ(r.sent + r.paced, 400u);
+  // ... but never to nothing: one every stalled_every snapshots at the least.
+  EXPECT_LE(r.longest_gap, paced.stalled_every);
+}
+
+TEST(StreamsPacing, ControlWithoutPacingTheLaggingSpectatorGetsFullSnapshots) {
+  StreamConfig off;
+  off.max_unacked = 0;
+  const PacedRun r = run_lagging_spectator(off, 10, 40, 400);
+  std::printf("unpaced: %u of 400 snapshots sent, %u full\n", r.sent, r.full);
+  EXPECT_EQ(r.decode_errors, 0u);
+  EXPECT_EQ(r.sent, 400u);
+  EXPECT_EQ(r.paced, 0u);
+  EXPECT_GT(r.full_after_join, 300u) << "its baseline fell out of the history: full snapshots every time";
+}
+
+TEST(StreamsPacing, PromptClientsAreNeverPaced) {
+  const PacedRun r = run_lagging_spectator(StreamConfig{}, 0, 2, 200);  // 100 ms of round trip
+  EXPECT_EQ(r.sent, 200u);
+  EXPECT_EQ(r.paced, 0u);
+  EXPECT_EQ(r.full, 3u);  // until the first acknowledgement arrives
+  EXPECT_EQ(r.decode_errors, 0u);
+}
+
+TEST(StreamsPacing, BaselineLostAfterTheStallTimeoutGivesOneFullSnapshot) {
+  // A client that stops acknowledging entirely: paced at once, then one snapshot every
+  // stalled_every; its baseline leaves the history after kHistory - max_unacked of those.
+  sim::World world(sim::canonical::flock(120));
+  const StreamConfig cfg;
+  SnapshotStreams streams(world.scenario(), cfg);
+  streams.add(1);
+  std::uint32_t sent = 0, full = 0;
+  for (int s = 0; s < 800; ++s) {
+    for (int k = 0; k < 3; ++k) world.step();
+    streams.begin(world, 0);
+    const auto body = streams.encode_for(1, nullptr);
+    streams.end();
+    if (s == 0) streams.ack(1, world.tick(), nullptr);
+    if (!body) continue;
+    ++sent;
+    v1::ServerMessage m;
+    ASSERT_TRUE(m.ParseFromString(*body));
+    full += m.delta_snapshot().baseline_tick() == 0 ? 1 : 0;
+    EXPECT_LE(streams.history_size(1), SnapshotStreams::kHistory);
+  }
+  // 1 on join, then max_unacked at once, then one per stalled_every.
+  EXPECT_NEAR(static_cast<double>(sent), 1 + cfg.max_unacked + (800.0 - 1 - cfg.max_unacked) / cfg.stalled_every, 2);
+  // The acknowledged frame and the next kHistory - 1 fill the history; the send after them
+  // (still a delta) evicts it, and from then on every stalled send is full.
+  const std::uint32_t kept = SnapshotStreams::kHistory + 1;
+  EXPECT_GT(sent, kept);
+  EXPECT_EQ(full, 1u + (sent > kept ? sent - kept : 0u))
+      << "full ones only once the acknowledged frame left the history";
 }
 
 }  // namespace

@@ -27,15 +27,19 @@ struct LagRun {
   std::uint32_t at_the_edge = 0;    ///< deltas whose baseline was >= kHistory - 1 snapshots old
   std::uint32_t deltas = 0;
   std::uint32_t full = 0;
+  std::uint32_t paced = 0;             ///< snapshots not sent (pacing: the client lags)
+  std::uint32_t full_after_delta = 0;  ///< full snapshots after the stream had a baseline
 };
 
 /// In-process: the server's SnapshotStreams and the client's SnapshotReceiver, with every
 /// acknowledgement delivered `lag` snapshots after the client sent it (lag 0: before the next
 /// snapshot). `jitter` adds 0..jitter snapshots of extra delay per acknowledgement (seeded, and
 /// never reordering them: one TCP stream).
-LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots) {
+LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots, bool paced = false) {
   sim::World world(sim::canonical::flock(120));
-  game::SnapshotStreams streams(world.scenario(), game::StreamConfig{});
+  game::StreamConfig config;
+  if (!paced) config.max_unacked = 0;  // every snapshot sent, whatever the lag
+  game::SnapshotStreams streams(world.scenario(), config);
   const game::ConnectionId conn = 1;
   streams.add(conn);
   codec::SnapshotReceiver rx;
@@ -53,12 +57,17 @@ LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots) 
     streams.begin(world, 0);
     const auto body = streams.encode_for(conn, nullptr);
     streams.end();
+    if (!body) {
+      ++out.paced;
+      continue;
+    }
     v1::ServerMessage m;
     EXPECT_TRUE(m.ParseFromString(*body));
     const v1::DeltaSnapshot& d = m.delta_snapshot();
     index_of_tick[d.server_tick()] = s;
     if (d.baseline_tick() == 0) {
       ++out.full;
+      out.full_after_delta += out.deltas > 0 ? 1 : 0;
     } else {
       ++out.deltas;
       if (s - index_of_tick[d.baseline_tick()] >= static_cast<int>(codec::SnapshotReceiver::kHistory) - 1)
@@ -96,8 +105,31 @@ TEST(SlowConsumer, NoAcknowledgementLagMakesTheReceiverLoseABaseline) {
   }
 }
 
+TEST(SlowConsumer, PacedLaggingClientKeepsDecodingDeltasAtALowerRate) {
+  // The same sweep with pacing on (the server's default): however late the acknowledgements,
+  // the only full snapshots are the ones before the first acknowledgement arrives.
+  for (std::uint32_t lag = 0; lag + 1 < game::SnapshotStreams::kHistory; ++lag) {
+    const LagRun r = run_with_ack_lag(lag, 0, 300, true);
+    EXPECT_EQ(r.decode_errors, 0u) << lag;
+    EXPECT_EQ(r.full, lag + 1) << lag;
+    EXPECT_EQ(r.full_after_delta, 0u) << lag;
+    if (lag >= game::StreamConfig{}.max_unacked) {
+      EXPECT_GT(r.paced, 0u) << lag;
+    } else {
+      EXPECT_EQ(r.paced, 0u) << lag;
+    }
+  }
+  for (std::uint32_t lag : {24u, 28u, 30u}) {
+    const LagRun r = run_with_ack_lag(lag, 6, 400, true);
+    EXPECT_EQ(r.decode_errors, 0u) << "lag " << lag << " + jitter";
+    EXPECT_EQ(r.full_after_delta, 0u) << lag;
+  }
+}
+
 /// Over loopback: a spectator that handles each message only `delay` after it arrived (its
 /// acknowledgements are that late), the delay swinging slowly across the depth of the history.
+/// The server paces it (StreamConfig::max_unacked): fewer snapshots, every one a delta once the
+/// first acknowledgement arrived.
 TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
   constexpr std::uint32_t kRate = 60;
   Fixture fx([](config::Config& c) {
@@ -123,7 +155,7 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
   };
   std::deque<std::pair<Clock::time_point, std::string>> queue;
   std::map<std::uint64_t, std::uint32_t> index_of_tick;
-  std::uint32_t decoded = 0, errors = 0, full = 0, edge = 0, snapshots = 0;
+  std::uint32_t decoded = 0, errors = 0, full = 0, full_after_delta = 0, edge = 0, snapshots = 0;
   std::string bytes;
   while (Clock::now() - start < 8s) {
     const Receive r = ws.receive(bytes, 1ms);
@@ -141,9 +173,11 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
       if (!m.has_delta_snapshot()) continue;
       const v1::DeltaSnapshot& d = m.delta_snapshot();
       index_of_tick[d.server_tick()] = snapshots++;
-      if (d.baseline_tick() == 0) ++full;
-      else if (index_of_tick.count(d.baseline_tick()) &&
-               snapshots - 1 - index_of_tick[d.baseline_tick()] >= codec::SnapshotReceiver::kHistory - 1)
+      if (d.baseline_tick() == 0) {
+        ++full;
+        full_after_delta += snapshots > full ? 1 : 0;  // a delta came before it
+      } else if (index_of_tick.count(d.baseline_tick()) &&
+                 snapshots - 1 - index_of_tick[d.baseline_tick()] >= codec::SnapshotReceiver::kHistory - 1)
         ++edge;
       if (rx.receive(m).ok()) ++decoded;
       else ++errors;
@@ -152,12 +186,17 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
       ws.send(ack);
     }
   }
-  std::printf("slow consumer: %u snapshots, %u decoded, %u decode errors, %u full, %u deltas at the history's edge\n",
-              snapshots, decoded, errors, full, edge);
+  std::printf(
+      "slow consumer: %u snapshots, %u decoded, %u decode errors, %u full (%u after a delta), %u deltas at the "
+      "history's edge\n",
+      snapshots, decoded, errors, full, full_after_delta, edge);
   EXPECT_EQ(errors, 0u);
-  EXPECT_GT(snapshots, 200u);
-  EXPECT_GT(edge, 0u) << "the server coded against baselines as old as the history allows";
-  EXPECT_GT(full, 1u) << "and the lag went past the history part of the time";
+  EXPECT_GT(snapshots, 60u);
+  // Without pacing it got every snapshot (480 in 8 s) and full ones whenever the lag went past
+  // the history; paced, its rate follows its acknowledgements and its baselines stay in reach.
+  EXPECT_LT(snapshots, 8u * kRate / 2);
+  EXPECT_EQ(full_after_delta, 0u) << "no full snapshot once it had a baseline";
+  EXPECT_EQ(edge, 0u) << "baselines never near the edge of the history";
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ struct RoleReport {
   std::vector<double> inter_arrival_ms;  ///< all gaps between consecutive snapshots
   std::vector<double> client_p99_ms;     ///< per connection: p99 of its own inter-arrival gaps
   std::uint64_t full_snapshots = 0;      ///< snapshots without a baseline (join, or baseline lost)
-  std::uint64_t agents_received = 0;     ///< agents in decoded snapshots, summed
+  std::uint64_t agents_received = 0;     ///< agents in snapshots (decoded, or agent_count with decode off), summed
   std::uint32_t unexpected_closes = 0;   ///< connections the server closed (or that broke) before the end
   double median_ms() const;
   double p99_ms() const;
@@ -65,6 +65,7 @@ struct BotReport {
   bool have_metrics = false;
   double tick_p50_ms = 0, tick_p99_ms = 0;
   double tick_overruns = 0, ticks_skipped = 0, ticks = 0, snapshots_dropped = 0, clients_dropped = 0;
+  double snapshots_paced = 0;   ///< snapshots the server did not send to lagging clients (pacing)
   std::string summary() const;  ///< human-readable multi-line report
 };
 

@@ -47,10 +47,6 @@ bool run_until(asio::io_context& ioc, const std::function<bool()>& done, Clock::
   return true;
 }
 
-std::span<const std::byte> as_bytes(const std::string& s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------------------------------
@@ -338,12 +334,16 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
       else if (!stopped_) ++report_.errors;
       return;
     }
-    const std::string bytes = beast::buffers_to_string(buffer_.data());
-    buffer_.consume(buffer_.size());
+    // Decoded in place from the read buffer (a flat_buffer: one contiguous message), so a
+    // message costs no allocation or copy here; Beast reads as much as the socket holds per
+    // recv (read_size_hint), so a burst of frames is one system call.
+    const auto data = buffer_.cdata();
+    const std::span<const std::byte> bytes(static_cast<const std::byte*>(data.data()), data.size());
     // The bot's clock is not needed by the core (it keeps no link timers for the bot).
-    const client::ReceiveResult r = core_.receive(as_bytes(bytes), 0);
+    const client::ReceiveResult r = core_.receive(bytes, 0);
     if (r.reply) write(*r.reply);
     handle(r, core_.message(), bytes.size());
+    buffer_.consume(buffer_.size());
     do_read();
   }
 
@@ -378,6 +378,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
             ++report_.decode_errors;
           }
         } else {
+          role_.agents_received += d.agent_count();  // bytes per agent without decoding
           report_.max_agents_seen = std::max(report_.max_agents_seen, d.agent_count());
         }
         break;
@@ -431,15 +432,24 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
     schedule_input();
   }
 
-  void write(std::string bytes) {
+  // write: queue a copy of `bytes` in a recycled string (acks and pongs go out ~20 times a
+  // second per connection: their buffers are reused, not allocated each time).
+  void write(std::string_view bytes) {
     if (closed_ || closing_) return;
     if (outbox_.size() > 64) return;  // the server is not reading; do not grow without bound
-    outbox_.push_back(std::move(bytes));
+    std::string buf;
+    if (!spare_.empty()) {
+      buf = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    buf.assign(bytes);
+    outbox_.push_back(std::move(buf));
     if (outbox_.size() == 1) do_write();
   }
   void do_write() {
     ws_.async_write(asio::buffer(outbox_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) return;
+      if (self->spare_.size() < 4) self->spare_.push_back(std::move(self->outbox_.front()));
       self->outbox_.pop_front();
       if (!self->outbox_.empty() && !self->closing_) self->do_write();
     });
@@ -460,6 +470,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   std::uint32_t index_;
   math::Rng rng_;
   std::deque<std::string> outbox_;
+  std::vector<std::string> spare_;                   // sent buffers kept for reuse
   static constexpr std::uint32_t kInputWindow = 32;  // inputs per message at most
   client::ProtocolCore core_;
   double turn_ = 0, throttle_ = 1;
@@ -498,8 +509,9 @@ std::string BotReport::summary() const {
     o << name << ": per client "
       << static_cast<double>(r.snapshot_bytes) * 8 / 1000 / secs / static_cast<double>(clients) << " kbit/s, "
       << static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.snapshots) << " B/snapshot, "
-      << static_cast<double>(r.agents_received) / static_cast<double>(r.snapshots)
-      << " agents/snapshot, full snapshots " << r.full_snapshots << ", inter-arrival p99 per client: median "
+      << static_cast<double>(r.agents_received) / static_cast<double>(r.snapshots) << " agents/snapshot, "
+      << (r.agents_received ? static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.agents_received) : 0)
+      << " B/agent, full snapshots " << r.full_snapshots << ", inter-arrival p99 per client: median "
       << percentile(r.client_p99_ms, 0.5) << " ms, worst "
       << (r.client_p99_ms.empty() ? 0 : *std::max_element(r.client_p99_ms.begin(), r.client_p99_ms.end()))
       << " ms, unexpected disconnects " << r.unexpected_closes << "\n";
@@ -509,7 +521,8 @@ std::string BotReport::summary() const {
   if (have_metrics)
     o << "server (/metrics over the run): tick p50 <= " << tick_p50_ms << " ms, p99 <= " << tick_p99_ms << " ms, ticks "
       << ticks << ", overruns " << tick_overruns << ", skipped " << ticks_skipped
-      << ", snapshots replaced (slow clients) " << snapshots_dropped << ", clients dropped " << clients_dropped << "\n";
+      << ", snapshots replaced (slow clients) " << snapshots_dropped << ", paced (lagging clients) " << snapshots_paced
+      << ", clients dropped " << clients_dropped << "\n";
   return o.str();
 }
 
@@ -595,6 +608,7 @@ BotReport run_bots(const BotConfig& cfg) {
     report.ticks_skipped = delta("flockstep_ticks_skipped_total");
     report.snapshots_dropped = delta("flockstep_snapshots_dropped_total");
     report.clients_dropped = delta("flockstep_clients_dropped_total");
+    report.snapshots_paced = delta("flockstep_snapshots_paced_total");
   }
   return report;
 }
