@@ -107,6 +107,9 @@ class Room {
   void inspect(ConnectionId conn, std::uint32_t agent);
   /// The connection is gone. A player's craft waits resume_window_ms for a resume.
   void leave(ConnectionId conn);
+  /// Close every connected player and spectator with `reason` and `detail` (the room is going
+  /// away: a published room was unpublished or replaced). Their sessions then leave as usual.
+  void close_clients(CloseReason reason, const std::string& detail);
   /// A client acknowledged a snapshot (and maybe sent its view rectangle): later snapshots are
   /// delta-coded against it. Ignored for unknown connections.
   void ack(ConnectionId conn, const codec::AckRequest& ack);

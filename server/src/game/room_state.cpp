@@ -95,10 +95,17 @@ std::string room_state_path(const std::string& dir, const std::string& room) {
 
 // POSIX calls rather than std::ofstream: the standard library has no fsync, and without it a
 // rename can reach the disk before the data it names (an empty file after a power cut).
-std::string write_file_atomic(const std::string& path, std::string_view bytes) {
+std::string write_file_atomic(const std::string& path, std::string_view bytes, unsigned mode) {
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) return os_error("create", tmp, errno);
+  // A temp file left by a crash keeps its old mode through O_CREAT: set it.
+  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return os_error("chmod", tmp, err);
+  }
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);

@@ -46,8 +46,8 @@ std::string decode_room_state(std::string_view bytes, v1::RoomState& out);
 /// as %XX (scenario names are free text), then kRoomStateSuffix.
 std::string room_state_path(const std::string& dir, const std::string& room);
 /// Write `bytes` to `path` atomically (temp file in the same folder, fsync, rename, fsync of the
-/// folder). "" or the failing step with its OS error.
-std::string write_file_atomic(const std::string& path, std::string_view bytes);
+/// folder), with permission bits `mode`. "" or the failing step with its OS error.
+std::string write_file_atomic(const std::string& path, std::string_view bytes, unsigned mode = 0644);
 
 /// One state file found at start-up.
 struct SavedRoomFile {
