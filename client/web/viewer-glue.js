@@ -193,7 +193,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     let out = r.published ? '<span class="default-tag pub-tag" title="published from the lab">published</span>' : '';
     if (r.missing || r.running) return out;
     if (r.on_join === 'full') return out + '<span class="default-tag join-tag" title="every running room is in use: try later">full</span>';
-    return out + '<span class="default-tag join-tag" title="not running: starts when you join">starts on join</span>';
+    return out + '<span class="default-tag join-tag" title="not running: starts when you join">starts</span>';
   }
 
   function renderRooms() {
