@@ -64,9 +64,8 @@ PublishResult parse_published(std::string_view name, std::string_view body, cons
   if (static_cast<std::uint32_t>(s.max_agents) > limits.max_agents)
     return {400, "max_agents: " + std::to_string(s.max_agents) + " is over the limit of published rooms, " + limit,
             "max_agents"};
-  if (agents > limits.max_agents)
-    return {400, "groups: " + std::to_string(agents) + " agents in all is over the limit of published rooms, " + limit,
-            "groups"};
+  // sim::validate (in parse_scenario) keeps the groups and max_players within max_agents, so
+  // bounding max_agents bounds the agents and the memory the room sizes.
   out = std::move(s);
   PublishResult r;
   r.agents = agents;

@@ -160,7 +160,12 @@ TEST(PublishApi, LimitsOnNamesAgentsRoomsAndBodySize) {
        std::vector<std::string>{"Upper", "dot.dot", "-dash", "sp%20ace", std::string(33, 'a')})
     EXPECT_EQ(put(rs.port(), name, scenario_body(5), 400)["key"], "name") << name;
   EXPECT_EQ(put(rs.port(), std::string(32, 'a'), scenario_body(5), 200)["name"], std::string(32, 'a'));
-  EXPECT_EQ(put(rs.port(), "many", scenario_body(299, 2), 400)["key"], "groups");
+  // The agents are bounded through max_agents (a scenario's groups and players must fit in it).
+  json many = json::parse(scenario_body(299, 2));
+  many["max_agents"] = 400;
+  const json over = put(rs.port(), "many", many.dump(), 400);
+  EXPECT_EQ(over["key"], "max_agents");
+  EXPECT_NE(over["error"].get<std::string>().find("published_max_agents"), std::string::npos) << over.dump();
   json big_capacity = json::parse(scenario_body(5));
   big_capacity["max_agents"] = 5000;
   EXPECT_EQ(put(rs.port(), "roomy", big_capacity.dump(), 400)["key"], "max_agents");
