@@ -2,12 +2,14 @@
 // no game server: the shipped files (web/scenarios/, copied there by the build) or JSON edited
 // here. Pause, step, restart with a new seed, tune every group's parameters (the Tune panel, in
 // its local mode), click open ground to move the chasers' target (a player craft), and export
-// the scenario file, which flockstep-server runs as a room (docs/viewer.md "Lab").
+// the scenario file, which flockstep-server runs as a room (docs/viewer.md "Lab"). When the page
+// comes from a flockstep-server, Publish sends that file to it as a room others join
+// (PUT /api/admin/published/<name> with the admin token, which stays in sessionStorage).
 // The C++ side is client/src/lab/lab.cpp; everything here is page plumbing.
 import { $, escapeHtml } from './dom.js';
 
 /**
- * deps: { ccall(name, ret, types, args), whenReady(fn), enter(mode), showLobby(), tune, canvas }
+ * deps: { ccall(name, ret, types, args), whenReady(fn), enter(mode), showLobby(), tune, canvas, apiBase() }
  * Returns { open(file?), close(), isOpen(), refresh(state), exportText(), tune(group, key, value) }.
  */
 export function createLab(deps) {
@@ -111,6 +113,74 @@ export function createLab(deps) {
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   });
 
+  // ---- Publish: the controls are built here so the page's markup stays the lobby's and HUD's ----
+  const TOKEN_KEY = 'flockstep.adminToken';  // the key the Admin panel (tune.js) keeps it under
+  const storedToken = () => { try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; } };
+  let published = { name: '', status: '', error: '', key: '' };
+  const pubRow = document.createElement('div');
+  pubRow.className = 'row';
+  pubRow.innerHTML = `<input id="lab-publish-name" size="12" maxlength="32" placeholder="room name" aria-label="room name to publish as"
+      title="a-z 0-9 _ - (at most 32)">
+    <input id="lab-publish-token" type="password" size="10" autocomplete="off" placeholder="admin token" aria-label="admin token (kept for this tab only)">
+    <button id="lab-publish" type="button" title="Publish this scenario as a room of the server others can join (admin token)">Publish</button>
+    <span id="lab-publish-status" class="small" role="status"></span>`;
+  $('lab-status').before(pubRow);
+  const pubToken = $('lab-publish-token');
+  const showToken = () => pubToken.classList.toggle('hidden', !!storedToken());
+  showToken();
+
+  function roomNameSuggestion() {
+    const base = (current && current !== '(edited)' ? current.replace(/\.json$/, '') : 'lab').toLowerCase();
+    return (base.replace(/[^a-z0-9_-]/g, '-').replace(/^-+/, '') + '-lab').slice(0, 32);
+  }
+
+  async function publish() {
+    const name = ($('lab-publish-name').value.trim() || roomNameSuggestion());
+    $('lab-publish-name').value = name;
+    if (pubToken.value.trim()) {
+      try { sessionStorage.setItem(TOKEN_KEY, pubToken.value.trim()); } catch (e) { /* private mode: ask again */ }
+    }
+    const token = storedToken() || pubToken.value.trim();
+    const text = exportText();
+    published = { name, status: 'publishing', error: '', key: '' };
+    $('lab-publish-status').textContent = 'publishing…';
+    if (!token) {
+      published.status = 'error';
+      published.error = 'the admin token is needed to publish';
+      pubToken.classList.remove('hidden');
+      $('lab-publish-status').textContent = published.error;
+      return;
+    }
+    try {
+      const r = await fetch(`${deps.apiBase()}/api/admin/published/${encodeURIComponent(name)}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ' + token },
+        body: text,
+      });
+      const body = await r.text();
+      let j = {};
+      try { j = JSON.parse(body); } catch (e) { j = { error: body.trim() }; }
+      if (r.status === 401) {
+        try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* ignore */ }
+        pubToken.value = '';
+        throw new Error('the admin token was refused');
+      }
+      if (!r.ok) {
+        published.key = j.key || '';
+        throw new Error(j.error || `HTTP ${r.status}`);
+      }
+      published.status = 'published';
+      $('lab-publish-status').innerHTML = `published: <a href="#room=${encodeURIComponent(name)}">${escapeHtml(name)}</a>` +
+        (j.closed ? ' (its running room restarted)' : '');
+    } catch (e) {
+      published.status = 'error';
+      published.error = e.message;
+      $('lab-publish-status').textContent = 'not published: ' + e.message;
+    }
+    showToken();
+  }
+  $('lab-publish').addEventListener('click', () => { publish(); });
+
   function refresh(s) {
     if (!isOpen || !s.lab) return;
     const l = s.lab;
@@ -127,6 +197,6 @@ export function createLab(deps) {
     refresh,
     exportText,
     tune(group, key, value) { return ccall('fs_lab_tune', 'string', ['number', 'string', 'number'], [group, key, value]); },
-    state: () => ({ open: isOpen, files: files.length, current, error: lastError, exported: exported.length }),
+    state: () => ({ open: isOpen, files: files.length, current, error: lastError, exported: exported.length, published: { ...published } }),
   };
 }

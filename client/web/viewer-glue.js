@@ -204,6 +204,15 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     updateRoomInfo();
   }
 
+  // What a Join would do now (GET /api/rooms on_join): a room that is not running starts (an empty
+  // room makes way when max_rooms run) unless every running room is in use.
+  function joinBadge(r) {
+    let out = r.published ? '<span class="default-tag pub-tag" title="published from the lab">published</span>' : '';
+    if (r.missing || r.running) return out;
+    if (r.on_join === 'full') return out + '<span class="default-tag join-tag" title="every running room is in use: try later">full</span>';
+    return out + '<span class="default-tag join-tag" title="not running: starts when you join">starts</span>';
+  }
+
   function renderRooms() {
     const ul = $('rooms');
     // The list is rebuilt every 2 s: keep the keyboard focus on the same room.
@@ -229,7 +238,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
       return `<li class="room${r.name === selectedRoom ? ' selected' : ''}" role="option" tabindex="0" aria-selected="${r.name === selectedRoom}"
         data-name="${escapeHtml(r.name)}"><div class="line1"><span class="run${r.running ? ' on' : ''}" title="${r.running ? 'running' : 'starts when someone joins'}"></span>
         <span class="title">${escapeHtml(r.title || r.name)}</span><span class="name">${escapeHtml(r.name)}</span>
-        ${r.name === defaultRoom ? '<span class="default-tag">default</span>' : ''}<span class="stats">${stats}</span></div>
+        ${r.name === defaultRoom ? '<span class="default-tag">default</span>' : ''}${joinBadge(r)}<span class="stats">${stats}</span></div>
         <div class="desc">${escapeHtml(r.description || '')}</div></li>`;
     }).join('');
   }
@@ -310,6 +319,7 @@ window.__flockstep = { ready: false, loaded: false, connected: false, screen: 's
     enter: (mode) => enter(mode),
     tune,
     canvas,
+    apiBase,
   });
   const updateTuneButton = () => tune.updateTuneButton();
   const overlay = createOverlay({ call, prefs, savePrefs, canvas, canLink: (s) => !!currentMoment(s, 0), onLink: (id) => copyMoment(id) });

@@ -34,6 +34,10 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 WS = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
       "Sec-WebSocket-Key": base64.b64encode(b"0123456789abcdef").decode()}
 
+# A scenario file to publish (the lab's export has this shape).
+PUBLISHED = json.dumps({"name": "lab", "width": 60, "height": 60,
+                        "groups": [{"name": "boids", "technique": "flock", "count": 5}]}).encode()
+
 # (path, method, status) -> (server, target, headers, body). Servers: "main" (admin token, web
 # root, allowed_origins set, echo off), "plain" (no admin token, echo on).
 PROBES = {
@@ -77,6 +81,20 @@ PROBES = {
     # Input-log recordings: the main server's recordings_dir holds a complete recording
     # ("seed.fslog", a fuzz seed) and one cut short ("cut.fslog"); probes run in sorted order, so
     # the start (200) comes before the second start (409).
+    # Publishing: the main server's published_dir holds "probe" (a published room) at start-up;
+    # the DELETE (200) comes before the PUTs in sorted order.
+    ("/api/admin/published", "get", "200"): ("main", "/api/admin/published", AUTH, None),
+    ("/api/admin/published", "get", "401"): ("main", "/api/admin/published", {}, None),
+    ("/api/admin/published/{name}", "delete", "200"): ("main", "/api/admin/published/probe", AUTH, None),
+    ("/api/admin/published/{name}", "delete", "401"): ("main", "/api/admin/published/probe", {}, None),
+    ("/api/admin/published/{name}", "delete", "404"): ("main", "/api/admin/published/nothere", AUTH, None),
+    ("/api/admin/published/{name}", "put", "200"): ("main", "/api/admin/published/lab-room", AUTH, PUBLISHED),
+    ("/api/admin/published/{name}", "put", "400"):
+        ("main", "/api/admin/published/lab-room", AUTH, b'{"groups": [{"count": "many"}]}'),
+    ("/api/admin/published/{name}", "put", "401"): ("main", "/api/admin/published/lab-room", {}, PUBLISHED),
+    ("/api/admin/published/{name}", "put", "409"): ("main", "/api/admin/published/arena", AUTH, PUBLISHED),
+    ("/api/admin/published/{name}", "put", "413"):
+        ("main", "/api/admin/published/lab-room", AUTH, b'{"description": "' + b"x" * 70000 + b'"}'),
     ("/api/admin/recordings", "get", "200"): ("main", "/api/admin/recordings", AUTH, None),
     ("/api/admin/recordings", "get", "401"): ("main", "/api/admin/recordings", {}, None),
     ("/api/admin/recordings/{file}", "get", "200"): ("main", "/api/admin/recordings/seed.fslog", AUTH, None),
@@ -100,6 +118,8 @@ UNPROBED = {
     ("/api/admin/clients", "get", "429"): "would lock the probe's address out of every admin probe for 60 s "
                                           "(tests/server/net/access_test.cpp provokes it)",
     ("/api/admin/rooms/{name}/groups/{index}", "post", "503"): "needs a game thread that stalls for 2 s",
+    ("/api/admin/published/{name}", "put", "503"):
+        "needs a server with an admin token but no published_dir (tests/server/net/publish_test.cpp provokes it)",
     ("/api/admin/rooms/{name}/recording/{action}", "post", "503"):
         "needs a server with an admin token but no recordings_dir (tests/server/net/rooms_test.cpp provokes it)",
 }
@@ -222,9 +242,13 @@ def main():
         seed = open(os.path.join(source_dir, "tests/fuzz/corpus/input_log/pursuit.bin"), "rb").read()
         open(os.path.join(recordings, "seed.fslog"), "wb").write(seed)
         open(os.path.join(recordings, "cut.fslog"), "wb").write(seed[:-20])
+        published = os.path.join(web, "published")
+        os.mkdir(published)
+        open(os.path.join(published, "probe.json"), "wb").write(PUBLISHED)
         main_srv = FlockstepServer(binary, source_dir, web_root=web,
                                    extra_args=["--allowed-origins=https://game.example",
-                                               f"--recordings-dir={recordings}"],
+                                               f"--recordings-dir={recordings}",
+                                               f"--published-dir={published}"],
                                    env={"FLOCKSTEP_ADMIN_TOKEN": TOKEN})
         plain_srv = FlockstepServer(binary, source_dir, extra_args=["--echo-endpoint=on"])
         with main_srv as m, plain_srv as p:

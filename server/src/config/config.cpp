@@ -111,10 +111,15 @@ const std::vector<Key>& keys() {
        "folder whose *.json scenario files are the other rooms, by scenario name (validated at start-up); empty or "
        "missing = only the default room"},
       {"max_rooms", UintKey{&Config::max_rooms, 1, 256},
-       "rooms running at once, the default room included; a Join for another room beyond it is refused "
-       "(CODE_UNKNOWN_ROOM)"},
+       "rooms running at once, the default room included; beyond it an empty room makes way (room_eviction), or "
+       "the Join is refused (CODE_UNKNOWN_ROOM) naming the open rooms"},
       {"room_idle_close_ms", UintKey{&Config::room_idle_close_ms, 100, 86400000},
        "a room other than the default one closes after it was empty (no players, no spectators) this long, ms"},
+      {"room_eviction", StringKey{&Config::room_eviction, {"on", "off"}},
+       "on: at max_rooms, a Join for a room that is not running closes the running room that has been empty longest "
+       "(never the default room, one with players, spectators or a joining session, or one recording an input log) "
+       "and starts the requested one; a Join is refused only when every running room is in use; off: refused at "
+       "max_rooms"},
       {"record", StringKey{&Config::record, {}},
        "write the default room's snapshot stream to this file (recording format: docs/protocol.md); empty = no "
        "recording"},
@@ -141,6 +146,15 @@ const std::vector<Key>& keys() {
       {"state_save_interval_s", UintKey{&Config::state_save_interval_s, 0, 3600},
        "with state_dir: seconds between periodic room saves (a crash loses at most this much); 0 = save only on "
        "SIGTERM/SIGINT"},
+      {"published_dir", StringKey{&Config::published_dir, {}},
+       "folder of the scenarios published as rooms through the admin API (PUT /api/admin/published/<name>, the "
+       "lab's Publish), one <name>.json each, mode 0600, loaded again at start-up; e.g. next to state_dir; "
+       "created (0700) if missing; empty = publishing off"},
+      {"published_max", UintKey{&Config::published_max, 1, 256},
+       "rooms that may be published at once; publishing another is refused until one is unpublished"},
+      {"published_max_agents", UintKey{&Config::published_max_agents, 1, 1000000},
+       "a published scenario may hold at most this many agents (the sum of its group counts) and ask for at most "
+       "this max_agents"},
       {"tick_rate_hz", UintKey{&Config::tick_rate_hz, 1, 240},
        "simulation ticks per second (overrides the scenario's)"},
       {"snapshot_rate_hz", UintKey{&Config::snapshot_rate_hz, 1, 240}, "snapshots per second (at most tick_rate_hz)"},

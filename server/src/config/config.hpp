@@ -57,6 +57,7 @@ struct Config {
   std::string scenario_dir = "scenarios";         ///< *.json files here are the other rooms; empty or missing = none
   std::uint32_t max_rooms = 8;                    ///< rooms running at once, default room included. [1..256]
   std::uint32_t room_idle_close_ms = 60000;  ///< a non-default room closes after being empty this long. [100..86400000]
+  std::string room_eviction = "on";          ///< on = at max_rooms the room empty longest makes way for a Join. on|off
   std::string record;                        ///< recording file of the default room's stream; empty = off
   std::uint32_t record_keyframe_s = 5;       ///< seconds between recording keyframes. [1..3600]
   std::string recordings_dir;                ///< folder of input-log recordings (admin API, record_rooms); empty = off
@@ -66,9 +67,12 @@ struct Config {
   std::uint32_t recordings_max = 100;   ///< input logs: recordings the folder may hold; more are refused. [1..100000]
   std::string state_dir;                ///< folder of saved rooms (restart without ending games); empty = off
   std::uint32_t state_save_interval_s = 5;  ///< seconds between room saves; 0 = only on SIGTERM. [0..3600]
-  std::uint32_t tick_rate_hz = 60;          ///< simulation ticks per second (overrides the scenario). [1..240]
-  std::uint32_t snapshot_rate_hz = 20;      ///< snapshots per second. [1..tick_rate_hz]
-  std::uint32_t max_catchup_ticks = 5;      ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
+  std::string published_dir;         ///< folder of scenarios published through the admin API; empty = publishing off
+  std::uint32_t published_max = 16;  ///< published rooms at once. [1..256]
+  std::uint32_t published_max_agents = 4096;  ///< agents (and max_agents) of one published scenario. [1..1000000]
+  std::uint32_t tick_rate_hz = 60;            ///< simulation ticks per second (overrides the scenario). [1..240]
+  std::uint32_t snapshot_rate_hz = 20;        ///< snapshots per second. [1..tick_rate_hz]
+  std::uint32_t max_catchup_ticks = 5;        ///< ticks run back-to-back after a stall; the rest are skipped. [1..600]
   std::uint32_t sim_threads =
       2;  ///< threads stepping the simulation, game thread included; capped at the cores; 1 = serial. [1..64]
   std::uint32_t max_players = 64;          ///< player crafts (clients + bots). [0..10000]

@@ -573,6 +573,14 @@ void Room::apply_inspect_requests() {
   world_.set_traced(agents);
 }
 
+void Room::close_clients(CloseReason reason, const std::string& detail) {
+  for (const auto& p : players_)
+    if (p->conn != 0)
+      if (auto sink = p->sink.lock()) sink->close(reason, detail);
+  for (const auto& [conn, s] : spectators_)
+    if (auto sink = s.sink.lock()) sink->close(reason, detail);
+}
+
 std::shared_ptr<ClientSink> Room::sink_of(ConnectionId conn) const {
   if (const Player* p = find_by_conn(conn)) return p->sink.lock();
   if (auto it = spectators_.find(conn); it != spectators_.end()) return it->second.sink.lock();

@@ -111,6 +111,9 @@ class Room {
   /// The connection is gone. A player's craft waits resume_window_ms for a resume, unless the
   /// player `ended` the session (left on purpose): then its token ends and its craft leaves now.
   void leave(ConnectionId conn, bool ended = false);
+  /// Close every connected player and spectator with `reason` and `detail` (the room is going
+  /// away: a published room was unpublished or replaced). Their sessions then leave as usual.
+  void close_clients(CloseReason reason, const std::string& detail);
   /// A client acknowledged a snapshot (and maybe sent its view rectangle): later snapshots are
   /// delta-coded against it. Ignored for unknown connections.
   void ack(ConnectionId conn, const codec::AckRequest& ack);

@@ -96,12 +96,12 @@ std::string room_state_path(const std::string& dir, const std::string& room) {
 
 // POSIX calls rather than std::ofstream: the standard library has no fsync, and without it a
 // rename can reach the disk before the data it names (an empty file after a power cut).
-std::string write_file_atomic(const std::string& path, std::string_view bytes) {
+std::string write_file_atomic(const std::string& path, std::string_view bytes, unsigned mode) {
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kStateFileMode);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) return os_error("create", tmp, errno);
-  // A temp file left by an older build may exist with wider permissions (O_CREAT keeps them).
-  if (::fchmod(fd, kStateFileMode) != 0) {
+  // A temp file left by a crash or an older build keeps its old mode through O_CREAT: set it.
+  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmp.c_str());

@@ -58,9 +58,9 @@ std::string decode_room_state(std::string_view bytes, v1::RoomState& out);
 /// The file of room `room` in `dir`: the name with every byte outside [A-Za-z0-9_-] written
 /// as %XX (scenario names are free text), then kRoomStateSuffix.
 std::string room_state_path(const std::string& dir, const std::string& room);
-/// Write `bytes` to `path` atomically (temp file in the same folder, created kStateFileMode;
-/// fsync, rename, fsync of the folder). "" or the failing step with its OS error.
-std::string write_file_atomic(const std::string& path, std::string_view bytes);
+/// Write `bytes` to `path` atomically (temp file in the same folder, created with permission
+/// bits `mode`; fsync, rename, fsync of the folder). "" or the failing step with its OS error.
+std::string write_file_atomic(const std::string& path, std::string_view bytes, unsigned mode = kStateFileMode);
 
 /// One state file found at start-up.
 struct SavedRoomFile {

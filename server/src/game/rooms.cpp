@@ -59,7 +59,22 @@ Rooms::Rooms(RoomsConfig config, sim::Scenario default_scenario, std::vector<sim
     const std::string name = s.name;
     rooms_[name] = Entry{std::move(s), nullptr, {}};
   }
-  if (store_) restore_saved();
+  if (!config_.published.dir.empty()) {
+    published_store_ = std::make_unique<PublishedStore>(config_.published.dir, log_);
+    for (sim::Scenario& s : published_store_->load_all(config_.published)) {
+      if (rooms_.count(s.name)) {
+        // A scenario file took the name after it was published: the file wins, the published
+        // copy stays on disk (unpublish deletes it).
+        if (log_) log_->warn("published_shadowed", {{"room", s.name}, {"file", published_store_->path_of(s.name)}});
+        continue;
+      }
+      const std::string name = s.name;
+      Entry e{std::move(s), nullptr, {}};
+      e.published = true;
+      rooms_[name] = std::move(e);
+    }
+  }
+  if (store_) restore_saved();  // published rooms too
 }
 
 namespace {
@@ -135,7 +150,7 @@ void Rooms::start() {
   for (auto& [name, e] : rooms_)
     if (e.game) {
       e.game->start();  // the default room, and rooms restored from the state_dir
-      autostart_recording(name, e.game);
+      autostart_recording(name, e.game, e.input_log);
     }
   if (reaper_.joinable()) return;
   stopping_ = false;
@@ -155,6 +170,12 @@ void Rooms::stop() {
   }
   wake_.notify_all();
   if (reaper_.joinable()) reaper_.join();
+  std::vector<Closing> made_way;
+  {
+    std::lock_guard lock(mutex_);
+    made_way.swap(to_close_);
+  }
+  for (Closing& c : made_way) close_room(c.name, std::move(c.game), c.reason);
   for (auto& [name, g] : games) g->stop();
   if (!save) return;
   // Every game thread has ended: each room's state is final and read from this thread.
@@ -177,6 +198,24 @@ void Rooms::stop() {
   }
 }
 
+bool Rooms::in_use(const Entry& e) {
+  return e.game && (e.game.use_count() > 1 || e.game->players() > 0 || e.game->spectators() > 0);
+}
+
+bool Rooms::can_make_way(const Entry& e) const {
+  // Never the default room (always running), never a room someone is in or joining, never one
+  // writing an input log (closing it would end the recording that was asked for).
+  return config_.make_way && e.game && e.game != default_ && !in_use(e) && !e.input_log->load();
+}
+
+std::map<std::string, Rooms::Entry, std::less<>>::iterator Rooms::make_way_candidate() {
+  auto best = rooms_.end();
+  for (auto it = rooms_.begin(); it != rooms_.end(); ++it)
+    if (can_make_way(it->second) && (best == rooms_.end() || it->second.idle_since < best->second.idle_since))
+      best = it;
+  return best;
+}
+
 std::shared_ptr<Game> Rooms::acquire(std::string_view name, std::string& why) {
   if (name.empty()) return default_;
   std::shared_ptr<Game> started;
@@ -197,20 +236,43 @@ std::shared_ptr<Game> Rooms::acquire(std::string_view name, std::string& why) {
       return nullptr;
     }
     std::size_t running = 0;
-    for (const auto& [n, r] : rooms_) running += r.game ? 1 : 0;
+    std::string open;
+    for (const auto& [n, r] : rooms_)
+      if (r.game) {
+        ++running;
+        open += (open.empty() ? "" : ", ") + n;
+      }
     if (running >= config_.max_rooms) {
-      why = "room '" + std::string(name) + "' is not running and " + std::to_string(config_.max_rooms) +
-            " rooms (max_rooms) already are; try later";
-      return nullptr;
+      auto victim = make_way_candidate();
+      if (victim == rooms_.end()) {
+        why = "room '" + std::string(name) + "' is not running and " + std::to_string(config_.max_rooms) +
+              " rooms (max_rooms) already are, all in use; open now: " + open + "; join one of them or try later";
+        return nullptr;
+      }
+      // Taken out under the lock (nobody can acquire it any more) and stopped by the reaper:
+      // stopping joins the game's thread, which must not hold up this (I/O) thread. Until then
+      // max_rooms + 1 game threads exist for a moment.
+      to_close_.push_back(
+          {victim->first, std::move(victim->second.game), "made way for '" + std::string(name) + "' (max_rooms)"});
+      victim->second.game = nullptr;
+      wake_.notify_all();
     }
     e.game = make_game(e.scenario, false);
+    e.input_log = std::make_shared<std::atomic<bool>>(false);
     e.idle_since = std::chrono::steady_clock::now();
     e.game->start();
-    autostart_recording(e.scenario.name, e.game);
+    autostart_recording(e.scenario.name, e.game, e.input_log);
     started = e.game;
   }
   if (log_) log_->info("room_started", {{"room", std::string(name)}});
   return started;
+}
+
+void Rooms::close_room(const std::string& name, std::shared_ptr<Game> game, std::string_view reason) {
+  game->stop();
+  game.reset();
+  if (store_) store_->remove(name);  // closed for good: a restart must not bring it back
+  if (log_) log_->info("room_closed", {{"room", name}, {"reason", reason}});
 }
 
 std::shared_ptr<Game> Rooms::running(std::string_view name) const {
@@ -243,8 +305,17 @@ std::size_t Rooms::running_count() const {
 std::vector<RoomSummary> Rooms::list() const {
   std::vector<RoomSummary> out;
   std::lock_guard lock(mutex_);
+  std::size_t running = 0;
+  bool room_can_make_way = false;
+  for (const auto& [name, e] : rooms_) {
+    running += e.game ? 1 : 0;
+    room_can_make_way = room_can_make_way || can_make_way(e);
+  }
+  const char* starts = running < config_.max_rooms || room_can_make_way ? "starts" : "full";
   for (const auto& [name, e] : rooms_) {
     RoomSummary r;
+    r.on_join = e.game ? "joins" : starts;
+    r.published = e.published;
     r.name = name;
     r.title = name;
     r.description = e.scenario.description;
@@ -265,36 +336,126 @@ void Rooms::reap() {
   using Clock = std::chrono::steady_clock;
   const auto period = std::clamp<std::chrono::milliseconds>(config_.idle_close / 4, std::chrono::milliseconds(20),
                                                             std::chrono::milliseconds(1000));
+  const std::string reason = "empty for " + std::to_string(config_.idle_close.count()) + " ms (room_idle_close_ms)";
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    wake_.wait_for(lock, period, [this] { return stopping_; });
+    wake_.wait_for(lock, period, [this] { return stopping_ || !to_close_.empty(); });
     if (stopping_) break;
     const auto now = Clock::now();
-    std::vector<std::pair<std::string, std::shared_ptr<Game>>> closing;
+    std::vector<Closing> closing;
+    closing.swap(to_close_);  // rooms that made way
     for (auto& [name, e] : rooms_) {
       if (!e.game || e.game == default_) continue;
-      // Busy: someone is in it, or a session (joining, or about to leave) still holds it.
-      if (e.game.use_count() > 1 || e.game->players() > 0 || e.game->spectators() > 0) {
+      if (in_use(e)) {
         e.idle_since = now;
         continue;
       }
       if (now - e.idle_since >= config_.idle_close) {
-        closing.emplace_back(name, std::move(e.game));
+        closing.push_back({name, std::move(e.game), reason});
         e.game = nullptr;
       }
     }
     if (closing.empty()) continue;
     lock.unlock();  // stopping a game joins its thread: not under the registry lock
-    for (auto& [name, g] : closing) {
-      g->stop();
-      g.reset();
-      if (store_) store_->remove(name);  // closed for good: a restart must not bring it back
-      if (log_)
-        log_->info("room_closed",
-                   {{"room", name}, {"idle_ms", static_cast<std::uint64_t>(config_.idle_close.count())}});
-    }
+    for (Closing& c : closing) close_room(c.name, std::move(c.game), c.reason);
     lock.lock();
   }
+}
+
+// ---- published rooms ----
+
+void Rooms::close_room_with_clients(const std::string& name, std::shared_ptr<Game> game, const std::string& reason,
+                                    std::chrono::milliseconds timeout) {
+  auto told = std::make_shared<std::promise<void>>();
+  auto f = told->get_future();
+  game->post_call([told, reason](Room& room) {
+    room.close_clients(CloseReason::kUnknownRoom, reason);
+    told->set_value();
+  });
+  f.wait_for(timeout);  // a broken promise (the game stopped) is ready too
+  close_room(name, std::move(game), reason);
+}
+
+PublishResult Rooms::publish(std::string_view name, std::string_view body, std::chrono::milliseconds timeout) {
+  if (!published_store_) return {503, "publishing is off (published_dir is not set)", {}};
+  sim::Scenario s;
+  PublishResult r = parse_published(name, body, config_.published, s);
+  if (r.status != 200) return r;
+  std::lock_guard serial(publish_mutex_);
+  {
+    std::lock_guard lock(mutex_);
+    auto it = rooms_.find(s.name);
+    if (it != rooms_.end() && !it->second.published)
+      return {
+          409,
+          "name: '" + s.name + "' is a scenario of this server (scenario, scenario_dir); publish under another name",
+          "name"};
+    if (it == rooms_.end()) {
+      std::size_t n = 0;
+      for (const auto& [other, e] : rooms_) n += e.published ? 1 : 0;
+      if (n >= config_.published.max_rooms)
+        return {409,
+                std::to_string(config_.published.max_rooms) +
+                    " rooms (published_max) are published already; unpublish one first",
+                {}};
+    }
+    r.replaced = it != rooms_.end();
+  }
+  // The file first: when it cannot be written, nothing has changed.
+  if (std::string why = published_store_->save(s); !why.empty()) return {500, "cannot save the scenario: " + why, {}};
+  std::shared_ptr<Game> closing;
+  {
+    std::lock_guard lock(mutex_);
+    Entry& e = rooms_[s.name];
+    closing = std::move(e.game);
+    e.game = nullptr;
+    e.scenario = std::move(s);
+    e.published = true;
+  }
+  const std::string room(name);
+  if (closing) {
+    r.closed = true;
+    close_room_with_clients(room, std::move(closing), "room '" + room + "' was republished; join again", timeout);
+  } else if (store_) {
+    store_->remove(room);  // a saved world of the old scenario must not come back
+  }
+  if (log_)
+    log_->info("room_published",
+               {{"room", room}, {"agents", static_cast<std::uint64_t>(r.agents)}, {"replaced", r.replaced}});
+  return r;
+}
+
+PublishResult Rooms::unpublish(std::string_view name, std::chrono::milliseconds timeout) {
+  if (!published_store_) return {503, "publishing is off (published_dir is not set)", {}};
+  std::lock_guard serial(publish_mutex_);
+  std::shared_ptr<Game> closing;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = rooms_.find(name);
+    if (it == rooms_.end() || !it->second.published)
+      return {404, "no published room '" + std::string(name.substr(0, kPublishedNameMaxBytes + 8)) + "'", {}};
+    closing = std::move(it->second.game);
+    rooms_.erase(it);
+  }
+  const std::string room(name);
+  published_store_->remove(room);
+  PublishResult r;
+  if (closing) {
+    r.closed = true;
+    close_room_with_clients(room, std::move(closing), "room '" + room + "' was unpublished", timeout);
+  } else if (store_) {
+    store_->remove(room);
+  }
+  if (log_) log_->info("room_unpublished", {{"room", room}, {"closed", r.closed}});
+  return r;
+}
+
+std::vector<PublishedInfo> Rooms::published() const {
+  std::vector<PublishedInfo> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, e] : rooms_)
+    if (e.published) out.push_back({name, e.scenario.description, scenario_agents(e.scenario), e.game != nullptr});
+  return out;
 }
 
 }  // namespace flockstep::server::game
@@ -418,13 +579,15 @@ RecordingResult Rooms::start_on(Room& room, const InputLogSettings& settings, co
   return {200, {}, file_name_of(path)};
 }
 
-void Rooms::autostart_recording(const std::string& name, const std::shared_ptr<Game>& game) {
+void Rooms::autostart_recording(const std::string& name, const std::shared_ptr<Game>& game,
+                                std::shared_ptr<std::atomic<bool>> logging) {
   if (config_.input_logs.dir.empty()) return;
   const auto& list = config_.record_rooms;
   if (std::find(list.begin(), list.end(), name) == list.end() && std::find(list.begin(), list.end(), "*") == list.end())
     return;
-  game->post_call([settings = config_.input_logs, name, log = log_](Room& room) {
+  game->post_call([settings = config_.input_logs, name, log = log_, logging = std::move(logging)](Room& room) {
     const RecordingResult r = start_on(room, settings, name, log);
+    if (r.status == 200) logging->store(true);
     if (r.status != 200 && log) log->warn("input_log_not_started", {{"room", name}, {"error", r.error}});
   });
 }
@@ -447,21 +610,36 @@ RecordingResult ask(Game& game, std::chrono::milliseconds timeout, std::function
 }
 }  // namespace
 
+bool Rooms::running_with_log_flag(std::string_view name, std::shared_ptr<Game>& game,
+                                  std::shared_ptr<std::atomic<bool>>& logging) const {
+  std::lock_guard lock(mutex_);
+  auto it = rooms_.find(name);
+  if (it == rooms_.end()) return false;
+  game = it->second.game;
+  logging = it->second.input_log;
+  return true;
+}
+
 RecordingResult Rooms::start_recording(std::string_view name, std::chrono::milliseconds timeout) {
-  if (!known(name)) return {404, "no room '" + std::string(name) + "'", {}};
-  auto game = running(name);
+  std::shared_ptr<Game> game;
+  std::shared_ptr<std::atomic<bool>> logging;
+  if (!running_with_log_flag(name, game, logging)) return {404, "no room '" + std::string(name) + "'", {}};
   if (!game) return {409, "room '" + std::string(name) + "' is not running (join it to start it)", {}};
-  return ask(*game, timeout, [settings = config_.input_logs, n = std::string(name), log = log_](Room& room) {
-    return start_on(room, settings, n, log);
+  return ask(*game, timeout, [settings = config_.input_logs, n = std::string(name), log = log_, logging](Room& room) {
+    RecordingResult r = start_on(room, settings, n, log);
+    if (r.status == 200) logging->store(true);
+    return r;
   });
 }
 
 RecordingResult Rooms::stop_recording(std::string_view name, std::chrono::milliseconds timeout) {
-  if (!known(name)) return {404, "no room '" + std::string(name) + "'", {}};
-  auto game = running(name);
+  std::shared_ptr<Game> game;
+  std::shared_ptr<std::atomic<bool>> logging;
+  if (!running_with_log_flag(name, game, logging)) return {404, "no room '" + std::string(name) + "'", {}};
   if (!game) return {409, "room '" + std::string(name) + "' is not running", {}};
-  return ask(*game, timeout, [n = std::string(name)](Room& room) {
+  return ask(*game, timeout, [n = std::string(name), logging](Room& room) {
     const std::string path = room.stop_input_log("admin stop");
+    logging->store(false);
     if (path.empty()) return RecordingResult{409, "room '" + n + "' is not being recorded", {}};
     return RecordingResult{200, {}, file_name_of(path)};
   });

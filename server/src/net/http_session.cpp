@@ -1,5 +1,6 @@
 #include "net/http_session.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -15,7 +16,9 @@
 #include "net/access.hpp"
 #include "net/admin_limiter.hpp"
 #include "net/client_address.hpp"
+#include "game/published_rooms.hpp"
 #include "net/lobby_api.hpp"
+#include "net/publish_api.hpp"
 #include "net/static_files.hpp"
 #include "net/ws_session.hpp"
 #include "ops/log.hpp"
@@ -130,6 +133,7 @@ http::message_generator api_response(const http::request<http::string_body>& req
 ///   POST /api/admin/rooms/<name>/groups/<index>   live tuning (lobby_api.hpp)
 ///   POST /api/admin/rooms/<name>/recording/start|stop, GET /api/admin/recordings[/<file>]
 ///                                                 input-log recordings (lobby_api.hpp)
+///   GET /api/admin/published, PUT|DELETE /api/admin/published/<name>   publishing (publish_api.hpp)
 http::message_generator handle_admin(const http::request<http::string_body>& req, std::string_view path,
                                      std::string_view target, ServerContext& ctx, const Client& who) {
   const std::string& client = who.address;
@@ -218,6 +222,8 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
       return api_response(req, r);
     }
   }
+  if (path.substr(0, 20) == "/api/admin/published")  // kPublishedPrefix
+    return api_response(req, published_route(ctx.rooms, view_of(req.method_string()), path, req.body()));
   if (path == "/api/admin/recordings") {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return text_response(req, http::status::method_not_allowed, "use GET\n");
@@ -392,7 +398,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_->header_limit(ctx_.config.max_http_header_bytes);
     // Beast checks Content-Length against the limit while parsing the header, so the larger
     // admin limit is set first and lowered in on_header for every other request.
-    parser_->body_limit(kAdminBodyLimit);
+    parser_->body_limit(std::max(kAdminBodyLimit, game::kPublishBodyLimit));
     stream_.expires_after(std::chrono::milliseconds(ctx_.config.handshake_timeout_ms));
     http::async_read_header(stream_, buffer_, *parser_,
                             beast::bind_front_handler(&HttpSession::on_header, shared_from_this()));
@@ -423,15 +429,19 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (ec) return fail(ec, "http_read");
     auto& h = parser_->get();
     const std::string_view target(h.target().data(), h.target().size());
-    if (h.method() != http::verb::post || target.substr(0, 11) != "/api/admin/") {
+    const bool admin_post = h.method() == http::verb::post && target.substr(0, 11) == "/api/admin/";
+    const bool publish_put = h.method() == http::verb::put &&
+                             target.substr(0, kPublishedPrefix.size() + 1) == std::string(kPublishedPrefix) + "/";
+    if (!publish_put) {
+      const std::uint64_t limit = admin_post ? kAdminBodyLimit : kBodyLimit;
       const auto length = parser_->content_length();
-      if (length && *length > kBodyLimit) {
+      if (length && *length > limit) {
         ctx_.metrics.http_bad_request.inc();
         h.keep_alive(false);
         linger_ = true;
         return send(text_response(h, http::status::payload_too_large, "request body too large\n"));
       }
-      parser_->body_limit(kBodyLimit);  // chunked bodies are checked as they arrive
+      parser_->body_limit(limit);  // chunked bodies are checked as they arrive
     }
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
   }

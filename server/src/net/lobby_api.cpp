@@ -78,7 +78,9 @@ ApiResponse rooms_json(const game::Rooms& rooms) {
                     {"players", r.players},
                     {"spectators", r.spectators},
                     {"agents", r.agents},
-                    {"tick", r.tick}});
+                    {"tick", r.tick},
+                    {"on_join", r.on_join},
+                    {"published", r.published}});
   return reply(200, {{"default", rooms.default_name()}, {"max_rooms", rooms.max_rooms()}, {"rooms", std::move(list)}});
 }
 

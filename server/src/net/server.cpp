@@ -55,9 +55,11 @@ game::RoomsConfig rooms_config(const config::Config& c) {
   r.max_catchup_ticks = c.max_catchup_ticks;
   r.max_rooms = c.max_rooms;
   r.idle_close = std::chrono::milliseconds(c.room_idle_close_ms);
+  r.make_way = c.room_eviction == "on";
   r.state_dir = c.state_dir;
   r.save_interval = std::chrono::seconds(c.state_save_interval_s);
   r.input_logs.dir = c.recordings_dir;
+  r.published = {c.published_dir, c.published_max, c.published_max_agents};
   r.input_logs.seek_interval_s = c.record_seek_s;
   r.input_logs.max_bytes = std::uint64_t{c.recording_max_mb} << 20;
   r.input_logs.max_files = c.recordings_max;

@@ -22,11 +22,13 @@
 #include "codec/server_codec.hpp"
 #include "game/game.hpp"
 #include "game/recorder.hpp"
+#include "game/room_state.hpp"
 #include "game/rooms.hpp"
 #include "game/scenario_file.hpp"
 #include "net/server.hpp"
 #include "ops/metrics.hpp"
 #include "net_harness.hpp"
+#include "room_server.hpp"
 #include "raw_ws.hpp"
 #include "ws_client.hpp"
 
@@ -40,116 +42,7 @@ using harness::bytes_of;
 using harness::next_of;
 using nlohmann::json;
 
-sim::Scenario world_named(const std::string& name, std::int32_t boids, std::uint64_t seed = 21) {
-  sim::Scenario s;
-  s.name = name;
-  s.description = "test room " + name;
-  s.width = 120;
-  s.height = 120;
-  s.wrap = true;
-  s.seed = seed;
-  s.max_agents = 256;
-  sim::GroupSpec g;
-  g.name = "boids";
-  g.count = boids;
-  s.groups = {g};
-  return s;
-}
-
-/// An in-process server: default room "lobby" (40 boids) plus rooms "beta" (10) and "gamma" (5).
-class RoomServer {
- public:
-  explicit RoomServer(std::function<void(config::Config&)> adjust = {}, const sim::Scenario* lobby = nullptr) {
-    cfg_.host = "127.0.0.1";
-    cfg_.port = 0;
-    cfg_.log_level = "debug";
-    cfg_.admin_token = "tune-token";
-    if (adjust) adjust(cfg_);
-    std::vector<sim::Scenario> others = {world_named("gamma", 5, 3), world_named("beta", 10, 2)};
-    server_ = std::make_unique<Server>(cfg_, lobby ? *lobby : world_named("lobby", 40), std::move(others), log_);
-    server_->start();
-    port_ = server_->port();
-  }
-  ~RoomServer() { stop(); }
-  void stop() {
-    if (!server_) return;
-    server_->shutdown();
-    server_->wait();
-    server_.reset();
-  }
-  std::uint16_t port() const { return port_; }
-  Server& server() { return *server_; }
-  /// Waits up to `timeout` for `needle` in the log.
-  bool logged(std::string_view needle, std::chrono::milliseconds timeout = 3s) const {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (sink_.count(needle) == 0) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(10ms);
-    }
-    return true;
-  }
-
- private:
-  config::Config cfg_;
-  harness::LogSink sink_;
-  std::ostream log_{&sink_};
-  std::unique_ptr<Server> server_;
-  std::uint16_t port_ = 0;
-};
-
-/// Connect and send a Join for `room`; the first server message (Welcome or Close).
-v1::ServerMessage join_room(WsClient& c, std::uint16_t port, const std::string& room,
-                            codec::Role role = codec::Role::kSpectator) {
-  EXPECT_TRUE(c.connect("127.0.0.1", port)) << c.error();
-  codec::JoinRequest j{role, "tester", {}};
-  j.room = room;
-  std::string b;
-  codec::encode_join(j, b);
-  EXPECT_TRUE(c.send(b));
-  std::string bytes;
-  v1::ServerMessage m;
-  EXPECT_EQ(c.receive(bytes, 3s), Receive::kMessage);
-  EXPECT_TRUE(codec::decode_server_message(bytes_of(bytes), m).ok());
-  return m;
-}
-
-/// One HTTP request with an optional bearer token and body: status and body.
-std::pair<int, std::string> http(std::uint16_t port, const std::string& method, const std::string& target,
-                                 const std::string& token = {}, const std::string& body = {}) {
-  raw::Fd fd(raw::connect_tcp(port));
-  std::string rest;
-  const int code = raw::http_exchange(fd.get(),
-                                      method + " " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" +
-                                          (token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") +
-                                          (body.empty() ? "" : "Content-Type: application/json\r\n") +
-                                          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body,
-                                      &rest);
-  raw::wait_eof(fd.get(), 3s, &rest);
-  return {code, rest};
-}
-
-json rooms_json(std::uint16_t port) {
-  auto [code, body] = http(port, "GET", "/api/rooms");
-  EXPECT_EQ(code, 200) << body;
-  return json::parse(body, nullptr, false);
-}
-
-const json* room_entry(const json& j, const std::string& name) {
-  for (const json& r : j["rooms"])
-    if (r["name"] == name) return &r;
-  return nullptr;
-}
-
-/// Wait (polling /api/rooms) until `pred` holds; false on timeout.
-bool wait_rooms(std::uint16_t port, const std::function<bool(const json&)>& pred,
-                std::chrono::milliseconds timeout = 3s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred(rooms_json(port))) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return false;
-}
+using namespace rooms_harness;
 
 TEST(Rooms, TwoRoomsRunAtOnceWithSeparateWorldsAndJoinByName) {
   RoomServer rs;
@@ -241,13 +134,160 @@ TEST(Rooms, ApiRoomsListsEveryScenarioDefaultFirstThenByName) {
   EXPECT_EQ(j["rooms"][1]["name"], "beta");
   EXPECT_EQ(j["rooms"][2]["name"], "gamma");
   for (const json& r : j["rooms"])
-    for (const char* key : {"name", "title", "description", "running", "players", "spectators", "agents", "tick"})
+    for (const char* key :
+         {"name", "title", "description", "running", "players", "spectators", "agents", "tick", "on_join"})
       EXPECT_TRUE(r.contains(key)) << key << " in " << r.dump();
   EXPECT_EQ(j["rooms"][0]["running"], true);
   EXPECT_EQ(j["rooms"][0]["description"], "test room lobby");
   EXPECT_EQ(j["rooms"][1]["running"], false);
   EXPECT_EQ(j["rooms"][1]["agents"], 0);
   EXPECT_TRUE(wait_rooms(rs.port(), [](const json& r) { return r["rooms"][0]["tick"].get<std::uint64_t>() > 0; }));
+}
+
+/// Rooms "r1".."r<n>" (3 boids each) beside beta and gamma.
+std::vector<sim::Scenario> tour_rooms(int n) {
+  std::vector<sim::Scenario> out;
+  for (int i = 1; i <= n; ++i) out.push_back(world_named("r" + std::to_string(i), 3, 100 + i));
+  return out;
+}
+
+/// A spectator's visit: join `room`, see one snapshot, leave and wait until the lobby shows the
+/// room empty. The Welcome or the Close.
+v1::ServerMessage visit(std::uint16_t port, const std::string& room) {
+  WsClient c;
+  const v1::ServerMessage m = join_room(c, port, room);
+  if (!m.has_welcome()) return m;
+  v1::ServerMessage snap;
+  EXPECT_TRUE(next_of(c, v1::ServerMessage::kDeltaSnapshot, snap)) << room;
+  c.close();
+  EXPECT_TRUE(wait_rooms(port, [&](const json& j) {
+    const json* e = room_entry(j, room);
+    return e && (*e)["spectators"] == 0;
+  })) << room;
+  return m;
+}
+
+TEST(RoomsMakeWay, ASpectatorTouringMoreRoomsThanMaxRoomsIsWelcomedEverywhere) {
+  // max_rooms 3: the default room and two others; the tour visits 7 rooms, twice.
+  RoomServer rs([](config::Config& c) { c.max_rooms = 3; }, nullptr, tour_rooms(5));
+  const std::vector<std::string> tour = {"beta", "gamma", "r1", "r2", "r3", "r4", "r5"};
+  for (int round = 0; round < 2; ++round)
+    for (const std::string& room : tour) {
+      const v1::ServerMessage m = visit(rs.port(), room);
+      ASSERT_TRUE(m.has_welcome()) << room << ": " << m.DebugString();
+      EXPECT_EQ(m.welcome().room(), room);
+      EXPECT_LE(rs.server().rooms().running_count(), 3u);
+      EXPECT_NE(rs.server().rooms().running("lobby"), nullptr);  // the default room never makes way
+    }
+  EXPECT_TRUE(rs.logged("made way for"));
+}
+
+TEST(RoomsMakeWay, TheRoomEmptyLongestMakesWay) {
+  RoomServer rs([](config::Config& c) { c.max_rooms = 3; }, nullptr, tour_rooms(1));
+  ASSERT_TRUE(visit(rs.port(), "beta").has_welcome());
+  ASSERT_TRUE(visit(rs.port(), "gamma").has_welcome());
+  const json before = rooms_json(rs.port());
+  EXPECT_EQ((*room_entry(before, "beta"))["on_join"], "joins");
+  EXPECT_EQ((*room_entry(before, "r1"))["on_join"], "starts");  // an empty room will make way
+  ASSERT_TRUE(visit(rs.port(), "r1").has_welcome());
+  EXPECT_EQ(rs.server().rooms().running("beta"), nullptr);  // empty since before gamma started
+  EXPECT_NE(rs.server().rooms().running("gamma"), nullptr);
+  EXPECT_NE(rs.server().rooms().running("r1"), nullptr);
+  EXPECT_TRUE(rs.logged("room_closed"));
+}
+
+TEST(RoomsMakeWay, ARoomWithASpectatorNeverMakesWayAndTheRefusalNamesTheOpenRooms) {
+  RoomServer rs([](config::Config& c) { c.max_rooms = 2; });
+  WsClient stay;
+  ASSERT_TRUE(join_room(stay, rs.port(), "beta").has_welcome());
+  EXPECT_TRUE(wait_rooms(rs.port(), [](const json& j) {
+    const json* g = room_entry(j, "gamma");
+    return (*room_entry(j, "beta"))["spectators"] == 1 && g && (*g)["on_join"] == "full";
+  }));
+  for (int i = 0; i < 3; ++i) {
+    WsClient g;
+    const v1::ServerMessage m = join_room(g, rs.port(), "gamma");
+    ASSERT_TRUE(m.has_close()) << m.DebugString();
+    EXPECT_EQ(m.close().code(), v1::Close::CODE_UNKNOWN_ROOM);
+    const std::string& why = m.close().reason();
+    EXPECT_NE(why.find("max_rooms"), std::string::npos) << why;
+    EXPECT_NE(why.find("open now: beta, lobby"), std::string::npos) << why;
+  }
+  // The spectator's room runs on and still streams to it.
+  EXPECT_NE(rs.server().rooms().running("beta"), nullptr);
+  v1::ServerMessage snap;
+  EXPECT_TRUE(next_of(stay, v1::ServerMessage::kDeltaSnapshot, snap));
+  EXPECT_EQ(rs.server().rooms().running("gamma"), nullptr);
+}
+
+TEST(RoomsMakeWay, ARoomRecordingAnInputLogNeverMakesWay) {
+  testing::TempDir dir;
+  RoomServer rs([&](config::Config& c) {
+    c.max_rooms = 2;
+    c.recordings_dir = dir.path().string();
+    c.record_rooms = "beta";
+  });
+  ASSERT_TRUE(visit(rs.port(), "beta").has_welcome());
+  // The recording starts on beta's game thread: wait until the admin API sees it.
+  EXPECT_TRUE(wait_rooms(rs.port(), [&](const json&) {
+    const json j = json::parse(http(rs.port(), "GET", "/api/admin/recordings", "tune-token").second, nullptr, false);
+    return j.is_object() && j["recordings"].size() == 1 && j["recordings"][0]["recording"] == true;
+  }));
+  WsClient g;
+  const v1::ServerMessage m = join_room(g, rs.port(), "gamma");
+  ASSERT_TRUE(m.has_close()) << m.DebugString();
+  EXPECT_NE(m.close().reason().find("open now: beta, lobby"), std::string::npos) << m.close().reason();
+  // Once the recording is stopped, beta makes way.
+  ASSERT_EQ(http(rs.port(), "POST", "/api/admin/rooms/beta/recording/stop", "tune-token").first, 200);
+  WsClient g2;
+  EXPECT_TRUE(join_room(g2, rs.port(), "gamma").has_welcome());
+  EXPECT_EQ(rs.server().rooms().running("beta"), nullptr);
+}
+
+TEST(RoomsMakeWay, ControlWithRoomEvictionOffTheTourIsRefusedAtMaxRooms) {
+  RoomServer rs(
+      [](config::Config& c) {
+        c.max_rooms = 3;
+        c.room_eviction = "off";
+      },
+      nullptr, tour_rooms(1));
+  ASSERT_TRUE(visit(rs.port(), "beta").has_welcome());
+  ASSERT_TRUE(visit(rs.port(), "gamma").has_welcome());
+  EXPECT_EQ((*room_entry(rooms_json(rs.port()), "r1"))["on_join"], "full");
+  const v1::ServerMessage m = visit(rs.port(), "r1");
+  ASSERT_TRUE(m.has_close()) << m.DebugString();
+  EXPECT_NE(m.close().reason().find("max_rooms"), std::string::npos) << m.close().reason();
+  EXPECT_NE(rs.server().rooms().running("beta"), nullptr);
+}
+
+TEST(RoomsMakeWay, ARoomThatMadeWayDeletesItsSavedStateLikeAnIdleRoom) {
+  testing::TempDir dir;
+  const std::string beta_file = game::room_state_path(dir.path().string(), "beta");
+  {
+    RoomServer rs([&](config::Config& c) {
+      c.max_rooms = 2;
+      c.state_dir = dir.path().string();
+      c.state_save_interval_s = 1;
+    });
+    WsClient b;
+    ASSERT_TRUE(join_room(b, rs.port(), "beta").has_welcome());
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!std::filesystem::exists(beta_file) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(20ms);
+    ASSERT_TRUE(std::filesystem::exists(beta_file)) << "beta was never saved";
+    b.close();
+    EXPECT_TRUE(wait_rooms(rs.port(), [](const json& j) { return (*room_entry(j, "beta"))["spectators"] == 0; }));
+    ASSERT_TRUE(visit(rs.port(), "gamma").has_welcome());
+    EXPECT_TRUE(rs.logged("made way for 'gamma'"));  // logged once closed, file deleted
+    EXPECT_FALSE(std::filesystem::exists(beta_file));
+  }
+  // A restart brings back the rooms that ran at the stop, not the one that made way.
+  RoomServer again([&](config::Config& c) {
+    c.max_rooms = 2;
+    c.state_dir = dir.path().string();
+  });
+  EXPECT_EQ(again.server().rooms().running("beta"), nullptr);
+  EXPECT_NE(again.server().rooms().running("gamma"), nullptr);
 }
 
 TEST(Tuning, AdminApiRefusesWithoutTheToken) {
