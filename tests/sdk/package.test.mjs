@@ -102,9 +102,10 @@ describe('@flockstep/client tarball installed outside the repository', { timeout
     const web = path.join(dir, 'web');
     fs.mkdirSync(web);
     fs.copyFileSync(path.join(pkgDir, 'browser.mjs'), path.join(web, 'flockstep-client.mjs'));
+    // The script is a file of its own: the server's Content-Security-Policy allows no inline script.
     fs.writeFileSync(path.join(web, 'index.html'), `<!doctype html><meta charset="utf-8"><title>sdk</title>
-<script type="module">
-import { connect, listRooms } from './flockstep-client.mjs';
+<script type="module" src="main.mjs"></script>`);
+    fs.writeFileSync(path.join(web, 'main.mjs'), `import { connect, listRooms } from './flockstep-client.mjs';
 const out = (window.__sdk = { positions: [], rooms: null, error: null, welcome: null });
 try {
   const client = await connect(\`ws://\${location.host}/ws\`);
@@ -116,7 +117,7 @@ try {
 } catch (err) {
   out.error = String(err && err.stack || err);
 }
-</script>`);
+`);
     const web_server = await startServer(['--bots', '0', '--web-root', web]);
     const browser = await launchBrowser();
     try {
