@@ -142,13 +142,21 @@ class RouteHammer : public ::testing::Test {
   }
   static constexpr std::uint32_t kSnapshotHz = 20;
   static constexpr double kNominalMs = 1000.0 / kSnapshotHz;
-  /// The bound on the hammered gap p99: 1.5 x nominal on a quiet machine. A loaded machine (2
+  /// The bound on the hammered gap p99: 1.5 x nominal on a quiet machine (kBoundFactor). A loaded machine (2
   /// cores shared by several builds) delays the spectator's and the game's threads by itself;
   /// whatever p99 excess it shows before the hammer starts widens the bound by as much, so the
   /// test measures what the routes add, not the machine.
   static double bound_ms(const HammerResult& r) {
-    return 1.5 * kNominalMs + std::max(0.0, r.baseline_p99_ms - kNominalMs);
+    return kBoundFactor * kNominalMs + std::max(0.0, r.baseline_p99_ms - kNominalMs);
   }
+#if defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer every request costs the one I/O thread several times the CPU of an
+  // optimised build, published copy or not (measured in the dev preset: hammered p99 89-96 ms,
+  // the waiting route of the control 218 ms): 2.5 x nominal still tells the two apart.
+  static constexpr double kBoundFactor = 2.5;
+#else
+  static constexpr double kBoundFactor = 1.5;
+#endif
   std::filesystem::path web_root_;
 };
 
