@@ -36,22 +36,26 @@ function fnv1a64(bytes) {
   return h;
 }
 
-/** The log with the first set_input at or after `fromTick` changed by +0.25 turn, re-framed with
- *  valid checksums: a well-formed file whose re-simulation must diverge. */
+/** The log with every set_input at or after `fromTick` changed by 0.25 turn, re-framed with
+ *  valid checksums: a well-formed file whose re-simulation must diverge. Every one, not only the
+ *  first: a single altered input can be one the world ignores (its bot is between lives, or a later
+ *  input of the same tick replaces it), and then the re-simulation rightly matches. */
 function alteredLog(bytes, fromTick) {
   const Record = recordType();
   const out = [bytes.subarray(0, 8)];
-  let at = 8, done = false;
+  let at = 8, altered = 0;
   while (at + 4 <= bytes.length) {
     const n = bytes.readUInt32LE(at);
     let body = bytes.subarray(at + 4, at + 4 + n);
     const r = Record.decode(body);
-    if (!done && r.commands && Number(r.commands.tick) >= fromTick) {
-      const c = r.commands.commands.find((x) => x.set_input);
-      if (c) {
+    if (r.commands && Number(r.commands.tick) >= fromTick) {
+      const inputs = r.commands.commands.filter((x) => x.set_input);
+      for (const c of inputs) {
         c.set_input.turn = c.set_input.turn > 0.5 ? c.set_input.turn - 0.25 : c.set_input.turn + 0.25;
+      }
+      if (inputs.length) {
         body = Buffer.from(Record.encode(r).finish());
-        done = true;
+        altered += inputs.length;
       }
     }
     const len = Buffer.alloc(4);
@@ -61,7 +65,7 @@ function alteredLog(bytes, fromTick) {
     out.push(len, body, sum);
     at += 4 + n + 8;
   }
-  assert.ok(done, 'no set_input to alter');
+  assert.ok(altered > 0, 'no set_input to alter');
   return Buffer.concat(out);
 }
 
