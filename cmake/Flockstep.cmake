@@ -19,6 +19,35 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_BUILD_TYPE STREQUAL "RelWithDe
   add_link_options(-fno-var-tracking-assignments)
 endif()
 
+# Build time: unity builds (CMake's UNITY_BUILD) for the product's libraries in the presets that
+# build from scratch most often (release/ci, what scripts/run.sh and CI build; wasm, where every
+# em++ call also pays for its Python driver). One translation unit of many sources parses the
+# common headers (Beast, Asio, protobuf, nlohmann_json, the standard library) once and
+# instantiates and optimises each shared template once instead of once per source: the server's
+# library took 221 CPU s as 26 translation units and 110 s as one (docs/building.md, First start).
+# The dev preset keeps one translation unit per source, so editing a file recompiles that file
+# only. Sources in one unity file share a scope: file-local names (anonymous namespaces, static
+# functions) must differ between the sources of a library, which the unity presets check by
+# compiling.
+option(FLOCKSTEP_UNITY_BUILD "Compile the product libraries as unity builds (faster cold builds)" OFF)
+
+# flockstep_unity(TARGET [BATCH n] [ALONE source...]): TARGET as unity build(s) of n sources each
+# (0: one unity file for all) when FLOCKSTEP_UNITY_BUILD is on; ALONE sources stay their own
+# translation unit (a very large one compiles beside the unity file on the second core).
+function(flockstep_unity target)
+  cmake_parse_arguments(U "" "BATCH" "ALONE" ${ARGN})
+  if(NOT FLOCKSTEP_UNITY_BUILD)
+    return()
+  endif()
+  if(NOT DEFINED U_BATCH)
+    set(U_BATCH 0)
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${U_BATCH})
+  if(U_ALONE)
+    set_source_files_properties(${U_ALONE} TARGET_DIRECTORY ${target} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
+endfunction()
+
 add_library(flockstep_warnings INTERFACE)
 add_library(flockstep::warnings ALIAS flockstep_warnings)
 target_compile_options(flockstep_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion

@@ -26,8 +26,6 @@ const char* to_string(Status s) {
 
 namespace {
 
-Result fail(Status s, std::string detail) { return Result{s, std::move(detail)}; }
-
 /// Range-check one number: NaN/Inf rejected; slightly outside (within tolerance, rounding noise
 /// from a client's arithmetic) clamped silently; further outside clamped and reported.
 Status check_range(double& v, double lo, double hi, double tolerance) {

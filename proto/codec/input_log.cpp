@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "codec/checksum.hpp"
 #include "codec/server_codec.hpp"
 #include "codec/world_state_codec.hpp"
 #include "flockstep/sim/state_hash.hpp"
@@ -11,12 +12,6 @@
 namespace flockstep::codec {
 
 namespace {
-
-std::uint64_t fnv1a(std::string_view bytes) {
-  sim::StateHasher h;
-  h.bytes(bytes.data(), bytes.size());
-  return h.value();
-}
 
 // Little-endian fixed-width integers by hand: the frame is 12 bytes around a protobuf record,
 // and protobuf has no public helper for an unprefixed fixed-width integer in a plain string.

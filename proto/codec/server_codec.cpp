@@ -25,7 +25,6 @@ bool get(const v1::Vec2& in, Vec2& out) {
   return true;
 }
 
-Result fail(Status s, std::string detail) { return Result{s, std::move(detail)}; }
 Result not_finite(const std::string& field) { return fail(Status::kNotFinite, field + " is NaN or infinite"); }
 
 bool finite(double v) { return std::isfinite(v); }

@@ -4,6 +4,7 @@
 /// Emscripten, where exception catching is off.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace flockstep::codec {
 
@@ -37,5 +38,8 @@ struct Result {
   bool ok() const { return status == Status::kOk; }
   bool usable() const { return codec::usable(status); }
 };
+
+/// A refusal with its detail: `return fail(Status::kMalformed, "input.turn is NaN");`.
+inline Result fail(Status s, std::string detail) { return Result{s, std::move(detail)}; }
 
 }  // namespace flockstep::codec

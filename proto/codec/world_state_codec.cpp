@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "codec/checksum.hpp"
 #include "codec/server_codec.hpp"
 #include "flockstep/sim/state_hash.hpp"
 #include "flockstep/sim/world_state.hpp"
@@ -172,12 +173,6 @@ std::string check_sizes(const sim::Scenario& s) {
            " cells, over the limit of " + std::to_string(static_cast<std::uint64_t>(kMaxWorldObstacleCellPairs)) +
            " obstacle-cell pairs";
   return {};
-}
-
-std::uint64_t fnv1a(std::string_view bytes) {
-  sim::StateHasher h;
-  h.bytes(bytes.data(), bytes.size());
-  return h.value();
 }
 
 }  // namespace

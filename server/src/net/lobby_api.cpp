@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codec/group_fields.hpp"
+#include "net/api_json.hpp"
 #include "game/game.hpp"
 #include "game/rooms.hpp"
 #include "game/scenario_file.hpp"
@@ -18,10 +19,6 @@ namespace flockstep::server::net {
 namespace {
 
 using nlohmann::json;
-
-ApiResponse reply(unsigned status, const json& j) {
-  return {status, j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"};
-}
 
 ApiResponse error(unsigned status, const std::string& message, std::string_view key = {}) {
   json j = {{"error", message}};

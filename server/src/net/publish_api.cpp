@@ -6,16 +6,13 @@
 
 #include "game/published_rooms.hpp"
 #include "game/rooms.hpp"
+#include "net/api_json.hpp"
 
 namespace flockstep::server::net {
 
 namespace {
 
 using nlohmann::json;
-
-ApiResponse reply(unsigned status, const json& j) {
-  return {status, j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"};
-}
 
 ApiResponse published_json(const game::Rooms& rooms) {
   json list = json::array();

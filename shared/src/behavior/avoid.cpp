@@ -10,8 +10,6 @@ using math::dot;
 using math::length;
 using math::normalized;
 
-real abs_real(real x) { return x < 0 ? -x : x; }
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -37,7 +35,7 @@ Vec2 obstacle_avoidance_force(const Body& b, std::span<const Circle> obstacles, 
     if (local.x < 0 || local.x - c.radius > L) continue;
     // (b) expand by half the box width, (c) intersect the local x axis with the expanded circle.
     const real R = c.radius + W * 0.5;
-    if (!(abs_real(local.y) < R)) continue;
+    if (!(math::abs(local.y) < R)) continue;
     const real s = math::sqrt(R * R - local.y * local.y);
     real x_hit = local.x - s;
     if (x_hit <= 0) x_hit = local.x + s;  // the body is already inside the expanded circle
@@ -67,7 +65,7 @@ Vec2 obstacle_avoidance_force(const Body& b, std::span<const Circle> obstacles, 
     // Away from the obstacle, stronger the nearer it sits to the centre line. y = 0: fixed side (left).
     const real R = c.radius + W * 0.5;
     const real side = y_obs > 0 ? real(1) : (y_obs < 0 ? real(-1) : real(0));
-    f_y = side == 0 ? R * multiplier : -side * (R - abs_real(y_obs)) * multiplier;
+    f_y = side == 0 ? R * multiplier : -side * (R - math::abs(y_obs)) * multiplier;
   }
   const real f_x = (c.radius - x_obs) * p.braking_weight;
   const Vec2 local_force{f_x, f_y};

@@ -5,11 +5,9 @@ namespace {
 
 using math::length;
 
-real abs_real(real x) { return x < 0 ? -x : x; }
-
 std::size_t paired_count(std::size_t a, std::size_t b) { return a < b ? a : b; }
 
-real urgency(const SteeringOutput& s) { return length(s.linear) + abs_real(s.angular); }
+real urgency(const SteeringOutput& s) { return length(s.linear) + math::abs(s.angular); }
 
 }  // namespace
 
@@ -49,7 +47,7 @@ std::int32_t priority_weights(std::span<const SteeringOutput> outputs, real epsi
   const std::int32_t n = static_cast<std::int32_t>(paired_count(outputs.size(), kMaxBlendBehaviors));
   for (std::int32_t i = 0; i < n; ++i) {
     const SteeringOutput& s = outputs[static_cast<std::size_t>(i)];
-    if (length(s.linear) > epsilon || abs_real(s.angular) > epsilon) {
+    if (length(s.linear) > epsilon || math::abs(s.angular) > epsilon) {
       out = one_hot_weights(n, i);
       return i;
     }

@@ -26,6 +26,9 @@ inline constexpr real kInfinity = std::numeric_limits<real>::infinity();
 constexpr real clamp(real x, real lo, real hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 /// T12: sign(x) = x/|x| for x != 0; we return 0 for x == 0 (the seed leaves it undefined).
+/// |x|, constexpr (-0 stays -0, which compares and adds as +0).
+constexpr real abs(real x) { return x < 0 ? -x : x; }
+
 constexpr real sign(real x) { return x > 0 ? real(1) : (x < 0 ? real(-1) : real(0)); }
 
 /// Minimum / maximum without std::min's reference semantics. Exact.
