@@ -27,8 +27,11 @@ void SnapshotStreams::ack(ConnectionId conn, std::uint64_t tick, const codec::Vi
     c.has_view = true;
     c.view = *view;
   }
+  c.acks_seen = true;
   if (tick == 0) {
     c.acked = 0;  // the client lost its frames: next one is full
+    c.unacked = 0;
+    for (const Sent& s : c.history) c.unacked += s.frame ? 1u : 0u;  // all outstanding now
     return;
   }
   if (tick <= c.acked) return;  // late or repeated ack
@@ -125,11 +128,17 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area) 
   auto it = clients_.find(conn);
   if (it == clients_.end()) return -1;
   Client& c = it->second;
-  // Pacing: a client that acknowledged before (it decodes deltas) but has max_unacked snapshots
-  // outstanding waits, but gets one every stalled_every. A client that never acknowledged (it
-  // just joined, asked for a full one, or reads only full snapshots) is not paced.
-  if (config_.max_unacked > 0 && c.acked != 0 && c.unacked >= config_.max_unacked &&
-      snapshot_count_ - c.last_sent < config_.stalled_every) {
+  // Pacing: a client with a baseline (it decodes deltas) but max_unacked snapshots outstanding
+  // waits, but gets one every stalled_every. A client without one that does acknowledge (its
+  // acks arrive, but only for frames that already left the history: a join storm, where its
+  // first ack comes after more than kHistory snapshots) waits once kUnusableAckOutstanding
+  // are outstanding, so the history stops turning over and its next ack finds its frame; without
+  // this it would get full snapshots for as long as it lags, the collapse that feeds itself. A
+  // client that never acknowledged at all (just joined, or reads only full snapshots) is not
+  // paced.
+  const bool lagging = c.acked != 0 ? c.unacked >= config_.max_unacked
+                                    : c.acks_seen && c.unacked >= kUnusableAckOutstanding;
+  if (config_.max_unacked > 0 && lagging && snapshot_count_ - c.last_sent < config_.stalled_every) {
     ++stats_.paced;
     return kPaced;
   }

@@ -24,6 +24,9 @@
 /// against the baseline it has; the history counts snapshots sent, so a lower rate also makes
 /// the history span longer. Full snapshots go only to a client that just joined, asked for one
 /// (ack 0), or whose baseline left the history (after kHistory - max_unacked stalled sends).
+/// A client whose acknowledgements all name frames already gone (in a join storm its first ack
+/// can arrive after more than kHistory snapshots) is paced too, once kUnusableAckOutstanding full
+/// snapshots are outstanding, so that its next ack finds its frame and it moves on to deltas.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -72,6 +75,10 @@ class SnapshotStreams {
  public:
   /// Frames remembered per client: a baseline older than this many snapshots is gone.
   static constexpr std::size_t kHistory = 32;
+  /// A client that acknowledges, but only frames already gone (no baseline), is paced once this
+  /// many snapshots are outstanding: the history still holds the two newest it could ack next
+  /// plus room for the stalled sends. [Limit: < kHistory]
+  static constexpr std::uint32_t kUnusableAckOutstanding = kHistory - 2;
 
   SnapshotStreams(const sim::Scenario& scenario, StreamConfig config);
 
@@ -131,6 +138,7 @@ class SnapshotStreams {
     std::uint64_t acked = 0;
     std::uint32_t unacked = 0;    // snapshots sent after `acked` (history entries newer than it)
     std::uint64_t last_sent = 0;  // snapshot_count_ when it was last sent one
+    bool acks_seen = false;       // it has acknowledged something (even a frame already gone)
     bool has_view = false;
     codec::ViewRect view;
   };

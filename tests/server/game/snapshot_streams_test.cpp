@@ -454,6 +454,37 @@ TEST(StreamsPacing, ControlWithoutPacingTheLaggingSpectatorGetsFullSnapshots) {
   EXPECT_GT(r.full_after_join, 300u) << "its baseline fell out of the history: full snapshots every time";
 }
 
+TEST(StreamsPacing, JoinStormClientWhoseFirstAckIsAlreadyGoneIsPacedThenGetsDeltas) {
+  // Acks 40 snapshots late from the first one: the first ack names a frame that already left
+  // the 32-deep history, so the client has no baseline. It is paced once kUnusableAckOutstanding
+  // full snapshots are outstanding; a later ack then finds its frame and deltas follow.
+  const PacedRun r = run_lagging_spectator(StreamConfig{}, 0, 40, 400);
+  std::printf("join storm: %u of 400 snapshots sent, %u full (%u after the first usable ack), %llu paced\n", r.sent,
+              r.full, r.full_after_join, static_cast<unsigned long long>(r.paced));
+  EXPECT_EQ(r.decode_errors, 0u);
+  EXPECT_GT(r.paced, 0u);
+  EXPECT_LE(r.full, 41u + 1u) << "full snapshots only until the first ack arrives, and at most one stalled send after";
+  EXPECT_EQ(r.full_after_join, 0u);
+  EXPECT_LT(r.sent, 400u / 3);
+}
+
+TEST(StreamsPacing, ControlJoinStormClientUnpacedGetsFullSnapshotsForever) {
+  StreamConfig off;
+  off.max_unacked = 0;
+  const PacedRun r = run_lagging_spectator(off, 0, 40, 400);
+  EXPECT_EQ(r.decode_errors, 0u);
+  EXPECT_EQ(r.sent, 400u);
+  EXPECT_GT(r.full, 390u) << "every ack names a frame already gone: no baseline ever";
+}
+
+TEST(StreamsPacing, ClientThatNeverAcknowledgesIsNotPaced) {
+  // A reader of full snapshots only (no acks at all): every snapshot, each a full one.
+  const PacedRun r = run_lagging_spectator(StreamConfig{}, 0, 1000, 200);
+  EXPECT_EQ(r.sent, 200u);
+  EXPECT_EQ(r.paced, 0u);
+  EXPECT_EQ(r.full, 200u);
+}
+
 TEST(StreamsPacing, PromptClientsAreNeverPaced) {
   const PacedRun r = run_lagging_spectator(StreamConfig{}, 0, 2, 200);  // 100 ms of round trip
   EXPECT_EQ(r.sent, 200u);
