@@ -136,8 +136,8 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area) 
   // this it would get full snapshots for as long as it lags, the collapse that feeds itself. A
   // client that never acknowledged at all (just joined, or reads only full snapshots) is not
   // paced.
-  const bool lagging = c.acked != 0 ? c.unacked >= config_.max_unacked
-                                    : c.acks_seen && c.unacked >= kUnusableAckOutstanding;
+  const bool lagging =
+      c.acked != 0 ? c.unacked >= config_.max_unacked : c.acks_seen && c.unacked >= kUnusableAckOutstanding;
   if (config_.max_unacked > 0 && lagging && snapshot_count_ - c.last_sent < config_.stalled_every) {
     ++stats_.paced;
     return kPaced;
