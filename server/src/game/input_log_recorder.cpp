@@ -94,10 +94,19 @@ std::uint64_t InputLogRecorder::seek_estimate(const sim::World& world) const {
 
 const char* InputLogRecorder::over_limit(const sim::World& world, bool seek) {
   // Seek points handed over but not encoded yet (and the one about to be) count at the
-  // estimate; bytes() holds every record appended so far, handed over or still in buffer_.
-  const std::uint64_t est = seek_estimate(world);
-  const std::uint64_t seeks = queued_seeks_.load(std::memory_order_relaxed) + (seek ? 1 : 0);
-  if (bytes() + seeks * est + kEndRecordReserve > settings_.max_bytes) return "size limit";
+  // estimate; the encoded ones at their size, with every record appended so far, handed over or
+  // still in buffer_. The writer moves a seek point from the first count to the second in one
+  // step under mutex_, and this reads both under it: read apart, a seek point encoded in
+  // between was counted twice, and a recording near its cap ended a seek interval early.
+  std::uint64_t est = 0, queued_seeks = 0, encoded_seeks = 0;
+  {
+    std::lock_guard lock(mutex_);
+    est = seek_estimate(world);
+    queued_seeks = queued_seeks_.load(std::memory_order_relaxed);
+    encoded_seeks = seek_bytes_.load(std::memory_order_relaxed);
+  }
+  const std::uint64_t seeks = queued_seeks + (seek ? 1 : 0);
+  if (buffered_total_ + encoded_seeks + seeks * est + kEndRecordReserve > settings_.max_bytes) return "size limit";
   if (queued_bytes_.load(std::memory_order_relaxed) + buffer_.size() + (seek ? est : 0) > settings_.max_queue_bytes)
     return "writer behind";
   return nullptr;
@@ -207,13 +216,13 @@ void InputLogRecorder::writer() {
     queue_.pop_front();
     lock.unlock();
     const bool seek = item.world != nullptr;
+    std::uint64_t encoded_seek = 0;
     if (ok()) {
       if (seek) {
         const std::string state = codec::encode_world_state(*item.world);
         codec::InputLogEncoder::seek_point(item.world->tick(), state, item.bytes);
         item.world.reset();
-        last_seek_size_.store(item.bytes.size(), std::memory_order_relaxed);
-        seek_bytes_.fetch_add(item.bytes.size(), std::memory_order_relaxed);
+        encoded_seek = item.bytes.size();
       }
       // The hard cap: the game thread's estimate ends a recording before this, unless a seek
       // point came out much larger than the last; the file then stops at a whole record.
@@ -231,9 +240,15 @@ void InputLogRecorder::writer() {
         written_ += item.bytes.size();
       }
     }
+    lock.lock();
+    // The seek point leaves the queued count and joins the encoded bytes in one step under the
+    // lock over_limit() reads them under.
+    if (encoded_seek > 0) {
+      last_seek_size_.store(encoded_seek, std::memory_order_relaxed);
+      seek_bytes_.fetch_add(encoded_seek, std::memory_order_relaxed);
+    }
     if (seek) queued_seeks_.fetch_sub(1, std::memory_order_relaxed);
     queued_bytes_.fetch_sub(item.queued, std::memory_order_relaxed);
-    lock.lock();
   }
 }
 
