@@ -25,7 +25,13 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 PROTOC_VERSION="$(protoc --version | awk '{print $2}')"          # e.g. 3.21.12
 SRC_VERSION="$(dpkg-query -W -f='${source:Version}' protobuf-compiler 2>/dev/null || true)"
 [[ -n "$SRC_VERSION" ]] || die "protobuf-compiler is not installed as a Debian package"
-EMCC_VERSION="$(emcc --version 2>/dev/null | head -1 | sed -E 's/.* ([0-9]+\.[0-9]+\.[0-9]+).*/\1/')"
+# emcc's whole output is read (no `| head -1`: under pipefail, head closing the pipe early can
+# kill emcc with SIGPIPE and end this script without a word), and a failure says why.
+EMCC_ERR="$(mktemp)"
+EMCC_OUT="$(emcc --version 2>"$EMCC_ERR")" || die "emcc --version failed: $(tail -n 5 "$EMCC_ERR")"
+rm -f "$EMCC_ERR"
+EMCC_VERSION="$(sed -nE '1s/.* ([0-9]+\.[0-9]+\.[0-9]+).*/\1/p' <<<"$EMCC_OUT")"
+[[ -n "$EMCC_VERSION" ]] || die "cannot read a version from 'emcc --version': $(head -c 200 <<<"$EMCC_OUT")"
 CACHE="${FLOCKSTEP_CACHE:-$HOME/.cache/flockstep}"
 PREFIX="$CACHE/protobuf-wasm-$PROTOC_VERSION"
 WANT_STAMP="protobuf $SRC_VERSION emcc $EMCC_VERSION"
