@@ -77,8 +77,27 @@ std::string group_kind(const Scenario& s, std::int32_t group) {
   return technique_name(g.technique);
 }
 
+namespace {
+
+/// A craft's parameters (the player's and each group's): finite, masses away from zero.
+std::string craft_error(const behavior::CraftParams& c, const std::string& p) {
+  const real all[] = {c.mass,        c.inertia,      c.length,      c.thrust, c.max_steering_force,
+                      c.linear_drag, c.lateral_drag, c.angular_drag};
+  for (real v : all)
+    if (!math::is_finite(v)) return p + ": every value must be a finite number";
+  if (!(c.mass >= behavior::kMinCraftMass)) return p + ".mass: must be >= 0.001";
+  if (!(c.inertia >= behavior::kMinCraftInertia)) return p + ".inertia: must be >= 0.001";
+  if (!(c.length > 0)) return p + ".length: must be > 0";
+  if (!(c.thrust >= 0 && c.max_steering_force >= 0)) return p + ".thrust and max_steering_force: must be >= 0";
+  if (!(c.linear_drag >= 0 && c.lateral_drag >= 0 && c.angular_drag >= 0)) return p + ": drags must be >= 0";
+  return {};
+}
+
+}  // namespace
+
 std::string validate(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& why) { return field + ": " + why; };
+  if (std::string e = craft_error(s.player_craft, "player_craft"); !e.empty()) return e;
   if (!(s.width > 0) || !math::is_finite(s.width)) return bad("width", "must be a positive number");
   if (!(s.height > 0) || !math::is_finite(s.height)) return bad("height", "must be a positive number");
   if (s.tick_rate_hz < 1 || s.tick_rate_hz > 240) return bad("tick_rate_hz", "must be in 1..240");
@@ -118,6 +137,7 @@ std::string validate(const Scenario& s) {
                      "target_group and leader_group must name another group");
     }
 
+    if (std::string e = craft_error(g.craft, p + ".craft"); !e.empty()) return e;
     if (!(g.max_speed > 0)) return bad(p + ".max_speed", "must be > 0");
     if (!(g.max_force > 0)) return bad(p + ".max_force", "must be > 0");
     if (!(g.mass > 0)) return bad(p + ".mass", "must be > 0");

@@ -13,9 +13,15 @@
 namespace flockstep::behavior {
 
 /// Physical constants of a craft. Defaults give a nimble ~10 m/s craft with a ~6 m turn radius.
+/// The smallest craft mass and moment of inertia a scenario may give: the craft's accelerations
+/// are forces divided by them, and a positive value near zero (the world-state fuzzer found an
+/// inertia of 1.7e-307) turns finite forces into infinite speeds within a tick.
+inline constexpr real kMinCraftMass = 1e-3;
+inline constexpr real kMinCraftInertia = 1e-3;
+
 struct CraftParams {
-  real mass = 1;                ///< kg. [Limit: > 0]
-  real inertia = 0.5;           ///< moment of inertia about the CG, kg m^2. [Limit: > 0]
+  real mass = 1;                ///< kg. [Limit: >= kMinCraftMass]
+  real inertia = 0.5;           ///< moment of inertia about the CG, kg m^2. [Limit: >= kMinCraftInertia]
   real length = 1;              ///< bow-to-stern length L, m; the steering force acts at L/2. [Limit: > 0]
   real thrust = 4;              ///< constant forward thrust, N. [Limit: >= 0]
   real max_steering_force = 3;  ///< bow thruster force at factor 1, N. [Limit: >= 0]
