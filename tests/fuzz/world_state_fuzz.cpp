@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "codec/checksum.hpp"
 #include "codec/world_state_codec.hpp"
-#include "flockstep/sim/state_hash.hpp"
 #include "flockstep/v1/world_state.pb.h"
 
 namespace {
@@ -48,10 +48,8 @@ void try_decode(std::string_view bytes) {
 /// `body` in a file with the right version and hash.
 std::string wrap(std::string body) {
   flockstep::v1::WorldStateFile file;
-  flockstep::sim::StateHasher h;  // FNV-1a 64, as the codec hashes the body
-  h.bytes(body.data(), body.size());
   file.set_format_version(flockstep::codec::kWorldStateFormatVersion);
-  file.set_body_hash(h.value());
+  file.set_body_hash(flockstep::codec::fnv1a(body));  // the codec's own body checksum
   file.set_body(std::move(body));
   return file.SerializeAsString();
 }

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "../test_util.hpp"
+#include "codec/checksum.hpp"
 #include "codec/world_state_codec.hpp"
-#include "flockstep/sim/state_hash.hpp"
 #include "flockstep/v1/messages.pb.h"
 #include "flockstep/v1/room_state.pb.h"
 #include "flockstep/v1/world_state.pb.h"
@@ -293,9 +293,7 @@ std::string with_scenario(const std::string& world_state, const std::function<vo
   EXPECT_TRUE(body.ParseFromString(file.body()));
   edit(*body.mutable_scenario());
   const std::string bytes = body.SerializeAsString();
-  sim::StateHasher h;
-  h.bytes(bytes.data(), bytes.size());
-  file.set_body_hash(h.value());
+  file.set_body_hash(codec::fnv1a(bytes));
   file.set_body(bytes);
   return file.SerializeAsString();
 }
