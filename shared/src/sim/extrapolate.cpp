@@ -21,6 +21,7 @@
 #include "flockstep/sim/model_params.hpp"
 #include "flockstep/sim/rules.hpp"
 #include "stage_craft.hpp"
+#include "stage_forces.hpp"
 #include "stage_kinematic.hpp"
 #include "stage_targets.hpp"
 #include "stage_tile.hpp"
@@ -389,7 +390,30 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     return s;
   }
 
-  // Vehicle composition (compose.hpp), each behaviour's force as World::run_behavior computes it.
+  // Vehicle composition (compose.hpp): each behaviour's rule as the World runs it
+  // (stage_forces.hpp), over the agents as they stood at the tick's start.
+  struct Env {
+    const Extrapolator& x;
+    std::span<const ExtrapolatedAgent> agents;
+    const Scenario& scenario() const { return x.scenario_; }
+    Vec2 delta(Vec2 from, Vec2 to) const { return x.delta(from, to); }
+    // Every obstacle: the World's look-up by cell returns those that can matter at p, and the
+    // avoidance rule picks the same one from either.
+    std::span<const Circle> obstacles_near(Vec2) const { return x.scenario_.obstacles; }
+    std::int32_t nearest_player(Vec2 p, real* distance) const {
+      return nearest_of(x.players_, x.position_.data(), -1, p, plane_of(x.scenario_), distance);
+    }
+    std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
+      return x.nearest_target(agents, group, self, p);
+    }
+    std::int32_t leader(std::int32_t group) const { return x.leader_of(agents, group); }
+    const AgentView& view(std::int32_t j) const { return agents[static_cast<std::size_t>(j)].view; }
+    Vec2 position(std::int32_t j) const { return view(j).position; }
+    Vec2 velocity(std::int32_t j) const { return view(j).velocity; }
+    Vec2 heading(std::int32_t j) const { return agents[static_cast<std::size_t>(j)].heading; }
+    std::int32_t group(std::int32_t j) const { return view(j).group; }
+  };
+  const Env env{*this, agents};
   const Composition& c = compose_[static_cast<std::size_t>(a.view.group)];
   const behavior::Body b{pos, a.view.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
   // The combiner the World runs (behavior::PrioritizedCombiner) for the running sum and the priority.
@@ -404,72 +428,9 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     const BehaviorSpec& bs = c.behaviors[k];
     if (!(bs.weight > 0)) continue;
     if (prioritized && !combine.wants()) break;
-    bool produced = true;
-    Vec2 f{};
-    auto target = [&]() { return nearest_target(agents, bs.target_group, i, pos); };
-    switch (bs.type) {
-      case BehaviorType::kWallAvoid:
-        produced = !scenario_.walls.empty();
-        if (produced) f = behavior::wall_avoidance_force(b, scenario_.walls, g.feelers);
-        break;
-      case BehaviorType::kObstacleAvoid:
-        produced = !scenario_.obstacles.empty();
-        if (produced) f = behavior::obstacle_avoidance_force(b, scenario_.obstacles, g.detection);
-        break;
-      case BehaviorType::kFleePlayers: {
-        const real range = bs.range > 0 ? bs.range : g.panic_range;
-        const std::int32_t pj = nearest_target(agents, -1, i, pos);
-        const Vec2 threat = pj >= 0 ? mover_of(pj).position : Vec2{};
-        produced = pj >= 0 && math::length(threat - pos) < range;
-        if (produced) f = behavior::flee_force(b, threat, range);
-        break;
-      }
-      case BehaviorType::kOffsetPursuit:
-      case BehaviorType::kInterpose: {
-        const std::int32_t li = leader_of(agents, bs.leader_group);
-        if (li < 0 || li == i) break;
-        const ExtrapolatedAgent& l = agents[static_cast<std::size_t>(li)];
-        if (bs.type == BehaviorType::kOffsetPursuit) {
-          const GroupSpec& lg = scenario_.groups[static_cast<std::size_t>(l.view.group)];
-          const behavior::Body leader{mover_of(li).position, l.view.velocity, l.heading, lg.mass,
-                                      lg.max_force,          lg.max_speed,    lg.radius};
-          f = behavior::offset_pursuit_force(b, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal,
-                                             bs.deceleration);
-        } else {
-          const std::int32_t tj = target();
-          if (tj >= 0) f = behavior::interpose_force(b, mover_of(tj), mover_of(li), bs.deceleration);
-        }
-        break;
-      }
-      default: {  // seek, arrive, flee, pursue, evade, hide
-        const bool seek_like = bs.type == BehaviorType::kSeek || bs.type == BehaviorType::kArrive;
-        if (seek_like && !math::is_zero(bs.goal)) {
-          const Vec2 aim = pos + delta(pos, bs.goal);
-          f = bs.type == BehaviorType::kSeek ? behavior::seek_force(b, aim)
-                                             : behavior::arrive_force(b, aim, bs.deceleration);
-          break;
-        }
-        const std::int32_t tj = target();
-        if (tj < 0) {
-          // No target: idle at the world centre; flee has nothing to flee from.
-          if (bs.type != BehaviorType::kFlee) f = behavior::arrive_force(b, centre, g.arrive_deceleration);
-          break;
-        }
-        const behavior::Mover tm = mover_of(tj);
-        switch (bs.type) {
-          case BehaviorType::kSeek: f = behavior::seek_force(b, tm.position); break;
-          case BehaviorType::kArrive: f = behavior::arrive_force(b, tm.position, bs.deceleration); break;
-          case BehaviorType::kPursue: f = behavior::pursue_force(b, tm); break;
-          case BehaviorType::kEvade: f = behavior::evade_force(b, tm); break;
-          case BehaviorType::kFlee:
-            f = behavior::flee_force(b, tm.position, bs.range > 0 ? bs.range : math::kInfinity);
-            break;
-          default: f = behavior::hide_force(b, tm, scenario_.obstacles, g.hide, nullptr); break;
-        }
-        break;
-      }
-    }
-    if (!produced) continue;
+    const stage::ForceStep r = stage::vehicle_force(env, bs, g, i, b);
+    if (!r.produced) continue;
+    const Vec2 f = r.force;
     if (prioritized) combine.take(bs.weight, {f, 0});
     outs[k] = {f, 0};
     weights[k] = bs.weight;

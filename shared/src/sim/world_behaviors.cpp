@@ -12,41 +12,21 @@
 
 namespace flockstep::sim {
 
-void WorldImpl::Behaviors::wall_avoid(const Batch& b) {
-  World& w = b.w;
-  if (w.scenario_.walls.empty()) return;
+// The behaviours whose rules are shared with the Extrapolator (stage_forces.hpp): one batch
+// function per rule, which runs it per lane over the World's columns and records what it did.
+template <auto Rule>
+void WorldImpl::Behaviors::forces(const Batch& b) {
+  const Env env{b.w};
   b.each([&](Lane& L, LaneOutput& e) {
-    e.o.linear = behavior::wall_avoidance_force(b.body_of(L), w.scenario_.walls, b.g.feelers);
-    b.sink.count(75);
-    if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kAvoiding;
+    const stage::ForceStep r = Rule(env, b.bs, b.g, L.i, b.body_of(L));
+    if (!r.produced) return;
+    e.o.linear = r.force;
     e.produced = true;
-  });
-}
-
-void WorldImpl::Behaviors::obstacle_avoid(const Batch& b) {
-  b.each([&](Lane& L, LaneOutput& e) {
-    const std::span<const Circle> near = b.w.obstacles_near(L.pos);
-    if (near.empty()) return;
-    e.o.linear = behavior::obstacle_avoidance_force(b.body_of(L), near, b.g.detection);
-    b.sink.count(73);
-    b.sink.count(11);  // the detection box in the agent's local frame
-    if (!math::is_zero(e.o.linear)) L.st = BehaviorState::kAvoiding;
-    e.produced = true;
-  });
-}
-
-void WorldImpl::Behaviors::flee_players(const Batch& b) {
-  World& w = b.w;
-  const real range = b.bs.range > 0 ? b.bs.range : b.g.panic_range;
-  b.each([&](Lane& L, LaneOutput& e) {
-    real d = math::kInfinity;
-    const std::int32_t pj = w.nearest_player(L.pos, &d);
-    if (pj < 0 || !(d < range)) return;
-    e.o.linear = behavior::flee_force(b.body_of(L), L.pos + w.delta(L.pos, w.position_[pj]), range);
-    b.sink.count(65);
-    L.st = BehaviorState::kFleeing;
-    L.target = w.id_[pj];
-    e.produced = true;
+    for (const std::int8_t id : r.technique)
+      if (id != 0) b.sink.count(id);
+    if (r.state != BehaviorState::kNone) L.st = r.state;
+    if (r.target >= 0) L.target = b.w.id_[r.target];
+    if (r.aims) L.aim = r.aim;
   });
 }
 
@@ -65,124 +45,6 @@ void WorldImpl::Behaviors::flock(const Batch& b) {
                   if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
                   e.produced = true;
                 });
-}
-
-void WorldImpl::Behaviors::seek_like(const Batch& b) {
-  World& w = b.w;
-  const BehaviorSpec& bs = b.bs;
-  const Vec2 centre{w.scenario_.width / 2, w.scenario_.height / 2};
-  const bool seek_like = bs.type == BehaviorType::kSeek || bs.type == BehaviorType::kArrive;
-  const bool to_goal = seek_like && !math::is_zero(bs.goal);
-  b.each([&](Lane& L, LaneOutput& e) {
-    const behavior::Body body = b.body_of(L);
-    Vec2 tpos;
-    behavior::Mover tm;
-    const std::int32_t tj = to_goal ? -1 : b.target_of(L, tpos, tm);
-    e.produced = true;
-    if (to_goal) {
-      L.aim = L.pos + w.delta(L.pos, bs.goal);
-      e.o.linear = bs.type == BehaviorType::kSeek ? behavior::seek_force(body, L.aim)
-                                                  : behavior::arrive_force(body, L.aim, bs.deceleration);
-      b.sink.count(bs.type == BehaviorType::kSeek ? 64 : 66);
-      L.st = BehaviorState::kSeeking;
-      return;
-    }
-    if (tj < 0) {
-      // No target (no player yet, or the target group is empty): idle at the world centre;
-      // flee has nothing to flee from.
-      if (bs.type != BehaviorType::kFlee) {
-        e.o.linear = behavior::arrive_force(body, centre, b.g.arrive_deceleration);
-        b.sink.count(66);
-      }
-      if (seek_like) {
-        L.aim = centre;
-        L.st = BehaviorState::kSeeking;
-      }
-      return;
-    }
-    L.target = w.id_[tj];
-    switch (bs.type) {
-      case BehaviorType::kSeek:
-        e.o.linear = behavior::seek_force(body, tpos);
-        L.aim = tpos;
-        L.st = BehaviorState::kSeeking;
-        b.sink.count(64);
-        break;
-      case BehaviorType::kArrive:
-        e.o.linear = behavior::arrive_force(body, tpos, bs.deceleration);
-        L.aim = tpos;
-        L.st = BehaviorState::kSeeking;
-        b.sink.count(66);
-        break;
-      case BehaviorType::kPursue:
-        e.o.linear = behavior::pursue_force(body, tm);
-        L.aim = behavior::pursue_point(body, tm);
-        L.st = BehaviorState::kSeeking;
-        b.sink.count(67);
-        break;
-      case BehaviorType::kEvade:
-        e.o.linear = behavior::evade_force(body, tm);
-        L.st = BehaviorState::kFleeing;
-        b.sink.count(68);
-        break;
-      case BehaviorType::kFlee:
-        e.o.linear = behavior::flee_force(body, tpos, bs.range > 0 ? bs.range : math::kInfinity);
-        L.aim = tpos;
-        if (!math::is_zero(e.o.linear)) {  // outside the range flee_force has nothing to do
-          L.st = BehaviorState::kFleeing;
-          b.sink.count(65);
-        }
-        break;
-      default: {  // kHide
-        behavior::HideDebug dbg{};
-        e.o.linear = behavior::hide_force(body, tm, w.scenario_.obstacles, b.g.hide, &dbg);
-        // Hide's own rule chose to hide or to ignore the hunter (T74); its fall-back is evade (T68).
-        b.sink.count(dbg.action == behavior::HideAction::kEvade ? 68 : 74);
-        L.aim = dbg.action == behavior::HideAction::kHide ? dbg.spot : L.pos;
-        L.st = BehaviorState::kHiding;
-        break;
-      }
-    }
-  });
-}
-
-void WorldImpl::Behaviors::leader(const Batch& b) {
-  World& w = b.w;
-  const BehaviorSpec& bs = b.bs;
-  const std::int32_t li = w.leader_index_[static_cast<std::size_t>(bs.leader_group)];
-  b.each([&](Lane& L, LaneOutput& e) {
-    e.produced = true;
-    if (li < 0 || li == L.i) return;
-    const behavior::Body body = b.body_of(L);
-    if (bs.type == BehaviorType::kOffsetPursuit) {
-      const GroupSpec& lg = w.scenario_.groups[static_cast<std::size_t>(w.group_[li])];
-      const behavior::Body leader{L.pos + w.delta(L.pos, w.position_[li]),
-                                  w.velocity_[li],
-                                  w.heading_[li],
-                                  lg.mass,
-                                  lg.max_force,
-                                  lg.max_speed,
-                                  lg.radius};
-      e.o.linear =
-          behavior::offset_pursuit_force(body, leader, bs.offset, behavior::OffsetFrame::kLeaderLocal, bs.deceleration);
-      b.sink.count(69);
-      b.sink.count(11);  // the offset in the leader's local frame
-      L.target = w.id_[li];
-      L.aim = math::to_world_point(bs.offset, leader.position, leader.heading);
-      L.st = BehaviorState::kSeeking;
-    } else {
-      Vec2 tpos;
-      behavior::Mover tm;
-      const std::int32_t tj = b.target_of(L, tpos, tm);
-      if (tj < 0) return;
-      const behavior::Mover leader{L.pos + w.delta(L.pos, w.position_[li]), w.velocity_[li]};
-      e.o.linear = behavior::interpose_force(body, tm, leader, bs.deceleration);
-      b.sink.count(70);
-      L.aim = behavior::interpose_point(body, tm, leader);
-      L.target = w.id_[tj];
-      L.st = BehaviorState::kSeeking;
-    }
-  });
 }
 
 void WorldImpl::Behaviors::wander(const Batch& b) {
@@ -397,20 +259,20 @@ WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
   // One row per BehaviorType, in the enum's order (checked below at compile time).
   using T = BehaviorType;
   static constexpr std::pair<T, Fn> kTable[] = {
-      {T::kWallAvoid, wall_avoid},
-      {T::kObstacleAvoid, obstacle_avoid},
-      {T::kFleePlayers, flee_players},
+      {T::kWallAvoid, forces<stage::wall_avoid<Env>>},
+      {T::kObstacleAvoid, forces<stage::obstacle_avoid<Env>>},
+      {T::kFleePlayers, forces<stage::flee_players<Env>>},
       {T::kFlock, flock},
-      {T::kSeek, seek_like},
-      {T::kFlee, seek_like},
-      {T::kArrive, seek_like},
-      {T::kPursue, seek_like},
-      {T::kEvade, seek_like},
-      {T::kOffsetPursuit, leader},
-      {T::kInterpose, leader},
+      {T::kSeek, forces<stage::seek_like<Env>>},
+      {T::kFlee, forces<stage::seek_like<Env>>},
+      {T::kArrive, forces<stage::seek_like<Env>>},
+      {T::kPursue, forces<stage::seek_like<Env>>},
+      {T::kEvade, forces<stage::seek_like<Env>>},
+      {T::kOffsetPursuit, forces<stage::leader<Env>>},
+      {T::kInterpose, forces<stage::leader<Env>>},
       {T::kWander, wander},
       {T::kFollowWaypoints, follow_waypoints},
-      {T::kHide, seek_like},
+      {T::kHide, forces<stage::seek_like<Env>>},
       {T::kDynamicSeek, dynamic_point},
       {T::kDynamicFlee, dynamic_point},
       {T::kDynamicArrive, dynamic_point},

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "flockstep/behavior/combine.hpp"
+#include "stage_forces.hpp"
 #include "world_impl.hpp"
 
 namespace flockstep::sim {
@@ -127,16 +128,10 @@ struct WorldImpl::Batch {
   behavior::Kinematic kin_of(const Lane& L) const {
     return behavior::Kinematic{L.pos, w.orientation_at(L.i), L.vel, w.angular_velocity_[L.i]};
   }
-  /// The behaviour's target for lane L: the nearest live agent of target_group, or the nearest
-  /// player (-1: none); its position is taken at its torus copy nearest to the agent.
-  std::int32_t target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const {
-    std::int32_t tj;
-    if (bs.target_group >= 0) tj = w.nearest_in_group(bs.target_group, L.i, L.pos, nullptr);
-    else tj = w.nearest_player(L.pos, nullptr);
-    tpos = tj >= 0 ? L.pos + w.delta(L.pos, w.position_[tj]) : Vec2{};
-    tmover = {tpos, tj >= 0 ? w.velocity_[tj] : Vec2{}};
-    return tj;
-  }
+  /// The behaviour's target for lane L (stage::target_of): the nearest live agent of
+  /// target_group, or the nearest player (-1: none); its position is taken at its torus copy
+  /// nearest to the agent.
+  std::int32_t target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const;
 };
 
 /// The batch functions (world_behaviors.cpp), one per behaviour family, and the table indexed by
@@ -149,12 +144,13 @@ struct WorldImpl::Behaviors {
   /// The batch function of behaviour type t. [Limit: t < BehaviorType::kCount]
   static Fn of(BehaviorType t);
   // Members of a nested class, so they read the World's private state.
-  static void wall_avoid(const Batch& b);
-  static void obstacle_avoid(const Batch& b);
-  static void flee_players(const Batch& b);
+  /// The World's side of the rules in stage_forces.hpp: where the others are, from its columns.
+  struct Env;
+  /// Rule (one of stage_forces.hpp) over the batch's lanes: wall and obstacle avoidance, flee
+  /// from players, seek/flee/arrive/pursue/evade/hide, offset pursuit/interpose.
+  template <auto Rule>
+  static void forces(const Batch& b);
   static void flock(const Batch& b);
-  static void seek_like(const Batch& b);  // seek, flee, arrive, pursue, evade, hide
-  static void leader(const Batch& b);     // offset pursuit, interpose
   static void wander(const Batch& b);
   static void follow_waypoints(const Batch& b);
   static void dynamic_point(const Batch& b);   // dynamic seek, flee, arrive; face
@@ -172,5 +168,29 @@ struct WorldImpl::Behaviors {
   /// Its flock force from those sums: forces, cruise term and wander (advances its slot wander/rng copies).
   static Vec2 flock_force_from_sums(World& w, const GroupSpec& g, std::int32_t slot, const behavior::FlockSums& sums);
 };
+
+struct WorldImpl::Behaviors::Env {
+  const WorldImpl& w;
+  const Scenario& scenario() const { return w.scenario_; }
+  Vec2 delta(Vec2 from, Vec2 to) const { return w.delta(from, to); }
+  std::span<const Circle> obstacles_near(Vec2 p) const { return w.obstacles_near(p); }
+  std::int32_t nearest_player(Vec2 p, real* distance) const { return w.nearest_player(p, distance); }
+  std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
+    return w.nearest_in_group(group, self, p, nullptr);
+  }
+  std::int32_t leader(std::int32_t group) const { return w.leader_index_[static_cast<std::size_t>(group)]; }
+  Vec2 position(std::int32_t j) const { return w.position_[j]; }
+  Vec2 velocity(std::int32_t j) const { return w.velocity_[j]; }
+  Vec2 heading(std::int32_t j) const { return w.heading_[j]; }
+  std::int32_t group(std::int32_t j) const { return w.group_[j]; }
+};
+
+inline std::int32_t WorldImpl::Batch::target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const {
+  const Behaviors::Env env{w};
+  const std::int32_t tj = stage::target_of(env, bs.target_group, L.i, L.pos);
+  tmover = tj >= 0 ? stage::mover_at(env, tj, L.pos) : behavior::Mover{};
+  tpos = tmover.position;
+  return tj;
+}
 
 }  // namespace flockstep::sim

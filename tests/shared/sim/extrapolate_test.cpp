@@ -354,7 +354,7 @@ TEST(Extrapolate, AdvanceClampsToItsLimit) {
 /// controls). A player weaves through them so targets move.
 std::int32_t one_tick_mismatches(const Scenario& s, const Scenario& ex_scenario,
                                  const std::vector<std::int32_t>& checked, std::int32_t ticks,
-                                 std::string* first = nullptr) {
+                                 std::string* first = nullptr, TechniqueCounts* counts = nullptr) {
   World w(s);
   const AgentId p = w.add_player();
   w.place(p, {s.width * 0.5, s.height * 0.5});
@@ -381,6 +381,7 @@ std::int32_t one_tick_mismatches(const Scenario& s, const Scenario& ex_scenario,
       ++mismatches;
     }
   }
+  if (counts) *counts = w.technique_counts();
   return mismatches;
 }
 
@@ -469,6 +470,71 @@ TEST(Extrapolate, OneSource_T67_T68_VehicleCompositionsOneTickFromTheWorldStateI
   Scenario changed = s;
   changed.groups[0].max_speed *= 1.01;
   EXPECT_GT(one_tick_mismatches(s, changed, {0}, 120), 0);
+}
+
+/// Every behaviour whose rule the World and the Extrapolator share (stage_forces.hpp), in
+/// composed vehicle groups among obstacles: a leader arriving at a goal point (T66) with wall
+/// and obstacle avoidance (T75, T73), an escort in offset pursuit of it (T69), guards
+/// interposing between the player and it (T70), hiders (T74, evade T68 as the fall-back) that
+/// also flee the player when close (T65) under the priority combiner (T78), seekers (T64) of
+/// the player blended with fleeing the hiders (T65 with a range; T77 blend).
+Scenario every_shared_force() {
+  Scenario s = test::open_world("shared forces", 200, 200, 32, 1);
+  s.obstacles = {{{70, 70}, 4}, {{130, 80}, 5}, {{100, 130}, 3}, {{60, 140}, 4}};
+  auto composed = [](const char* name, Vec2 at, Combiner combiner, std::vector<BehaviorSpec> behaviors) {
+    GroupSpec g = test::composed(name, Model::kVehicle, std::move(behaviors), at, combiner, 3);
+    g.spawn_max = at + Vec2{30, 30};
+    return g;
+  };
+  auto spec = [](BehaviorType t) {
+    BehaviorSpec b;
+    b.type = t;
+    return b;
+  };
+  BehaviorSpec home = spec(BehaviorType::kArrive);
+  home.goal = {150, 150};
+  BehaviorSpec escort = spec(BehaviorType::kOffsetPursuit);
+  escort.leader_group = 0;
+  escort.offset = {-3, 2};
+  BehaviorSpec guard = spec(BehaviorType::kInterpose);
+  guard.leader_group = 0;
+  BehaviorSpec panic = spec(BehaviorType::kFleePlayers);
+  panic.range = 10;
+  BehaviorSpec away = spec(BehaviorType::kFlee);
+  away.target_group = 3;
+  away.range = 6;
+  away.weight = 0.5;
+  s.groups = {
+      composed("leader", {40, 40}, Combiner::kRunningSum,
+               {spec(BehaviorType::kWallAvoid), spec(BehaviorType::kObstacleAvoid), home}),
+      composed("escort", {50, 40}, Combiner::kRunningSum, {spec(BehaviorType::kObstacleAvoid), escort}),
+      composed("guards", {120, 40}, Combiner::kRunningSum, {spec(BehaviorType::kWallAvoid), guard}),
+      composed("hiders", {90, 90}, Combiner::kPriority, {panic, spec(BehaviorType::kHide)}),
+      composed("seekers", {130, 130}, Combiner::kBlend, {spec(BehaviorType::kSeek), away}),
+  };
+  return s;
+}
+
+TEST(Extrapolate, OneSource_T64_T78_EveryForceRuleOneTickFromTheWorldStateIsTheWorldsNextTickBitForBit) {
+  const Scenario s = every_shared_force();
+  ASSERT_EQ(validate(s), "");
+  std::string first;
+  TechniqueCounts ran{};
+  EXPECT_EQ(one_tick_mismatches(s, s, {0, 1, 2, 3, 4}, 300, &first, &ran), 0) << "mismatches: " << first;
+  // The scene exercised what it is for: every group is extrapolated by its behaviours, and the
+  // World ran each rule (its counters credit a technique where its rule produced the force).
+  const Extrapolator ex(s, 1.0 / s.tick_rate_hz);
+  for (std::int32_t g = 0; g < 5; ++g) EXPECT_EQ(ex.method_of(g), ExtrapolationMethod::kBehaviour) << g;
+  for (const int id : {64, 65, 66, 69, 70, 73, 74, 75, 77, 78})
+    EXPECT_GT(ran[static_cast<std::size_t>(id - 1)], 0) << "T" << id << " never ran";
+  // Controls, one rule changed each in the extrapolator's copy: the escort's slot, the hiders'
+  // panic range.
+  Scenario slot = s;
+  slot.groups[1].compose.behaviors[1].offset = {-3, 2.5};
+  EXPECT_GT(one_tick_mismatches(s, slot, {1}, 60), 0);
+  Scenario panic = s;
+  panic.groups[3].compose.behaviors[0].range = 200;
+  EXPECT_GT(one_tick_mismatches(s, panic, {3}, 60), 0);
 }
 
 }  // namespace
