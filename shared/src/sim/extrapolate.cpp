@@ -106,6 +106,7 @@ constexpr real kStillMps = 0.0625;
 
 Extrapolator::Extrapolator(const Scenario& scenario, real dt) : scenario_(scenario), dt_(dt) {
   members_.resize(scenario_.groups.size());
+  leader_.resize(scenario_.groups.size());
   // The World adds the solid border as four walls; a scenario taken from a World already has them.
   Scenario border;
   border.width = scenario_.width;
@@ -337,18 +338,6 @@ std::int32_t Extrapolator::nearest_target(std::span<const ExtrapolatedAgent>, st
                     nullptr);
 }
 
-std::int32_t Extrapolator::leader_of(std::span<const ExtrapolatedAgent> agents, std::int32_t group) const {
-  // As the World: the member with the lowest id value leads.
-  std::int32_t best = -1;
-  for (std::int32_t j = 0; j < static_cast<std::int32_t>(agents.size()); ++j) {
-    const AgentView& o = agents[static_cast<std::size_t>(j)].view;
-    if (o.group == group && o.kind != AgentKind::kPlayer &&
-        (best < 0 || o.id.value < agents[static_cast<std::size_t>(best)].view.id.value))
-      best = j;
-  }
-  return best;
-}
-
 Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const {
   const ExtrapolatedAgent& a = agents[static_cast<std::size_t>(i)];
   Steer s;
@@ -406,7 +395,11 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
       return x.nearest_target(agents, group, self, p);
     }
-    std::int32_t leader(std::int32_t group) const { return x.leader_of(agents, group); }
+    std::int32_t leader(std::int32_t group) const {
+      return group >= 0 && group < static_cast<std::int32_t>(x.leader_.size())
+                 ? x.leader_[static_cast<std::size_t>(group)]
+                 : -1;
+    }
     const AgentView& view(std::int32_t j) const { return agents[static_cast<std::size_t>(j)].view; }
     Vec2 position(std::int32_t j) const { return view(j).position; }
     Vec2 velocity(std::int32_t j) const { return view(j).velocity; }
@@ -533,15 +526,14 @@ void Extrapolator::step(std::span<ExtrapolatedAgent> agents) {
   // Compute-then-commit, as the World: every agent steers from the state at the tick's start,
   // its targets found among the players and group members as they stand then.
   position_.resize(agents.size());
-  players_.clear();
-  for (std::vector<std::int32_t>& m : members_) m.clear();
-  for (std::int32_t j = 0; j < static_cast<std::int32_t>(agents.size()); ++j) {
-    const AgentView& v = agents[static_cast<std::size_t>(j)].view;
-    position_[static_cast<std::size_t>(j)] = v.position;
-    if (v.kind == AgentKind::kPlayer) players_.push_back(j);
-    else if (v.group >= 0 && v.group < static_cast<std::int32_t>(members_.size()))
-      members_[static_cast<std::size_t>(v.group)].push_back(j);
-  }
+  for (std::size_t j = 0; j < agents.size(); ++j) position_[j] = agents[j].view.position;
+  build_roster(
+      static_cast<std::int32_t>(agents.size()),
+      [&](std::int32_t j) {
+        const AgentView& v = agents[static_cast<std::size_t>(j)].view;
+        return RosterEntry{v.kind, v.group, v.id};
+      },
+      [](std::int32_t) { return true; }, players_, members_, leader_);
   steer_.resize(agents.size());
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(agents.size()); ++i)
     steer_[static_cast<std::size_t>(i)] = steer(agents, i);

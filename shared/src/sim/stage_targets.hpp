@@ -1,14 +1,18 @@
 #pragma once
 /// \file stage_targets.hpp
-/// Who an agent aims at: the nearest of a candidate list (the players, or a target group's
-/// members), on the plane or the torus. One rule for the World (world.cpp, world_impl.hpp) and
-/// the Extrapolator (extrapolate.cpp). Inline: the World's steering kernels call it per agent
+/// Who an agent aims at: who is who this tick (the players, each group's members and leader), and
+/// the nearest of a candidate list (the players, or a target group's members), on the plane or
+/// the torus. One rule for the World (world.cpp, world_impl.hpp) and the Extrapolator
+/// (extrapolate.cpp). Inline: the World's steering kernels call it per agent
 /// from several translation units. Private: not installed.
+#include <algorithm>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "flockstep/math/transform.hpp"
 #include "flockstep/math/vec2.hpp"
+#include "flockstep/sim/agent.hpp"
 
 namespace flockstep::sim {
 
@@ -40,6 +44,35 @@ inline std::int32_t nearest_of(std::span<const std::int32_t> candidates, const V
   }
   if (distance) *distance = best >= 0 ? math::sqrt(best_d2) : math::kInfinity;
   return best;
+}
+
+/// One agent as the roster sees it.
+struct RosterEntry {
+  AgentKind kind;
+  std::int32_t group;  ///< -1: none (players)
+  AgentId id;
+};
+
+/// Who is who this tick, from `n` agents in dense order (`entry(i)` gives agent i): `players`
+/// (their indices, dense order), `members` of each group g with `listed(g)` (dense order), and
+/// each group's `leader`: the member with the lowest id value, which stays the same when other
+/// agents come, go or are reordered (-1: an empty group). `members` and `leader` are sized to the
+/// group count beforehand; a group outside it is ignored.
+template <class Entry, class Listed>
+inline void build_roster(std::int32_t n, Entry&& entry, Listed&& listed, std::vector<std::int32_t>& players,
+                         std::vector<std::vector<std::int32_t>>& members, std::vector<std::int32_t>& leader) {
+  players.clear();
+  for (std::vector<std::int32_t>& m : members) m.clear();
+  std::fill(leader.begin(), leader.end(), -1);
+  const auto groups = static_cast<std::int32_t>(leader.size());
+  for (std::int32_t i = 0; i < n; ++i) {
+    const RosterEntry e = entry(i);
+    if (e.kind == AgentKind::kPlayer) players.push_back(i);
+    if (e.group < 0 || e.group >= groups) continue;
+    const auto g = static_cast<std::size_t>(e.group);
+    if (listed(e.group)) members[g].push_back(i);
+    if (leader[g] < 0 || e.id.value < entry(leader[g]).id.value) leader[g] = i;
+  }
 }
 
 }  // namespace flockstep::sim

@@ -299,17 +299,12 @@ void WorldImpl::step() {
   if (!pending_groups_.empty()) apply_group_updates();
   apply_commands();
   // Phase 2: per-tick lookups (players, group leaders, targeted groups) and the spatial grid.
-  players_.clear();
-  for (std::vector<std::int32_t>& m : members_) m.clear();
-  std::fill(leader_index_.begin(), leader_index_.end(), -1);
-  for (std::int32_t i = 0; i < count_; ++i) {
-    if (kind_[i] == AgentKind::kPlayer) players_.push_back(i);
-    if (group_[i] >= 0 && targeted_[static_cast<std::size_t>(group_[i])])
-      members_[static_cast<std::size_t>(group_[i])].push_back(i);
-    const std::int32_t g = group_[i];
-    // Leader = the group member with the lowest id value: stable under swap-remove reordering.
-    if (g >= 0 && (leader_index_[g] < 0 || id_[i].value < id_[leader_index_[g]].value)) leader_index_[g] = i;
-  }
+  build_roster(
+      count_,
+      [&](std::int32_t i) {
+        return RosterEntry{kind_[i], group_[i], id_[i]};
+      },
+      [&](std::int32_t g) { return targeted_[static_cast<std::size_t>(g)] != 0; }, players_, members_, leader_index_);
   grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)));
   run_phase(Phase::kGather);
   if (traced_count_ > 0) resolve_traced();

@@ -137,7 +137,6 @@ class Extrapolator {
   behavior::Tile tile_at(Vec2 p) const;
   std::int32_t nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group, std::int32_t self,
                               Vec2 p) const;
-  std::int32_t leader_of(std::span<const ExtrapolatedAgent> agents, std::int32_t group) const;
   Vec2 delta(Vec2 from, Vec2 to) const;
   real radius_of(std::int32_t group) const;
 
@@ -149,6 +148,7 @@ class Extrapolator {
   std::vector<Vec2> position_;                            // scratch: positions at the tick's start, per agent
   std::vector<std::int32_t> players_;                     // scratch: the players' indices this tick
   std::vector<std::vector<std::int32_t>> members_;        // scratch: per group, its agents' indices this tick
+  std::vector<std::int32_t> leader_;                      // scratch: per group, its leader's index this tick
   std::vector<behavior::TilePathPattern> tile_patterns_;  // per scenario tile pattern (T26)
   std::vector<std::vector<std::uint8_t>> track_cells_;    // per scenario track: map-sized matrix (T28)
 };
