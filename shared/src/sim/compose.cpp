@@ -1,6 +1,7 @@
 #include "flockstep/sim/compose.hpp"
 
 #include <iterator>
+#include <type_traits>
 
 #include "flockstep/sim/scenario.hpp"
 
@@ -133,7 +134,7 @@ const BehaviorField kFields[] = {
     NAME, UNIT, LIMIT, DOC, [](const Composition& c) -> double { return static_cast<double>(c.PATH); }, \
         [](Composition& c, double v) {                                                                  \
           if constexpr (IS_INT) c.PATH = v >= -1e9 && v <= 1e9 ? static_cast<std::int32_t>(v) : -1;     \
-          else c.PATH = static_cast<real>(v);                                                           \
+          else c.PATH = static_cast<std::remove_cvref_t<decltype(c.PATH)>>(v);                          \
         },                                                                                              \
         IS_INT                                                                                          \
   }
