@@ -408,7 +408,7 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
   };
   const Env env{*this, agents};
   const Composition& c = compose_[static_cast<std::size_t>(a.view.group)];
-  const behavior::Body b{pos, a.view.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
+  const stage::Agent agent{i, pos, a.view.velocity, a.heading};
   // The combiner the World runs (behavior::PrioritizedCombiner) for the running sum and the priority.
   const bool prioritized = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kPriority;
   behavior::PrioritizedCombiner combine{
@@ -421,9 +421,21 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     const BehaviorSpec& bs = c.behaviors[k];
     if (!(bs.weight > 0)) continue;
     if (prioritized && !combine.wants()) break;
-    const stage::ForceStep r = stage::vehicle_force(env, bs, g, i, b);
-    if (!r.produced) continue;
-    const Vec2 f = r.force;
+    struct ForceOnly {  // the Extrapolator keeps only the force
+      Vec2 f;
+      bool produced = false;
+      void force(Vec2 v) {
+        f = v;
+        produced = true;
+      }
+      void credit(int) {}
+      void state(BehaviorState) {}
+      void target(std::int32_t) {}
+      void aim(Vec2) {}
+    } out;
+    stage::vehicle_force(env, bs, g, agent, out);
+    if (!out.produced) continue;
+    const Vec2 f = out.f;
     if (prioritized) combine.take(bs.weight, {f, 0});
     outs[k] = {f, 0};
     weights[k] = bs.weight;

@@ -18,15 +18,8 @@ template <auto Rule>
 void WorldImpl::Behaviors::forces(const Batch& b) {
   const Env env{b.w};
   b.each([&](Lane& L, LaneOutput& e) {
-    const stage::ForceStep r = Rule(env, b.bs, b.g, L.i, b.body_of(L));
-    if (!r.produced) return;
-    e.o.linear = r.force;
-    e.produced = true;
-    for (const std::int8_t id : r.technique)
-      if (id != 0) b.sink.count(id);
-    if (r.state != BehaviorState::kNone) L.st = r.state;
-    if (r.target >= 0) L.target = b.w.id_[r.target];
-    if (r.aims) L.aim = r.aim;
+    LaneSink out{b, L, e};
+    Rule(env, b.bs, b.g, stage::Agent{L.i, L.pos, L.vel, L.head}, out);
   });
 }
 
@@ -259,20 +252,20 @@ WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
   // One row per BehaviorType, in the enum's order (checked below at compile time).
   using T = BehaviorType;
   static constexpr std::pair<T, Fn> kTable[] = {
-      {T::kWallAvoid, forces<stage::wall_avoid<Env>>},
-      {T::kObstacleAvoid, forces<stage::obstacle_avoid<Env>>},
-      {T::kFleePlayers, forces<stage::flee_players<Env>>},
+      {T::kWallAvoid, forces<stage::wall_avoid<Env, LaneSink>>},
+      {T::kObstacleAvoid, forces<stage::obstacle_avoid<Env, LaneSink>>},
+      {T::kFleePlayers, forces<stage::flee_players<Env, LaneSink>>},
       {T::kFlock, flock},
-      {T::kSeek, forces<stage::seek_like<Env>>},
-      {T::kFlee, forces<stage::seek_like<Env>>},
-      {T::kArrive, forces<stage::seek_like<Env>>},
-      {T::kPursue, forces<stage::seek_like<Env>>},
-      {T::kEvade, forces<stage::seek_like<Env>>},
-      {T::kOffsetPursuit, forces<stage::leader<Env>>},
-      {T::kInterpose, forces<stage::leader<Env>>},
+      {T::kSeek, forces<stage::seek_like<Env, LaneSink>>},
+      {T::kFlee, forces<stage::seek_like<Env, LaneSink>>},
+      {T::kArrive, forces<stage::seek_like<Env, LaneSink>>},
+      {T::kPursue, forces<stage::seek_like<Env, LaneSink>>},
+      {T::kEvade, forces<stage::seek_like<Env, LaneSink>>},
+      {T::kOffsetPursuit, forces<stage::leader<Env, LaneSink>>},
+      {T::kInterpose, forces<stage::leader<Env, LaneSink>>},
       {T::kWander, wander},
       {T::kFollowWaypoints, follow_waypoints},
-      {T::kHide, forces<stage::seek_like<Env>>},
+      {T::kHide, forces<stage::seek_like<Env, LaneSink>>},
       {T::kDynamicSeek, dynamic_point},
       {T::kDynamicFlee, dynamic_point},
       {T::kDynamicArrive, dynamic_point},

@@ -146,6 +146,8 @@ struct WorldImpl::Behaviors {
   // Members of a nested class, so they read the World's private state.
   /// The World's side of the rules in stage_forces.hpp: where the others are, from its columns.
   struct Env;
+  /// The World's output for those rules: straight into the lane and the task's counters.
+  struct LaneSink;
   /// Rule (one of stage_forces.hpp) over the batch's lanes: wall and obstacle avoidance, flee
   /// from players, seek/flee/arrive/pursue/evade/hide, offset pursuit/interpose.
   template <auto Rule>
@@ -183,6 +185,20 @@ struct WorldImpl::Behaviors::Env {
   Vec2 velocity(std::int32_t j) const { return w.velocity_[j]; }
   Vec2 heading(std::int32_t j) const { return w.heading_[j]; }
   std::int32_t group(std::int32_t j) const { return w.group_[j]; }
+};
+
+struct WorldImpl::Behaviors::LaneSink {
+  const Batch& b;
+  Lane& L;
+  LaneOutput& e;
+  [[gnu::always_inline]] void force(Vec2 f) {
+    e.o.linear = f;
+    e.produced = true;
+  }
+  [[gnu::always_inline]] void credit(int id) { b.sink.count(id); }
+  [[gnu::always_inline]] void state(BehaviorState s) { L.st = s; }
+  [[gnu::always_inline]] void target(std::int32_t j) { L.target = b.w.id_[j]; }
+  [[gnu::always_inline]] void aim(Vec2 p) { L.aim = p; }
 };
 
 inline std::int32_t WorldImpl::Batch::target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const {
