@@ -65,10 +65,18 @@ inline std::int32_t target_of(const Env& env, std::int32_t target_group, std::in
   return target_group >= 0 ? env.nearest_in_group(target_group, self, p) : env.nearest_player(p, nullptr);
 }
 
+/// Whether the scene has walls at all: without, wall avoidance has nothing to do for anyone, and
+/// the World skips the whole batch (its lazy combiners are not even asked, so a dithering
+/// combiner draws nothing for it).
+template <class Env>
+inline bool has_walls(const Env& env) {
+  return !env.scenario().walls.empty();
+}
+
 /// T75 wall avoidance with the group's feelers; nothing when the scene has no walls.
 template <class Env, class Out>
 inline void wall_avoid(const Env& env, const BehaviorSpec&, const GroupSpec& g, const Agent& a, Out& out) {
-  if (env.scenario().walls.empty()) return;
+  if (!has_walls(env)) return;
   const Vec2 f = behavior::wall_avoidance_force(body_of(a, g), env.scenario().walls, g.feelers);
   out.force(f);
   out.credit(75);

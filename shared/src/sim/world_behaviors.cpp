@@ -2,6 +2,7 @@
 // lanes of a group's batch through Batch::each (the shared prologue), and a table indexed by
 // BehaviorType picks the function. Each calls the library function of its technique.
 #include <array>
+#include <type_traits>
 #include <utility>
 
 #include "flockstep/behavior/collision_avoidance.hpp"
@@ -14,9 +15,11 @@ namespace flockstep::sim {
 
 // The behaviours whose rules are shared with the Extrapolator (stage_forces.hpp): one batch
 // function per rule, which runs it per lane over the World's columns and records what it did.
-template <auto Rule>
+template <auto Rule, auto Scene>
 void WorldImpl::Behaviors::forces(const Batch& b) {
   const Env env{b.w};
+  if constexpr (!std::is_null_pointer_v<decltype(Scene)>)
+    if (!Scene(env)) return;
   b.each([&](Lane& L, LaneOutput& e) {
     LaneSink out{b, L, e};
     Rule(env, b.bs, b.g, stage::Agent{L.i, L.pos, L.vel, L.head}, out);
@@ -252,7 +255,7 @@ WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
   // One row per BehaviorType, in the enum's order (checked below at compile time).
   using T = BehaviorType;
   static constexpr std::pair<T, Fn> kTable[] = {
-      {T::kWallAvoid, forces<stage::wall_avoid<Env, LaneSink>>},
+      {T::kWallAvoid, forces<stage::wall_avoid<Env, LaneSink>, stage::has_walls<Env>>},
       {T::kObstacleAvoid, forces<stage::obstacle_avoid<Env, LaneSink>>},
       {T::kFleePlayers, forces<stage::flee_players<Env, LaneSink>>},
       {T::kFlock, flock},

@@ -150,7 +150,8 @@ struct WorldImpl::Behaviors {
   struct LaneSink;
   /// Rule (one of stage_forces.hpp) over the batch's lanes: wall and obstacle avoidance, flee
   /// from players, seek/flee/arrive/pursue/evade/hide, offset pursuit/interpose.
-  template <auto Rule>
+  /// `Scene` (optional): asked once per batch, false skips the batch (stage::has_walls).
+  template <auto Rule, auto Scene = nullptr>
   static void forces(const Batch& b);
   static void flock(const Batch& b);
   static void wander(const Batch& b);
