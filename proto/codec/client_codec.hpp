@@ -20,8 +20,10 @@ enum class Role : std::uint8_t { kPlayer = 1, kSpectator = 2 };
 
 /// The protocol revision this codec speaks (Join.protocol_version, Welcome.protocol_version).
 /// 2: the per-player part of a snapshot travels in ServerMessage.player, never merged into the
-/// shared body (docs/protocol.md, "Protocol versions"). The server refuses every other value.
-inline constexpr std::uint32_t kProtocolVersion = 2;
+/// shared body; 3: delta snapshots code aim offsets against a per-snapshot prediction with a
+/// per-snapshot order, inline in the motion records when that is cheaper (docs/protocol.md,
+/// "Protocol versions"). The server refuses every other value.
+inline constexpr std::uint32_t kProtocolVersion = 3;
 
 /// Bytes in a resume token (random, issued by the server in Welcome).
 inline constexpr std::size_t kResumeTokenBytes = 16;

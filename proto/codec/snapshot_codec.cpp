@@ -37,9 +37,22 @@ enum : unsigned {
 constexpr unsigned kExBits = 6;
 /// Fixed exp-Golomb orders of the rare fields (their statistics do not pay for a header field).
 constexpr unsigned kOrdRemovedGap = 0, kOrdCount = 4, kOrdExtrasGap = 0, kOrdHeadingExtra = 3, kOrdAngvel = 4,
-                   kOrdAimDelta = 5, kOrdGroup = 0, kOrdSpawnAge = 8, kOrdNewIdGap = 3, kOrdNewSpeed = 6,
-                   kOrdNewAim = 6;
+                   kOrdGroup = 0, kOrdSpawnAge = 8, kOrdNewIdGap = 3, kOrdNewSpeed = 6, kOrdNewAim = 6;
+/// Position units per aim unit (1/64 m against 1/8 m): an integer, so the world-point prediction
+/// of the aim is integer arithmetic on both ends.
+constexpr std::int64_t kPositionPerAimUnit = 8;
+static_assert(kPositionUnitsPerM / kAimUnitsPerM == kPositionPerAimUnit);
+/// How a snapshot predicts the aim offsets of its records (one bit in the header, the cheaper of
+/// the two for that snapshot): a wander target riding with its boid keeps its offset, a seek or
+/// path point stays where it is in the world while the agent moves.
+enum class AimPrediction : unsigned { kOffset = 0, kWorldPoint = 1 };
+/// Extras whose aim change costs more than this in the extras list (gap + mask + residuals, in
+/// bits beyond the residuals) than a one-bit flag in every record: above it, aims go inline.
+constexpr std::uint64_t kExtraOverheadBits = kExBits + 1;
 constexpr unsigned kKindBits = 3, kStateBits = 4, kTargetBits = 32;
+
+/// floor(a / b) for b > 0 (C++ division truncates towards zero).
+constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 /// floor(v + 0.5) as an integer: the same on every IEEE machine (no rounding-mode dependence).
 std::int64_t round_to_int(double v) {
@@ -159,7 +172,11 @@ struct Update {
   std::uint32_t base = 0;  // index in the baseline frame
   std::uint32_t vis = 0;   // index in the visible list
   std::int64_t r_speed = 0, r_angle = 0, r_heading = 0, r_x = 0, r_y = 0;
-  bool inline_heading = false;  // baseline not aligned: heading residual coded in the record
+  bool inline_heading = false;            // baseline not aligned: heading residual coded in the record
+  std::int64_t r_aim[2][2] = {};          // aim offset residual (x, y) under each AimPrediction
+  std::int64_t r_aim_x = 0, r_aim_y = 0;  // ... under the snapshot's prediction
+  bool aim = false;                       // that residual is not zero
+  bool motion_zero = false;               // motion exactly on its prediction
   unsigned extras = 0;
   double priority = 0;
   std::uint32_t cost = 0;  // bits, estimated with the chosen orders
@@ -167,25 +184,38 @@ struct Update {
   bool chosen = true;      // sparse stream: has a record
 };
 
+/// Extras other than the aim (whose residual depends on the snapshot's AimPrediction).
 unsigned extras_of(const QAgent& was, const QAgent& now, bool predicted_aligned) {
   unsigned m = 0;
   if (predicted_aligned && now.heading != now.vel_angle) m |= kExHeading;
   if (now.angvel != was.angvel) m |= kExAngvel;
-  if (now.aim_dx != was.aim_dx || now.aim_dy != was.aim_dy) m |= kExAim;
   if (now.target != was.target) m |= kExTarget;
   if (now.state != was.state) m |= kExState;
   if (now.kind != was.kind || now.group != was.group || now.spawn_tick != was.spawn_tick) m |= kExMeta;
   return m;
 }
 
-std::uint32_t extras_cost(unsigned m, const QAgent& was, const QAgent& now, std::uint64_t tick) {
+/// The aim offset a receiver expects of an agent last sent as `was` and now at (x, y).
+std::array<std::int64_t, 2> predict_aim(const QAgent& was, std::int64_t x, std::int64_t y, AimPrediction p,
+                                        const WireGeometry& g) {
+  // No aim (offset 0) stays no aim: composed and idle agents aim at themselves.
+  if (p == AimPrediction::kOffset || (was.aim_dx == 0 && was.aim_dy == 0)) return {was.aim_dx, was.aim_dy};
+  const std::int64_t dx = g.wrap ? wrap_half(was.x - x, g.width_units) : was.x - x;
+  const std::int64_t dy = g.wrap ? wrap_half(was.y - y, g.height_units) : was.y - y;
+  auto aim = [](std::int64_t offset, std::int64_t moved) {
+    return std::clamp<std::int64_t>(offset + floor_div(moved + kPositionPerAimUnit / 2, kPositionPerAimUnit),
+                                    -kMaxAimUnits, kMaxAimUnits);
+  };
+  return {aim(was.aim_dx, dx), aim(was.aim_dy, dy)};
+}
+
+std::uint32_t extras_cost(unsigned m, const Update& u, unsigned k_aim, const QAgent& was, const QAgent& now,
+                          std::uint64_t tick) {
   std::uint32_t b = kExBits + 1;  // mask + a short gap
   if (m & kExHeading)
     b += exp_golomb_bits(zigzag(wrap_half(now.heading - now.vel_angle, kAngleUnits)), kOrdHeadingExtra);
   if (m & kExAngvel) b += exp_golomb_bits(zigzag(std::int64_t{now.angvel} - was.angvel), kOrdAngvel);
-  if (m & kExAim)
-    b += exp_golomb_bits(zigzag(std::int64_t{now.aim_dx} - was.aim_dx), kOrdAimDelta) +
-         exp_golomb_bits(zigzag(std::int64_t{now.aim_dy} - was.aim_dy), kOrdAimDelta);
+  if (m & kExAim) b += exp_golomb_bits(zigzag(u.r_aim_x), k_aim) + exp_golomb_bits(zigzag(u.r_aim_y), k_aim);
   if (m & kExTarget) b += kTargetBits;
   if (m & kExState) b += kStateBits;
   if (m & kExMeta)
@@ -194,13 +224,14 @@ std::uint32_t extras_cost(unsigned m, const QAgent& was, const QAgent& now, std:
   return b;
 }
 
-void put_extras(BitWriter& w, unsigned m, const QAgent& was, const QAgent& now, std::uint64_t tick) {
+void put_extras(BitWriter& w, unsigned m, const Update& u, unsigned k_aim, const QAgent& was, const QAgent& now,
+                std::uint64_t tick) {
   w.put(m, kExBits);
   if (m & kExHeading) w.put_seg(wrap_half(now.heading - now.vel_angle, kAngleUnits), kOrdHeadingExtra);
   if (m & kExAngvel) w.put_seg(std::int64_t{now.angvel} - was.angvel, kOrdAngvel);
   if (m & kExAim) {
-    w.put_seg(std::int64_t{now.aim_dx} - was.aim_dx, kOrdAimDelta);
-    w.put_seg(std::int64_t{now.aim_dy} - was.aim_dy, kOrdAimDelta);
+    w.put_seg(u.r_aim_x, k_aim);
+    w.put_seg(u.r_aim_y, k_aim);
   }
   if (m & kExTarget) w.put(now.target, kTargetBits);
   if (m & kExState) w.put(now.state, kStateBits);
@@ -358,14 +389,58 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
       u.r_x = coord_residual(now.x, p[0], g.width_units, g.wrap);
       u.r_y = coord_residual(now.y, p[1], g.height_units, g.wrap);
       u.extras = extras_of(k.q, now, predicted_aligned);
-      u.zero = u.r_speed == 0 && u.r_angle == 0 && u.r_heading == 0 && u.r_x == 0 && u.r_y == 0 && u.extras == 0;
-      // Exactly on its prediction: the receiver's extrapolation is already right, no record.
-      unchanged += u.zero ? 1 : 0;
-      u.chosen = !u.zero;
+      for (const AimPrediction ap : {AimPrediction::kOffset, AimPrediction::kWorldPoint}) {
+        const auto a = predict_aim(k.q, now.x, now.y, ap, g);
+        u.r_aim[static_cast<unsigned>(ap)][0] = now.aim_dx - a[0];
+        u.r_aim[static_cast<unsigned>(ap)][1] = now.aim_dy - a[1];
+      }
+      u.motion_zero = u.r_speed == 0 && u.r_angle == 0 && u.r_heading == 0 && u.r_x == 0 && u.r_y == 0;
       u.priority = weight(j) * static_cast<double>(n);
       updates.push_back(u);
       ++i;
       ++j;
+    }
+  }
+
+  // 1b. The aim: the cheaper prediction for this snapshot, its order, and whether the changes go
+  // in the records (a flag each) or in the extras list (gap + mask each).
+  AimPrediction aim_prediction = AimPrediction::kOffset;
+  unsigned k_aim = 0;
+  bool aim_inline = false;
+  {
+    std::vector<std::uint64_t> va[2];
+    std::uint64_t changed[2] = {0, 0};
+    for (const Update& u : updates)
+      for (unsigned p = 0; p < 2; ++p)
+        if (u.r_aim[p][0] != 0 || u.r_aim[p][1] != 0) {
+          va[p].push_back(zigzag(u.r_aim[p][0]));
+          va[p].push_back(zigzag(u.r_aim[p][1]));
+          ++changed[p];
+        }
+    std::uint64_t cost[2];
+    unsigned order[2];
+    for (unsigned p = 0; p < 2; ++p) {
+      order[p] = best_order(va[p]);
+      cost[p] = changed[p] * kExtraOverheadBits;
+      for (std::uint64_t v : va[p]) cost[p] += exp_golomb_bits(v, order[p]);
+    }
+    const unsigned p = cost[1] < cost[0] ? 1 : 0;
+    aim_prediction = static_cast<AimPrediction>(p);
+    k_aim = order[p];
+    std::uint64_t records = 0;  // agents that get a record whatever their aim does
+    for (Update& u : updates) {
+      u.r_aim_x = u.r_aim[p][0];
+      u.r_aim_y = u.r_aim[p][1];
+      u.aim = u.r_aim_x != 0 || u.r_aim_y != 0;
+      records += (!u.motion_zero || u.extras != 0) ? 1 : 0;
+    }
+    aim_inline = changed[p] * kExtraOverheadBits > records + changed[p];
+    for (Update& u : updates) {
+      if (u.aim && !aim_inline) u.extras |= kExAim;
+      // Exactly on its prediction: the receiver's extrapolation is already right, no record.
+      u.zero = u.motion_zero && u.extras == 0 && !u.aim;
+      unchanged += u.zero ? 1 : 0;
+      u.chosen = !u.zero;
     }
   }
 
@@ -399,10 +474,15 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
     for (std::size_t u = 0; u < updates.size(); ++u) {
       Update& up = updates[u];
       if (up.zero) continue;
-      up.cost = 1 + exp_golomb_bits(zigzag(up.r_speed), k_speed) + exp_golomb_bits(zigzag(up.r_angle), k_angle) +
-                exp_golomb_bits(zigzag(up.r_x), k_pos) + exp_golomb_bits(zigzag(up.r_y), k_pos) +
-                (up.inline_heading ? exp_golomb_bits(zigzag(up.r_heading), k_heading) : 0) +
-                (up.extras ? extras_cost(up.extras, B[up.base].q, V[up.vis], T) : 0);
+      up.cost =
+          1 + exp_golomb_bits(zigzag(up.r_speed), k_speed) + exp_golomb_bits(zigzag(up.r_angle), k_angle) +
+          exp_golomb_bits(zigzag(up.r_x), k_pos) + exp_golomb_bits(zigzag(up.r_y), k_pos) +
+          (up.inline_heading ? exp_golomb_bits(zigzag(up.r_heading), k_heading) : 0) +
+          (aim_inline
+               ? 1 + (up.aim ? exp_golomb_bits(zigzag(up.r_aim_x), k_aim) + exp_golomb_bits(zigzag(up.r_aim_y), k_aim)
+                             : 0)
+               : 0) +
+          (up.extras ? extras_cost(up.extras, up, k_aim, B[up.base].q, V[up.vis], T) : 0);
       cands.push_back({up.priority, up.cost, static_cast<std::int64_t>(u)});
       total += up.cost;
     }
@@ -457,13 +537,16 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
     for (std::uint64_t gp : gaps) gap_bits += exp_golomb_bits(gp, k_gap);
     std::uint64_t zero_bits = 0;
     for (const Update& u : updates)
-      if (u.zero) zero_bits += 4 + k_speed + k_angle + 2 * k_pos + (u.inline_heading ? 1 + k_heading : 0);
+      if (u.zero)
+        zero_bits += 4 + k_speed + k_angle + 2 * k_pos + (u.inline_heading ? 1 + k_heading : 0) + (aim_inline ? 1 : 0);
     dense = zero_bits < gap_bits;
   }
   if (dense)
     for (Update& u : updates) u.chosen = true;
   const auto n_updates = static_cast<std::uint32_t>(dense ? updates.size() : n_sparse);
-  for (unsigned k : {k_gap, k_speed, k_angle, k_heading, k_pos}) w.put(k, kOrderBits);
+  for (unsigned k : {k_gap, k_speed, k_angle, k_heading, k_pos, k_aim}) w.put(k, kOrderBits);
+  w.put(static_cast<unsigned>(aim_prediction), 1);
+  w.put(aim_inline ? 1 : 0, 1);
   w.put(dense ? 1 : 0, 1);
   w.put_ueg(n_updates, kOrdCount);
   {
@@ -476,6 +559,13 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
       if (u.inline_heading) w.put_seg(u.r_heading, k_heading);
       w.put_seg(u.r_x, k_pos);
       w.put_seg(u.r_y, k_pos);
+      if (aim_inline) {
+        w.put(u.aim ? 1 : 0, 1);
+        if (u.aim) {
+          w.put_seg(u.r_aim_x, k_aim);
+          w.put_seg(u.r_aim_y, k_aim);
+        }
+      }
     }
   }
   {
@@ -487,7 +577,7 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
       if (!u.chosen) continue;
       if (u.extras) {
         w.put_ueg(static_cast<std::uint64_t>(idx - prev - 1), kOrdExtrasGap);
-        put_extras(w, u.extras, B[u.base].q, V[u.vis], T);
+        put_extras(w, u.extras, u, k_aim, B[u.base].q, V[u.vis], T);
         prev = idx;
       }
       ++idx;
@@ -539,6 +629,10 @@ void encode_agents(const EncodeInput& in, const WireGeometry& g, std::string& by
     stats->deferred = deferred;
     stats->unchanged = unchanged;
     stats->bits = bits;
+    stats->aim_world_point = aim_prediction == AimPrediction::kWorldPoint;
+    stats->aim_inline = aim_inline;
+    stats->aim_changes = 0;
+    for (const Update& u : updates) stats->aim_changes += (u.chosen && u.aim) ? 1 : 0;
   }
 }
 
@@ -564,12 +658,15 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
       prev = idx;
     }
   }
-  unsigned k_ord[5];
+  unsigned k_ord[6];
   for (unsigned& k : k_ord) {
     k = static_cast<unsigned>(r.get(kOrderBits));
     if (k > kMaxOrder) return bad("code order");
   }
-  const unsigned k_gap = k_ord[0], k_speed = k_ord[1], k_angle = k_ord[2], k_heading = k_ord[3], k_pos = k_ord[4];
+  const unsigned k_gap = k_ord[0], k_speed = k_ord[1], k_angle = k_ord[2], k_heading = k_ord[3], k_pos = k_ord[4],
+                 k_aim = k_ord[5];
+  const auto aim_prediction = static_cast<AimPrediction>(r.get(1));
+  const bool aim_inline = r.get(1) != 0;
 
   // Motion records of known agents (dense: one for every kept agent, in order; sparse: gaps).
   const bool dense = r.get(1) != 0;
@@ -610,6 +707,15 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
       if (!r.ok() || x < 0 || x > g.width_units || y < 0 || y > g.height_units) return bad("position out of the world");
       q.x = static_cast<std::int32_t>(x);
       q.y = static_cast<std::int32_t>(y);
+      // The aim: its prediction, plus the residual of this record (inline) or of its extras.
+      auto aim = predict_aim(known.q, x, y, aim_prediction, g);
+      if (aim_inline && r.get(1) != 0) {
+        aim[0] += r.get_seg(k_aim);
+        aim[1] += r.get_seg(k_aim);
+        if (std::max(std::abs(aim[0]), std::abs(aim[1])) > kMaxAimUnits) return bad("aim out of range");
+      }
+      q.aim_dx = static_cast<std::int32_t>(aim[0]);
+      q.aim_dy = static_cast<std::int32_t>(aim[1]);
       state[static_cast<std::size_t>(idx)] = 2;
       upd_index.push_back(static_cast<std::uint32_t>(idx));
       upd_q.push_back(q);
@@ -635,7 +741,8 @@ Result decode_agents(const ViewFrame* base_in, std::uint64_t tick, std::string_v
         q.angvel = static_cast<std::int32_t>(v);
       }
       if (m & kExAim) {
-        const std::int64_t ax = q.aim_dx + r.get_seg(kOrdAimDelta), ay = q.aim_dy + r.get_seg(kOrdAimDelta);
+        if (aim_inline) return bad("aim in the extras of a snapshot with inline aims");
+        const std::int64_t ax = q.aim_dx + r.get_seg(k_aim), ay = q.aim_dy + r.get_seg(k_aim);
         if (std::max(std::abs(ax), std::abs(ay)) > kMaxAimUnits) return bad("aim out of range");
         q.aim_dx = static_cast<std::int32_t>(ax);
         q.aim_dy = static_cast<std::int32_t>(ay);

@@ -125,12 +125,15 @@ struct EncodeInput {
 
 /// What an encode did (for metrics, tests and the bench).
 struct EncodeStats {
-  std::uint32_t updated = 0;    ///< agents with a residual record (known and changed)
-  std::uint32_t entered = 0;    ///< agents sent in full (entered the view, or a full snapshot)
-  std::uint32_t removed = 0;    ///< agents that left the view (or the world)
-  std::uint32_t deferred = 0;   ///< changed or entering agents left for a later snapshot (budget)
-  std::uint32_t unchanged = 0;  ///< known agents exactly on their prediction (no bits)
-  std::uint64_t bits = 0;       ///< size of the agent records
+  std::uint32_t updated = 0;      ///< agents with a residual record (known and changed)
+  std::uint32_t entered = 0;      ///< agents sent in full (entered the view, or a full snapshot)
+  std::uint32_t removed = 0;      ///< agents that left the view (or the world)
+  std::uint32_t deferred = 0;     ///< changed or entering agents left for a later snapshot (budget)
+  std::uint32_t unchanged = 0;    ///< known agents exactly on their prediction (no bits)
+  std::uint64_t bits = 0;         ///< size of the agent records
+  std::uint32_t aim_changes = 0;  ///< agents whose aim offset was off its prediction
+  bool aim_world_point = false;   ///< aims predicted as world points (else as offsets kept)
+  bool aim_inline = false;        ///< aim changes coded in the records (else in the extras)
 };
 
 /// Encode the agents of a snapshot against `in.base` into `bytes` (bit-packed records) and build

@@ -1,4 +1,4 @@
-// @flockstep/client: a client for Flockstep servers (docs/protocol.md, protocol 2).
+// @flockstep/client: a client for Flockstep servers (docs/protocol.md, protocol 3).
 //
 // This file only moves bytes between a WebSocket and the wasm core (flockstep_core.js, built
 // from sdk/js/src/sdk_core.cpp): the core is the project's own C++ codec (envelopes, bit-packed
@@ -30,7 +30,7 @@ async function webSocketClass() {
 }
 
 /** The protocol this SDK speaks (Join.protocol_version); the server refuses any other. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /**
  * Reconnection policy defaults. Delays grow as initialDelayMs * factor^attempt up to

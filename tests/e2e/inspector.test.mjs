@@ -39,7 +39,7 @@ async function spectator(port, schema, room) {
   ws.on('message', (data) => c.messages.push(schema.ServerMessage.decode(data)));
   await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
   c.send = (payload) => ws.send(schema.ClientMessage.encode(schema.ClientMessage.create(payload)).finish());
-  c.send({ join: { role: 2, display_name: Buffer.from('trace-check'), protocol_version: 2, plain_snapshots: true, room } });
+  c.send({ join: { role: 2, display_name: Buffer.from('trace-check'), protocol_version: 3, plain_snapshots: true, room } });
   return c;
 }
 

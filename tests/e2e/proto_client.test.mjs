@@ -23,7 +23,7 @@ const DECODERS = [
   { name: 'protobufjs 7', lib: require('protobufjs7'), version: require('protobufjs7/package.json').version, major: '7' },
   { name: 'protobufjs 8', lib: require('protobufjs'), version: require('protobufjs/package.json').version, major: '8' },
 ];
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
 
 function loadSchema(protobuf) {
   const root = new protobuf.Root();
@@ -245,14 +245,14 @@ for (const d of DECODERS) {
     });
 
     test('a join of another protocol version is refused with a reason naming both', async () => {
-      for (const version of [0, 1, 3]) {
+      for (const version of [0, 1, 2, 4]) {
         const c = await connect(server.port, schema);
         c.send({ join: { protocol_version: version, role: schema.Role.ROLE_PLAYER, display_name: Buffer.from('old') } });
         const close = (await c.waitFor((m) => m.close, 5000, 'Close')).close;
         assert.equal(close.code, schema.CloseCode.CODE_MALFORMED);
         const reason = Buffer.from(close.reason).toString();
         assert.match(reason, new RegExp(`protocol_version ${version} is not supported`));
-        assert.match(reason, /speaks protocol 2/);
+        assert.match(reason, /speaks protocol 3/);
         assert.ok(!c.messages.some((m) => m.welcome), 'no Welcome');
         const end = Date.now() + 5000;
         while (!c.closed && Date.now() < end) await sleep(10);

@@ -21,7 +21,7 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 SERVER = os.environ.get('FLOCKSTEP_SERVER', os.path.join(ROOT, 'build/release/server/flockstep-server'))
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 import websockets  # noqa: E402  (python3-websockets)
 
@@ -239,7 +239,7 @@ class PythonDecoder(unittest.TestCase):
                 close = (await c.wait_for(lambda m: m.HasField('close'), 5, 'Close')).close
                 self.assertEqual(close.code, pb.Close.CODE_MALFORMED)
                 self.assertIn(b'protocol_version 1 is not supported', close.reason)
-                self.assertIn(b'speaks protocol 2', close.reason)
+                self.assertIn(b'speaks protocol 3', close.reason)
                 await c.pump(5)
                 self.assertIsNotNone(c.closed, 'the server closes the WebSocket')
                 self.assertEqual(c.closed.code, 1007)

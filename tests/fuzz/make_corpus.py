@@ -37,7 +37,7 @@ def field_double(num, d):
     return varint((num << 3) | 1) + struct.pack('<d', d)
 
 
-def join(role, name, token=b'', version=2):
+def join(role, name, token=b"", version=3):
     return field_bytes(1, field_varint(1, role) + field_bytes(2, name) + (field_bytes(3, token) if token else b'') +
                        field_varint(4, version))
 
@@ -172,7 +172,7 @@ def new_agent(w, a, prev_id, world):
     w.put(a.get('state', 0), 4)
 
 
-def records(world, removed=(), updates=(), dense=False, extras=(), entering=(), orders=(1, 2, 2, 3, 3)):
+def records(world, removed=(), updates=(), dense=False, extras=(), entering=(), orders=(1, 2, 2, 3, 3), aim_order=0):
     """Agent records: removed baseline indices; updates (baseline index, (speed, angle[, heading],
     x, y) residuals); extras (update position, mask, values); entering agents."""
     w = Bits()
@@ -184,6 +184,9 @@ def records(world, removed=(), updates=(), dense=False, extras=(), entering=(), 
     for k in orders:
         w.put(k, 5)
     k_gap, k_speed, k_angle, k_heading, k_pos = orders
+    w.put(aim_order, 5)  # k_aim
+    w.put(0, 1)  # aim prediction: the offset is kept
+    w.put(0, 1)  # aim changes in the extras list, not inline in the records
     w.put(1 if dense else 0, 1)
     w.ueg(len(updates), 4)
     prev = -1

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "codec/client_codec.hpp"
+
 namespace flockstep::client {
 
 RecordingIndex index_recording(std::span<const std::uint8_t> d) {
@@ -38,6 +40,12 @@ RecordingIndex index_recording(std::span<const std::uint8_t> d) {
       r.tick = m.group_update().server_tick();
     } else if (r.type == v1::ServerMessage::kWelcome) {
       if (!out.records.empty()) return fail("a second Welcome at record " + std::to_string(out.records.size() + 1));
+      // The snapshots' bit layout belongs to the protocol they were recorded with: another one
+      // would decode into wrong agents (or fail mid-way), so say so before reading any.
+      if (m.welcome().protocol_version() != codec::kProtocolVersion)
+        return fail("recorded with protocol " + std::to_string(m.welcome().protocol_version()) +
+                    "; this viewer reads protocol " + std::to_string(codec::kProtocolVersion) +
+                    " (docs/protocol.md, \"Protocol versions\")");
       out.welcome = m.welcome();
     }
     out.records.push_back(r);

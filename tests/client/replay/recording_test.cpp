@@ -3,6 +3,8 @@
 // with a message.
 #include "replay/recording.hpp"
 
+#include "codec/client_codec.hpp"
+
 #include <gtest/gtest.h>
 
 namespace flockstep::client {
@@ -65,6 +67,28 @@ TEST(Recording, RefusesWhatIsNotARecording) {
   EXPECT_EQ(index_recording(f).error, "the recording has no keyframe snapshot");
   append(f, welcome());
   EXPECT_NE(index_recording(f).error.find("a second Welcome"), std::string::npos);
+}
+
+TEST(Recording, ARecordingOfAnotherProtocolIsRefusedBeforeItsSnapshotsAreRead) {
+  // The same file with the Welcome's protocol_version of the previous and of the next revision:
+  // their delta snapshots have another bit layout, which would decode into wrong agents.
+  for (const std::uint32_t version : {codec::kProtocolVersion - 1, codec::kProtocolVersion + 1}) {
+    v1::ServerMessage w;
+    ASSERT_TRUE(w.ParseFromString(welcome()));
+    w.mutable_welcome()->set_protocol_version(version);
+    std::vector<std::uint8_t> f = header();
+    append(f, w.SerializeAsString());
+    append(f, snapshot(20, 0));
+    const RecordingIndex idx = index_recording(f);
+    EXPECT_NE(idx.error.find("recorded with protocol " + std::to_string(version)), std::string::npos) << idx.error;
+    EXPECT_NE(idx.error.find("reads protocol " + std::to_string(codec::kProtocolVersion)), std::string::npos);
+    EXPECT_TRUE(idx.records.empty());
+  }
+  // Control: the current revision is read.
+  std::vector<std::uint8_t> f = header();
+  append(f, welcome());
+  append(f, snapshot(20, 0));
+  EXPECT_TRUE(index_recording(f).error.empty()) << index_recording(f).error;
 }
 
 }  // namespace

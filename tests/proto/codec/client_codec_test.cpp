@@ -164,9 +164,10 @@ TEST(ClientCodec, UnknownRoleAndFutureProtocolAreRejected) {
     EXPECT_EQ(decode(serialize(m), c).status, Status::kBadEnum) << role;
   }
   // Every revision but the one the server speaks is refused, with a reason naming both: 0 (unset,
-  // a client that predates the field), 1 (snapshots whose per-player part merges into the body)
-  // and anything newer.
-  for (std::uint32_t version : {0u, 1u, 3u, 1000u}) {
+  // a client that predates the field), 1 (snapshots whose per-player part merges into the body),
+  // 2 (aim offsets coded in the old layout: it would misread every delta snapshot) and anything
+  // newer.
+  for (std::uint32_t version : {0u, 1u, 2u, 4u, 1000u}) {
     v1::ClientMessage m;
     m.mutable_join()->set_role(v1::ROLE_PLAYER);
     m.mutable_join()->set_display_name("x");
@@ -176,13 +177,13 @@ TEST(ClientCodec, UnknownRoleAndFutureProtocolAreRejected) {
     EXPECT_EQ(r.status, Status::kBadEnum) << version;
     EXPECT_NE(r.detail.find("protocol_version " + std::to_string(version) + " is not supported"), std::string::npos)
         << r.detail;
-    EXPECT_NE(r.detail.find("speaks protocol 2"), std::string::npos) << r.detail;
+    EXPECT_NE(r.detail.find("speaks protocol 3"), std::string::npos) << r.detail;
     EXPECT_LE(r.detail.size(), 110u) << "fits a WebSocket close reason (120 bytes) after the status prefix";
   }
   v1::ClientMessage m;
   m.mutable_join()->set_role(v1::ROLE_PLAYER);
   m.mutable_join()->set_display_name("x");
-  m.mutable_join()->set_protocol_version(2);
+  m.mutable_join()->set_protocol_version(3);
   ClientCommand c;
   EXPECT_TRUE(decode(serialize(m), c).ok());
 }

@@ -626,7 +626,7 @@ TEST(ServerCodec, WelcomeNamesTheProtocolVersion) {
   v1::ServerMessage msg;
   ASSERT_TRUE(decode_server_message(bytes_of(bytes), msg).ok());
   EXPECT_EQ(msg.welcome().protocol_version(), kProtocolVersion);
-  EXPECT_EQ(kProtocolVersion, 2u);
+  EXPECT_EQ(kProtocolVersion, 3u);
 }
 
 TEST(ServerCodec, SnapshotEncoderReusesMessagesAndTracksRemovals) {

@@ -251,7 +251,144 @@ TEST(SnapshotCodec, AgentsAtRestCostNothing) {
   round_trip(in, g, &st, &bytes);
   EXPECT_EQ(st.unchanged, 500u);
   EXPECT_EQ(st.updated, 0u);
-  EXPECT_LE(bytes.size(), 6u);
+  // Only the header: counts, six code orders, the aim prediction and placement, the dense bit.
+  EXPECT_LE(bytes.size(), 7u);
+}
+
+/// 400 agents moving in straight lines (speed 4 m/s, every direction) in a 400 m world, as a
+/// baseline frame at tick 3 and their states at tick 6 exactly on the motion prediction; `aim`
+/// gives each agent's aim offset at both ticks from its quantised positions.
+struct AimCase {
+  WireGeometry g;
+  ViewFrame base;
+  std::vector<QAgent> now;
+};
+template <class Aim>
+AimCase aim_case(Aim aim) {
+  AimCase c;
+  sim::Scenario s = sim::canonical::flock(1);
+  s.width = s.height = 400;
+  c.g = WireGeometry::of(s);
+  std::vector<QAgent> v;
+  for (std::uint32_t i = 1; i <= 400; ++i) {
+    QAgent q;
+    q.id = i;
+    q.x = static_cast<std::int32_t>(1000 + (i * 733) % 20000);
+    q.y = static_cast<std::int32_t>(1000 + (i * 397) % 20000);
+    q.speed = 64;
+    q.heading = q.vel_angle = static_cast<std::uint16_t>((i * 37) % kAngleUnits);
+    v.push_back(q);
+  }
+  std::vector<QAgent> first = v;
+  for (QAgent& q : first) aim(q, q, 0);
+  EncodeInput in;
+  in.tick = 3;
+  in.visible = first;
+  ViewFrame f0 = round_trip(in, c.g);
+  c.base = f0;
+  for (std::size_t k = 0; k < f0.agents.size(); ++k) {
+    QAgent q = predict(f0.agents[k], 6, c.g);
+    aim(q, f0.agents[k].q, 1);
+    c.now.push_back(q);
+  }
+  return c;
+}
+
+/// Aim offset towards a point fixed in the world (position units), as quantize() computes it.
+void aim_at(QAgent& q, std::int64_t wx, std::int64_t wy) {
+  auto units = [](std::int64_t d) { return static_cast<std::int32_t>(std::floor(static_cast<double>(d) / 8 + 0.5)); };
+  q.aim_dx = units(wx - q.x);
+  q.aim_dy = units(wy - q.y);
+}
+
+TEST(SnapshotCodec, AimsRidingWithTheirAgentOrFixedInTheWorldCostAlmostNothing) {
+  // Offsets that ride with the agent (a wander target ahead of a boid): predicted exactly.
+  AimCase ride = aim_case([](QAgent& q, const QAgent&, int) { q.aim_dx = 40, q.aim_dy = -24; });
+  EncodeInput in;
+  in.tick = 6;
+  in.base = &ride.base;
+  in.visible = ride.now;
+  std::string bytes;
+  EncodeStats st;
+  round_trip(in, ride.g, &st, &bytes);
+  EXPECT_EQ(st.unchanged, 400u);
+  EXPECT_LE(bytes.size(), 7u);  // the header only
+
+  // Aims at points fixed in the world (seek, arrive, a path's next point) while the agent moves
+  // 0.2 m: each offset changes by about 1.6 aim units, which the world-point prediction follows
+  // (up to rounding); keeping the offset would cost about 2 bytes per agent.
+  AimCase fixed = aim_case([](QAgent& q, const QAgent&, int) { aim_at(q, 12800 + q.id * 5, 9600 - q.id * 3); });
+  in.base = &fixed.base;
+  in.visible = fixed.now;
+  round_trip(in, fixed.g, &st, &bytes);
+  EXPECT_TRUE(st.aim_world_point);
+  EXPECT_LT(st.aim_changes, 120u) << "most fixed points are exactly where the prediction puts them";
+  EXPECT_LT(bytes.size(), 100u) << "under 2 bits per agent";
+}
+
+TEST(SnapshotCodec, AimChangesGoInlineWhenManyAgentsHaveThemAndInTheExtrasWhenFewDo) {
+  // Half of the agents move their aim (wander jitter): one flag per record is cheaper than a gap
+  // and a mask per change. Then one in twenty: the extras list is cheaper.
+  for (const std::uint32_t every : {2u, 20u}) {
+    AimCase c = aim_case([every](QAgent& q, const QAgent& was, int t) {
+      if (t == 0) {
+        q.aim_dx = 32, q.aim_dy = 8;
+        return;
+      }
+      q.aim_dx = was.aim_dx, q.aim_dy = was.aim_dy;
+      if (q.id % every == 0) q.aim_dx += static_cast<std::int32_t>(q.id % 7) - 3, q.aim_dy += 2;
+      q.speed += 1;  // every agent has a motion record
+    });
+    EncodeInput in;
+    in.tick = 6;
+    in.base = &c.base;
+    in.visible = c.now;
+    EncodeStats st;
+    std::string bytes;
+    round_trip(in, c.g, &st, &bytes);
+    EXPECT_EQ(st.aim_inline, every == 2) << every;
+    EXPECT_EQ(st.aim_changes, 400 / every) << every;
+    EXPECT_EQ(st.updated, 400u);
+  }
+}
+
+TEST(SnapshotCodec, AnAimInTheExtrasOfASnapshotWithInlineAimsIsRefused) {
+  AimCase c = aim_case([](QAgent& q, const QAgent& was, int t) {
+    q.aim_dx = t == 0 ? 16 : was.aim_dx + static_cast<std::int32_t>(q.id % 2);
+    q.aim_dy = 0;
+  });
+  EncodeInput in;
+  in.tick = 6;
+  in.base = &c.base;
+  in.visible = c.now;
+  EncodeStats st;
+  std::string bytes;
+  round_trip(in, c.g, &st, &bytes);
+  ASSERT_TRUE(st.aim_inline);
+  // Hand-build the extras list of the same layout with an aim entry: the decoder must refuse it
+  // (an aim coded twice would be ambiguous), not apply it.
+  std::string bad;
+  BitWriter w(bad);
+  w.put_ueg(0, 4);                              // removed
+  for (int k = 0; k < 6; ++k) w.put(0, 5);      // orders
+  w.put(0, 1);                                  // aim kept as an offset
+  w.put(1, 1);                                  // aims inline
+  w.put(0, 1);                                  // sparse
+  w.put_ueg(1, 4);                              // one record
+  w.put_ueg(0, 0);                              // gap
+  for (int k = 0; k < 4; ++k) w.put_seg(0, 0);  // speed, angle, x, y
+  w.put(0, 1);                                  // no inline aim change
+  w.put_ueg(1, 4);                              // one extra
+  w.put_ueg(0, 0);                              // its record
+  w.put(4, 6);                                  // mask: aim
+  w.put_seg(1, 0);
+  w.put_seg(1, 0);
+  w.put_ueg(0, 4);  // no entering agents
+  w.finish();
+  ViewFrame out;
+  const Result r = decode_agents(&c.base, 6, bad, c.g, out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.detail.find("aim in the extras"), std::string::npos) << r.detail;
 }
 
 TEST(SnapshotCodec, AgentsEnteringAndLeavingTheViewAreAddedAndRemoved) {
