@@ -2,7 +2,8 @@
 // (doubles), the quantised full snapshot, and the quantised delta against the previous snapshot
 // (a client that acknowledges every snapshot), with 100 / 1,000 / 10,000 agents in view.
 // Reported counters: bytes per snapshot, bytes per moving agent, kbit/s at 20 Hz; the time is the
-// encode time of one client's snapshot. Run:
+// encode time of one client's snapshot. BM_ScenarioDelta: the same delta bytes for a spectator
+// of the arena and the shoal (scenarios/*.json) at baseline ages 1 and 4. Run:
 //   build/release/bench/flockstep_bench_snapshot --benchmark_counters_tabular=true
 // and, for the CSV of bytes per client against agent count (bench/results/):
 //   build/release/bench/flockstep_bench_snapshot --csv=bench/results/snapshot_bytes.csv
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/scenario_json.hpp"
 #include "codec/server_codec.hpp"
 #include "codec/snapshot_codec.hpp"
 #include "flockstep/sim/canonical.hpp"
@@ -54,8 +56,7 @@ struct Figures {
 /// Mode 2 (delta) codes each snapshot against the frame `baseline_age` snapshots older: 1 is a
 /// client whose ack arrives before the next snapshot (loopback); over a real link the newest
 /// acknowledged frame is about RTT / 50 ms + 1 snapshots old (age 4 at 150 ms RTT).
-Figures measure(std::int32_t n, int mode, int snapshots, int baseline_age = 1) {
-  fs::sim::World w(fs::sim::canonical::flock(n));
+Figures measure_world(fs::sim::World& w, int mode, int snapshots, int baseline_age) {
   const codec::WireGeometry g = codec::WireGeometry::of(w.scenario());
   for (int k = 0; k < kSettleTicks; ++k) w.step();
   std::vector<codec::QAgent> prev, cur;
@@ -103,6 +104,20 @@ Figures measure(std::int32_t n, int mode, int snapshots, int baseline_age = 1) {
   f.bytes_per_moving = f.moving > 0 ? f.bytes * snapshots / static_cast<double>(f.moving) : 0;
   f.moving /= snapshots;
   return f;
+}
+
+Figures measure(std::int32_t n, int mode, int snapshots, int baseline_age = 1) {
+  fs::sim::World w(fs::sim::canonical::flock(n));
+  return measure_world(w, mode, snapshots, baseline_age);
+}
+
+/// The shipped scenarios whose spectators the fan-out targets name (docs/performance.md): every
+/// agent in view, delta against the frame `baseline_age` snapshots back.
+const char* const kScenarios[] = {"arena", "shoal"};
+
+Figures measure_scenario(const std::string& name, int snapshots, int baseline_age) {
+  fs::sim::World w(codec::load_scenario_file(std::string(FLOCKSTEP_SCENARIO_DIR) + "/" + name + ".json"));
+  return measure_world(w, 2, snapshots, baseline_age);
 }
 
 void report(benchmark::State& state, const Figures& f, std::int32_t n) {
@@ -155,6 +170,22 @@ BENCHMARK(BM_Snapshot)
     ->ArgNames({"agents", "mode"})
     ->ArgsProduct({{100, 1000, 10000}, {0, 1, 2}})
     ->Unit(benchmark::kMicrosecond);
+
+// Bytes of a spectator of a shipped scenario (every agent in view) acknowledging the frame
+// `age` snapshots back; 200 snapshots (10 s at 20 Hz). Counters only: one iteration.
+void BM_ScenarioDelta(benchmark::State& state) {
+  const std::string name = kScenarios[state.range(0)];
+  const auto age = static_cast<int>(state.range(1));
+  Figures f;
+  for (auto _ : state) f = measure_scenario(name, 200, age);
+  state.SetLabel(name);
+  report(state, f, static_cast<std::int32_t>(f.moving));
+}
+BENCHMARK(BM_ScenarioDelta)
+    ->ArgNames({"scenario", "age"})
+    ->ArgsProduct({{0, 1}, {1, 4}})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 // Decode time of one delta snapshot on the receiving side (viewer / bot), natively.
 void BM_DecodeDelta(benchmark::State& state) {
@@ -212,6 +243,16 @@ int write_csv(const std::string& path) {
     out << 1000 << ',' << name << ',' << f.bytes << ',' << f.bytes_per_moving << ','
         << f.bytes * 8 * kSnapshotRateHz / 1000 << '\n';
     std::cout << 1000 << ' ' << name << ' ' << f.bytes << " B, " << f.bytes_per_moving << " B/moving agent\n";
+  }
+  // Spectators of the shipped scenarios (agents_in_view: the mean of those that moved).
+  for (const char* scenario : kScenarios) {
+    for (const int age : {1, 4}) {
+      const Figures f = measure_scenario(scenario, 200, age);
+      const std::string name = std::string(scenario) + "_delta_baseline_age_" + std::to_string(age);
+      out << f.moving << ',' << name << ',' << f.bytes << ',' << f.bytes_per_moving << ','
+          << f.bytes * 8 * kSnapshotRateHz / 1000 << '\n';
+      std::cout << scenario << ' ' << name << ' ' << f.bytes << " B, " << f.bytes_per_moving << " B/moving agent\n";
+    }
   }
   return 0;
 }

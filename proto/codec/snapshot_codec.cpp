@@ -83,9 +83,23 @@ std::uint16_t angle_units(double rad) {
 
 double angle_rad(std::int64_t u) { return math::wrap_angle(static_cast<double>(u) * kTwoPi / kAngleUnits); }
 
-/// Velocity (m/s) of a quantised speed and direction, via the deterministic sin_cos.
+/// sin_cos of a quantised direction. A direction is one of kAngleUnits values, so the encoder
+/// (twice per known agent per client) and the decoder (once per agent drawn) look it up in a
+/// table filled once by the same deterministic sin_cos on the same argument: the same bits as
+/// calling it, at a tenth of the cost (it was a tenth of the encoder's instructions).
+math::SinCos direction_sin_cos(std::int64_t angle) {
+  static const std::array<math::SinCos, kAngleUnits> table = [] {
+    std::array<math::SinCos, kAngleUnits> t{};
+    for (std::int32_t u = 0; u < kAngleUnits; ++u) t[u] = math::sin_cos(static_cast<double>(u) * kTwoPi / kAngleUnits);
+    return t;
+  }();
+  if (angle >= 0 && angle < kAngleUnits) return table[static_cast<std::size_t>(angle)];
+  return math::sin_cos(static_cast<double>(angle) * kTwoPi / kAngleUnits);
+}
+
+/// Velocity (m/s) of a quantised speed and direction.
 math::Vec2 velocity_of(std::int64_t speed, std::int64_t angle) {
-  const math::SinCos sc = math::sin_cos(static_cast<double>(angle) * kTwoPi / kAngleUnits);
+  const math::SinCos sc = direction_sin_cos(angle);
   const double s = static_cast<double>(speed) / kSpeedUnitsPerMps;
   return {s * sc.cos, s * sc.sin};
 }
@@ -150,22 +164,7 @@ KnownAgent advance_entry(const KnownAgent* prev, const QAgent& q, std::uint64_t 
 }
 
 /// Cheapest exp-Golomb order for a set of values (exact total, orders 0..kMaxOrder).
-unsigned best_order(const std::vector<std::uint64_t>& values) {
-  if (values.empty()) return 0;
-  unsigned best = 0;
-  std::uint64_t best_bits = ~std::uint64_t{0};
-  for (unsigned k = 0; k <= kMaxOrder; ++k) {
-    std::uint64_t bits = 0;
-    for (std::uint64_t u : values) bits += exp_golomb_bits(u, k);
-    if (bits < best_bits) {
-      best_bits = bits;
-      best = k;
-    } else if (bits > best_bits + values.size()) {
-      break;  // the cost is convex in k: past the minimum it only grows
-    }
-  }
-  return best;
-}
+unsigned best_order(const std::vector<std::uint64_t>& values) { return cheapest_exp_golomb_order(values, kMaxOrder); }
 
 /// A known agent that changed: residuals against its prediction.
 struct Update {
