@@ -13,7 +13,8 @@
 #   bench/fanout.sh [SPECTATORS] [DURATION_S] [PLAYERS]     defaults: 5000 20 50
 #
 # Environment: FLOCKSTEP_BUILD (default build/release), FANOUT_SERVER_ARGS (extra server flags,
-# e.g. --threads=2).
+# e.g. --threads=2), FANOUT_CONNECT_RATE (connections started per second, a join ramp before the
+# DURATION_S; default 0: all at once, a join storm).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,6 +55,7 @@ HZ="$(getconf CLK_TCK)"
 say "server pid $SERVER_PID on port $PORT: $SPECTATORS spectators + $PLAYERS players for ${DURATION} s"
 before="$(cpu_ticks "$SERVER_PID")"
 nice "$BOT" --port="$PORT" --connections="$CLIENTS" --players="$PLAYERS" --duration="$DURATION" --decode=0 --report \
+  --connect-rate="${FANOUT_CONNECT_RATE:-0}" \
   >"$WORK/bot.txt" 2>&1 &
 BOT_PID=$!
 bot_ticks=0

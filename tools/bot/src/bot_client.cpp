@@ -576,21 +576,41 @@ BotReport run_bots(const BotConfig& cfg) {
   const auto endpoints = resolver.resolve(cfg.host, std::to_string(cfg.port));
   std::vector<std::shared_ptr<BotConn>> conns;
   conns.reserve(cfg.connections);
-  for (std::uint32_t i = 0; i < cfg.connections; ++i) {
+  auto start_one = [&] {
+    const auto i = static_cast<std::uint32_t>(conns.size());
     conns.push_back(std::make_shared<BotConn>(ioc, cfg, report, i < cfg.players, i));
     conns.back()->start(endpoints);
-  }
+  };
+  // A join ramp (--connect-rate): the connections due by now every 10 ms, so a bench can tell
+  // the cost of serving N clients from the cost of N handshakes arriving at once.
+  const double ramp_s = cfg.connect_rate > 0 ? cfg.connections / cfg.connect_rate : 0;
+  asio::steady_timer ramp(ioc);
+  std::function<void()> ramp_step = [&] {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    const auto due =
+        std::min<std::uint64_t>(cfg.connections, static_cast<std::uint64_t>(elapsed * cfg.connect_rate) + 1);
+    while (conns.size() < due) start_one();
+    if (conns.size() >= cfg.connections) return;
+    ramp.expires_after(std::chrono::milliseconds(10));
+    ramp.async_wait([&](beast::error_code ec) {
+      if (!ec) ramp_step();
+    });
+  };
+  if (ramp_s > 0) ramp_step();
+  else
+    while (conns.size() < cfg.connections) start_one();
+  const auto run_for =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(ramp_s + cfg.duration_s));
   asio::steady_timer end(ioc);
-  end.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)));
+  end.expires_after(run_for);
   end.async_wait([&](beast::error_code) {
+    ramp.cancel();
     for (auto& c : conns) c->stop();
   });
   // Give the close handshakes a moment after the run, then stop whatever is left.
-  ioc.run_until(Clock::now() +
-                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.duration_s)) +
-                std::chrono::seconds(2));
+  ioc.run_until(started + run_for + std::chrono::seconds(2));
   report.duration_s =
-      cfg.duration_s > 0 ? cfg.duration_s : std::chrono::duration<double>(Clock::now() - started).count();
+      cfg.duration_s > 0 ? ramp_s + cfg.duration_s : std::chrono::duration<double>(Clock::now() - started).count();
   for (auto& c : conns) c->finish();
   if (cfg.report) {
     const Scrape after = scrape(cfg);

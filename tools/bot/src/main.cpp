@@ -17,7 +17,8 @@ const char* kHelp =
     "  --target=T        WebSocket path (default /ws)\n"
     "  --connections=N   connections, 1..100000 (default 1)\n"
     "  --players=K       of which K join as players, the rest spectate (default 1)\n"
-    "  --duration=S      seconds to run (default 5)\n"
+    "  --duration=S      seconds to run after the last connection started (default 5)\n"
+    "  --connect-rate=R  start R connections per second instead of all at once (default 0: all at once)\n"
     "  --input-hz=R      player input messages per second, 1..1000 (default 60)\n"
     "  --script=S        random | constant | idle (default random)\n"
     "  --turn=X --throttle=Y   control state of the constant script\n"
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
       cfg.connections = static_cast<std::uint32_t>(d);
     else if (key == "--players" && (ok = number(val, 0, 100000, d))) cfg.players = static_cast<std::uint32_t>(d);
     else if (key == "--duration" && (ok = number(val, 0, 86400, d))) cfg.duration_s = d;
+    else if (key == "--connect-rate" && (ok = number(val, 0, 1e6, d))) cfg.connect_rate = d;
     else if (key == "--input-hz" && (ok = number(val, 1, 1000, d))) cfg.input_hz = static_cast<std::uint32_t>(d);
     else if (key == "--turn" && (ok = number(val, -1, 1, d))) cfg.turn = d;
     else if (key == "--throttle" && (ok = number(val, 0, 1, d))) cfg.throttle = d;
