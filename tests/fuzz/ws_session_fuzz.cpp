@@ -39,7 +39,7 @@ using namespace flockstep;
 /// Swallows everything the room sends (the fuzzer has no client to deliver it to).
 class NullSink : public server::game::ClientSink {
  public:
-  void send_snapshot(std::shared_ptr<const std::string>, std::string) override {}
+  void send_snapshot(std::uint64_t, std::shared_ptr<const std::string>, std::string) override {}
   void send_message(std::shared_ptr<const std::string>) override {}
   void close(server::game::CloseReason, std::string) override { closed = true; }
   bool closed = false;

@@ -36,17 +36,25 @@ const char* to_string(CloseReason r);
 class ClientSink {
  public:
   virtual ~ClientSink() = default;
-  /// A snapshot: `body` is shared by every client of this snapshot tick, `suffix` is this
-  /// client's few bytes (may be empty). Latest wins: an unsent older snapshot may be replaced.
-  virtual void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) = 0;
+  /// The snapshot of server tick `tick`: `body` is shared by every client of this snapshot
+  /// tick, `suffix` is this client's few bytes (may be empty). Latest wins: an unsent older
+  /// snapshot may be replaced.
+  virtual void send_snapshot(std::uint64_t tick, std::shared_ptr<const std::string> body, std::string suffix) = 0;
   /// A snapshot with no suffix, shared by many clients (spectators of one view): `frame` is
   /// `body` as one complete WebSocket frame (net/ws_frame.hpp), built once for all of them, that
   /// a sink writing its own frames sends unchanged. Same rules as send_snapshot; by default it
-  /// is send_snapshot(body, {}).
-  virtual void send_frame(std::shared_ptr<const std::string> body, std::shared_ptr<const std::string> frame) {
+  /// is send_snapshot(tick, body, {}).
+  virtual void send_frame(std::uint64_t tick, std::shared_ptr<const std::string> body,
+                          std::shared_ptr<const std::string> frame) {
     (void)frame;
-    send_snapshot(std::move(body), {});
+    send_snapshot(tick, std::move(body), {});
   }
+  /// The newest snapshot tick this sink has handed in full to an ordered, reliable transport
+  /// (TCP: written to the socket), 0 = none or unknown. Everything written before it reaches
+  /// the client before anything written after it, so a client that decodes deltas already
+  /// holds that snapshot's frame when the next one arrives (SnapshotStreams: the delivered
+  /// baseline). A sink that cannot tell returns 0. Any thread.
+  virtual std::uint64_t delivered_snapshot() const { return 0; }
   /// Any other message (welcome, events, pong): queued reliably, in order.
   virtual void send_message(std::shared_ptr<const std::string> message) = 0;
   /// Close the connection with a reason (sent as ServerMessage.close, then the WebSocket close).

@@ -690,7 +690,7 @@ void Room::send_snapshot() {
     if (p->plain) {
       std::string suffix;
       codec::encode_snapshot_suffix(input_progress(*p), suffix);
-      s->send_snapshot(plain_body(), std::move(suffix));
+      s->send_snapshot(world_.tick(), plain_body(), std::move(suffix));
       continue;
     }
     const std::int32_t idx = world_.index_of(p->entity);
@@ -706,7 +706,7 @@ void Room::send_snapshot() {
         area.radius = config_.aoi_radius_m;
       }
     }
-    const std::int32_t ticket = streams_.queue(p->conn, &area);
+    const std::int32_t ticket = streams_.queue(p->conn, &area, s->delivered_snapshot());
     if (ticket < 0) continue;
     std::string suffix;
     codec::encode_delta_suffix(input_progress(*p), idx >= 0 ? &own : nullptr, suffix);
@@ -716,10 +716,10 @@ void Room::send_snapshot() {
     auto s = sp.sink.lock();
     if (!s) continue;
     if (sp.plain) {
-      s->send_snapshot(plain_body(), {});
+      s->send_snapshot(world_.tick(), plain_body(), {});
       continue;
     }
-    const std::int32_t ticket = streams_.queue(conn, nullptr);
+    const std::int32_t ticket = streams_.queue(conn, nullptr, s->delivered_snapshot());
     if (ticket >= 0) outs.push_back({std::move(s), ticket, {}});
   }
   streams_.encode_queued(world_.task_runner());
@@ -729,8 +729,8 @@ void Room::send_snapshot() {
     if (metrics_ && streams_.fresh(o.ticket)) metrics_->snapshot_bytes.observe(static_cast<double>(body->size()));
     // A spectator's body is shared: its WebSocket frame too (built once, written as is).
     if (auto wire = o.suffix.empty() ? streams_.wire(o.ticket) : nullptr)
-      o.sink->send_frame(std::move(body), std::move(wire));
-    else o.sink->send_snapshot(std::move(body), std::move(o.suffix));
+      o.sink->send_frame(world_.tick(), std::move(body), std::move(wire));
+    else o.sink->send_snapshot(world_.tick(), std::move(body), std::move(o.suffix));
   }
   streams_.end();
   if (metrics_) metrics_->snapshots_encoded.inc(streams_.stats().encodes - encodes_before);

@@ -53,10 +53,17 @@ std::uint32_t SnapshotStreams::unacked_of(ConnectionId conn) const {
 }
 
 const codec::ViewFrame* SnapshotStreams::baseline(const Client& c) const {
+  // No acknowledgement (just joined, never acknowledged, or asked for a full one): full. A
+  // reader of full snapshots only never acknowledges, so it never gets a delivered baseline.
   if (c.acked == 0) return nullptr;
-  for (const Sent& s : c.history)
-    if (s.frame && s.tick == c.acked) return s.frame.get();
-  return nullptr;  // overwritten: more than kHistory snapshots unacknowledged
+  // The delivered frame when newer (file comment), else the acknowledged one, while in the history.
+  const codec::ViewFrame* acked = nullptr;
+  for (const Sent& s : c.history) {
+    if (!s.frame) continue;
+    if (s.tick == c.delivered && c.delivered > c.acked) return s.frame.get();
+    if (s.tick == c.acked) acked = s.frame.get();
+  }
+  return acked;  // null: overwritten, more than kHistory snapshots unacknowledged
 }
 
 std::uint64_t SnapshotStreams::baseline_of(ConnectionId conn) const {
@@ -124,10 +131,11 @@ void SnapshotStreams::begin(const sim::World& world, std::uint64_t state_hash) {
   end();  // a fresh share cache and no tickets
 }
 
-std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area) {
+std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area, std::uint64_t delivered) {
   auto it = clients_.find(conn);
   if (it == clients_.end()) return -1;
   Client& c = it->second;
+  c.delivered = std::max(c.delivered, delivered);
   // Pacing: a client with a baseline (it decodes deltas) but max_unacked snapshots outstanding
   // waits, but gets one every stalled_every. A client without one that does acknowledge (its
   // acks arrive, but only for frames that already left the history: a join storm, where its
@@ -273,8 +281,9 @@ bool SnapshotStreams::fresh(std::int32_t ticket) const {
          !tickets_[static_cast<std::size_t>(ticket)].shared;
 }
 
-std::shared_ptr<const std::string> SnapshotStreams::encode_for(ConnectionId conn, const Area* player_area) {
-  const std::int32_t ticket = queue(conn, player_area);
+std::shared_ptr<const std::string> SnapshotStreams::encode_for(ConnectionId conn, const Area* player_area,
+                                                               std::uint64_t delivered) {
+  const std::int32_t ticket = queue(conn, player_area, delivered);
   if (ticket < 0) return nullptr;
   encode_queued(sim::TaskRunner{});
   return body(ticket);

@@ -6,6 +6,16 @@
 /// the acknowledged frame; a client with no usable baseline (just joined or resumed, never
 /// acknowledged, or acknowledged something older than the history) gets a full snapshot.
 ///
+/// The delivered baseline (where this departs from Quake III, whose snapshots travel over UDP
+/// and may be lost): our transport is TCP, ordered and reliable, so a snapshot the connection
+/// has written in full reaches the client before any later one, unless the connection dies. For
+/// a client that has shown it decodes deltas (it acknowledged a snapshot, and has not asked for a
+/// full one since), the baseline is the newest snapshot delivered to its socket when that is newer
+/// than the acknowledged one (ClientSink::delivered_snapshot, passed to queue()). Its
+/// acknowledgements then only pace it; the baseline no longer ages with the round trip (a client
+/// 150 ms away is coded against the previous snapshot, like one on loopback), and spectators of
+/// one view whose sockets keep up share one body whatever their round trips.
+///
 /// Encode once and share: within one snapshot tick, clients with the same area and the same
 /// baseline frame object (e.g. spectators of the same view that acknowledged the same snapshot)
 /// need identical bytes, so the first one's encoded body and frame are handed to the others
@@ -15,7 +25,7 @@
 /// acknowledged one on (older ones can never become a baseline again), at most kHistory.
 ///
 /// Frame once: a spectator's body is also built once as a whole WebSocket frame (wire(); the
-/// sessions write it to every socket unchanged, docs/server.md "The write path").
+/// sessions write it to every socket unchanged, docs/protocol.md "Framing once, writing to many").
 ///
 /// Lagging clients slow down, never grow (Quake III's and Source's "rate"): a client with
 /// max_unacked snapshots sent after the one it acknowledged gets no new snapshot until it
@@ -102,7 +112,9 @@ class SnapshotStreams {
   /// Clients that need the same bytes (same area, same baseline frame) get one body. Returns a
   /// ticket for body(), -1 for an unknown connection, or kPaced when the client lags and skips
   /// this snapshot (a lower rate, see the file comment).
-  std::int32_t queue(ConnectionId conn, const Area* player_area);
+  /// `delivered`: the newest snapshot tick the connection has written in full (0 = unknown), see
+  /// the file comment.
+  std::int32_t queue(ConnectionId conn, const Area* player_area, std::uint64_t delivered = 0);
   /// Encode every body queued since the last call, one task per distinct body on `runner` (the
   /// world's: the bytes are the same on any number of threads), then record each client's frame
   /// in its history.
@@ -115,7 +127,8 @@ class SnapshotStreams {
   /// True when the ticket's body was encoded for it (not shared with an earlier ticket).
   bool fresh(std::int32_t ticket) const;
   /// queue() + encode_queued() on this thread + body(), for one client.
-  std::shared_ptr<const std::string> encode_for(ConnectionId conn, const Area* player_area);
+  std::shared_ptr<const std::string> encode_for(ConnectionId conn, const Area* player_area,
+                                                std::uint64_t delivered = 0);
   /// End the snapshot: drop the per-tick share cache and the tickets.
   void end();
 
@@ -136,6 +149,7 @@ class SnapshotStreams {
   struct Client {
     std::array<Sent, kHistory> history{};  // free slots first, else the oldest is replaced
     std::uint64_t acked = 0;
+    std::uint64_t delivered = 0;  // newest snapshot written in full to its connection (queue())
     std::uint32_t unacked = 0;    // snapshots sent after `acked` (history entries newer than it)
     std::uint64_t last_sent = 0;  // snapshot_count_ when it was last sent one
     bool acks_seen = false;       // it has acknowledged something (even a frame already gone)

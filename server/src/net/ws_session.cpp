@@ -1,5 +1,6 @@
 #include "net/ws_session.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <span>
@@ -121,18 +122,22 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   }
 
   // ---- game::ClientSink (any thread) ----
-  void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
+  void send_snapshot(std::uint64_t tick, std::shared_ptr<const std::string> body, std::string suffix) override {
     asio::post(ws_.get_executor(),
-               [self = shared_from_this(), body = std::move(body), suffix = std::move(suffix)]() mutable {
-                 self->enqueue_snapshot(std::move(body), std::move(suffix), nullptr);
+               [self = shared_from_this(), tick, body = std::move(body), suffix = std::move(suffix)]() mutable {
+                 self->enqueue_snapshot(tick, std::move(body), std::move(suffix), nullptr);
                });
   }
-  void send_frame(std::shared_ptr<const std::string> body, std::shared_ptr<const std::string> frame) override {
+  void send_frame(std::uint64_t tick, std::shared_ptr<const std::string> body,
+                  std::shared_ptr<const std::string> frame) override {
     asio::post(ws_.get_executor(),
-               [self = shared_from_this(), body = std::move(body), frame = std::move(frame)]() mutable {
-                 self->enqueue_snapshot(std::move(body), {}, std::move(frame));
+               [self = shared_from_this(), tick, body = std::move(body), frame = std::move(frame)]() mutable {
+                 self->enqueue_snapshot(tick, std::move(body), {}, std::move(frame));
                });
   }
+  /// Set by on_write (the strand) once a batch holding the snapshot is written in full, read by
+  /// the game thread: the value alone matters, no other memory is published through it.
+  std::uint64_t delivered_snapshot() const override { return delivered_.load(std::memory_order_relaxed); }
   void send_message(std::shared_ptr<const std::string> message) override {
     asio::post(ws_.get_executor(),
                [self = shared_from_this(), m = std::move(message)]() mutable { self->enqueue_message(std::move(m)); });
@@ -152,6 +157,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     std::shared_ptr<const std::string> frame;
     FrameHeader header;
     bool snapshot = false;
+    std::uint64_t tick = 0;  // a snapshot's server tick (delivered_snapshot)
 
     void set(std::shared_ptr<const std::string> b, std::string s, std::shared_ptr<const std::string> f) {
       body = std::move(b);
@@ -324,7 +330,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     return true;
   }
 
-  void enqueue_snapshot(std::shared_ptr<const std::string> body, std::string suffix,
+  void enqueue_snapshot(std::uint64_t tick, std::shared_ptr<const std::string> body, std::string suffix,
                         std::shared_ptr<const std::string> frame) {
     if (closing_ || too_slow()) return;
     std::size_t snapshots = 0;
@@ -335,6 +341,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       for (std::size_t i = queue_.size(); i-- > in_flight_;) {
         if (queue_[i].snapshot) {
           queue_[i].set(std::move(body), std::move(suffix), std::move(frame));
+          queue_[i].tick = tick;
           return;
         }
       }
@@ -342,6 +349,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     }
     queue_.emplace_back().set(std::move(body), std::move(suffix), std::move(frame));
     queue_.back().snapshot = true;
+    queue_.back().tick = tick;
     maybe_write();
   }
 
@@ -368,7 +376,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   }
 
   // do_write: everything queued (up to kMaxWriteBatch messages) as one raw write of whole
-  // frames straight to the TCP stream (docs/server.md, "The write path"): a frame built once
+  // frames straight to the TCP stream (docs/protocol.md, "Framing once, writing to many"): a frame built once
   // for many sessions goes out as is, other messages as header + shared body + suffix; nothing
   // is copied. Beast writes only control frames here; GatedStream keeps the two apart.
   void do_write() {
@@ -400,6 +408,10 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     }
     ctx_.metrics.messages_sent.inc(in_flight_);
     ctx_.metrics.bytes_sent.inc(bytes);
+    // Every byte of the batch is in the socket: its snapshots will reach the client in order.
+    for (std::size_t i = 0; i < in_flight_; ++i)
+      if (queue_[i].snapshot && queue_[i].tick > delivered_.load(std::memory_order_relaxed))
+        delivered_.store(queue_[i].tick, std::memory_order_relaxed);
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
     in_flight_ = 0;
     maybe_write();
@@ -486,6 +498,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   std::shared_ptr<game::Game> game_;  // the joined room (keeps it from closing while we are in it)
   codec::Role role_ = codec::Role::kSpectator;
   std::deque<Outgoing> queue_;
+  std::atomic<std::uint64_t> delivered_{0};        // newest snapshot tick written in full (delivered_snapshot)
   std::size_t in_flight_ = 0;                      // queue_'s first in_flight_ messages are being written
   std::vector<asio::const_buffer> write_buffers_;  // the batch being written (reserved once)
   bool writing_ = false;

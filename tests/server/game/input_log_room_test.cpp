@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 /// A connection that drops everything the room sends (the recording is under test, not the stream).
 class NullSink : public ClientSink {
  public:
-  void send_snapshot(std::shared_ptr<const std::string>, std::string) override {}
+  void send_snapshot(std::uint64_t, std::shared_ptr<const std::string>, std::string) override {}
   void send_message(std::shared_ptr<const std::string>) override {}
   void close(CloseReason, std::string) override {}
 };

@@ -203,7 +203,7 @@ RoomsConfig rooms_config(const std::string& state_dir) {
 /// A connection that keeps the Welcome and whether it was closed.
 class WelcomeSink : public ClientSink {
  public:
-  void send_snapshot(std::shared_ptr<const std::string>, std::string) override {}
+  void send_snapshot(std::uint64_t, std::shared_ptr<const std::string>, std::string) override {}
   void send_message(std::shared_ptr<const std::string> message) override {
     v1::ServerMessage m;
     if (m.ParseFromString(*message) && m.has_welcome()) welcome = m.welcome();

@@ -125,7 +125,7 @@ TEST(Room, DecodedSnapshotsMatchTheWorldAndTheOwnCraftIsExact) {
 /// the generated classes alone (no codec, no acks).
 class PlainSink : public ClientSink {
  public:
-  void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
+  void send_snapshot(std::uint64_t, std::shared_ptr<const std::string> body, std::string suffix) override {
     bodies.push_back(body);
     v1::ServerMessage m;
     ASSERT_TRUE(m.ParseFromString(*body + suffix));

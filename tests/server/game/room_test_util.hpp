@@ -21,7 +21,7 @@ namespace flockstep::server::game::room_test {
 /// Records what the room sends to one connection.
 class FakeSink : public ClientSink {
  public:
-  void send_snapshot(std::shared_ptr<const std::string> body, std::string suffix) override {
+  void send_snapshot(std::uint64_t, std::shared_ptr<const std::string> body, std::string suffix) override {
     bodies.push_back(body);
     v1::ServerMessage m;
     const std::string all = *body + suffix;

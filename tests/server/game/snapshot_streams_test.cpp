@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "codec/server_codec.hpp"
@@ -522,6 +524,71 @@ TEST(StreamsPacing, BaselineLostAfterTheStallTimeoutGivesOneFullSnapshot) {
   EXPECT_GT(sent, kept);
   EXPECT_EQ(full, 1u + (sent > kept ? sent - kept : 0u))
       << "full ones only once the acknowledged frame left the history";
+}
+
+/// One snapshot of a lone client: the world steps, the streams encode for it with `delivered`
+/// reported by the transport; returns the baseline tick (0 = full) and the snapshot's tick.
+std::pair<std::uint64_t, std::uint64_t> next_snapshot(sim::World& world, SnapshotStreams& streams,
+                                                      std::uint64_t delivered) {
+  for (int k = 0; k < 3; ++k) world.step();
+  streams.begin(world, 0);
+  const auto body = streams.encode_for(1, nullptr, delivered);
+  streams.end();
+  v1::ServerMessage m;
+  EXPECT_TRUE(body && m.ParseFromString(*body));
+  return {m.delta_snapshot().baseline_tick(), m.delta_snapshot().server_tick()};
+}
+
+TEST(StreamsDelivered, BaselineIsTheNewestDeliveredSnapshotNewerThanTheAcknowledgedOne) {
+  // The acknowledgement of the first snapshot arrives; the three after it were written to the
+  // socket (delivered) but not yet acknowledged: the next is coded against the newest written.
+  for (const bool report : {true, false}) {  // false: the control, no delivery reports
+    sim::World world(sim::canonical::flock(60));
+    SnapshotStreams streams(world.scenario(), StreamConfig{});
+    streams.add(1);
+    const auto [b0, t0] = next_snapshot(world, streams, 0);
+    EXPECT_EQ(b0, 0u);  // join: full
+    streams.ack(1, t0, nullptr);
+    std::uint64_t written = t0;
+    for (int s = 0; s < 3; ++s) written = next_snapshot(world, streams, report ? written : 0).second;
+    const auto [b, t] = next_snapshot(world, streams, report ? written : 0);
+    EXPECT_EQ(b, report ? written : t0) << (report ? "delivered" : "control: acknowledged");
+    EXPECT_GT(t, written);
+  }
+}
+
+TEST(StreamsDelivered, AReaderThatNeverAcknowledgesGetsFullSnapshotsWhateverWasDelivered) {
+  // Only an acknowledgement shows that a client decodes deltas at all.
+  sim::World world(sim::canonical::flock(60));
+  SnapshotStreams streams(world.scenario(), StreamConfig{});
+  streams.add(1);
+  std::uint64_t written = 0;
+  for (int s = 0; s < 10; ++s) {
+    const auto [b, t] = next_snapshot(world, streams, written);
+    EXPECT_EQ(b, 0u) << s;
+    written = t;
+  }
+}
+
+TEST(StreamsDelivered, AfterAnAcknowledgementOfZeroTheNextIsFullThoughFramesWereDelivered) {
+  // Ack 0: the client lost its frames; what was delivered before is no baseline, until it
+  // acknowledges again (the full one it then decoded).
+  sim::World world(sim::canonical::flock(60));
+  SnapshotStreams streams(world.scenario(), StreamConfig{});
+  streams.add(1);
+  auto [b, written] = next_snapshot(world, streams, 0);
+  streams.ack(1, written, nullptr);
+  std::tie(b, written) = next_snapshot(world, streams, written);
+  EXPECT_NE(b, 0u);
+  streams.ack(1, 0, nullptr);
+  std::tie(b, written) = next_snapshot(world, streams, written);
+  EXPECT_EQ(b, 0u) << "full after ack 0, although the previous snapshot was delivered";
+  const std::uint64_t full_tick = written;
+  std::tie(b, written) = next_snapshot(world, streams, written);
+  EXPECT_EQ(b, 0u) << "still full: no new acknowledgement yet";
+  streams.ack(1, full_tick, nullptr);
+  std::tie(b, written) = next_snapshot(world, streams, written);
+  EXPECT_GT(b, full_tick) << "deltas again, against the newest delivered";
 }
 
 }  // namespace

@@ -29,13 +29,16 @@ struct LagRun {
   std::uint32_t full = 0;
   std::uint32_t paced = 0;             ///< snapshots not sent (pacing: the client lags)
   std::uint32_t full_after_delta = 0;  ///< full snapshots after the stream had a baseline
+  int oldest_baseline_age = 0;         ///< most snapshots between a delta and its baseline
 };
 
 /// In-process: the server's SnapshotStreams and the client's SnapshotReceiver, with every
 /// acknowledgement delivered `lag` snapshots after the client sent it (lag 0: before the next
 /// snapshot). `jitter` adds 0..jitter snapshots of extra delay per acknowledgement (seeded, and
-/// never reordering them: one TCP stream).
-LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots, bool paced = false) {
+/// never reordering them: one TCP stream). `delivered`: the transport reports each snapshot as
+/// written in full as soon as it is sent (the server's delivered baseline, TCP), else nothing.
+LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots, bool paced = false,
+                        bool delivered = false) {
   sim::World world(sim::canonical::flock(120));
   game::StreamConfig config;
   if (!paced) config.max_unacked = 0;  // every snapshot sent, whatever the lag
@@ -48,6 +51,9 @@ LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots, 
   std::deque<std::pair<int, std::uint64_t>> in_flight;  // (snapshot index it arrives before, tick)
   std::map<std::uint64_t, int> index_of_tick;
   LagRun out;
+  std::uint64_t written = 0;  // newest snapshot tick handed to the transport
+  std::map<std::uint64_t, int> sent_index;
+  int sent = 0;
   for (int s = 0; s < snapshots; ++s) {
     while (!in_flight.empty() && in_flight.front().first <= s) {
       streams.ack(conn, in_flight.front().second, nullptr);
@@ -55,7 +61,7 @@ LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots, 
     }
     for (int k = 0; k < 3; ++k) world.step();
     streams.begin(world, 0);
-    const auto body = streams.encode_for(conn, nullptr);
+    const auto body = streams.encode_for(conn, nullptr, delivered ? written : 0);
     streams.end();
     if (!body) {
       ++out.paced;
@@ -64,6 +70,10 @@ LagRun run_with_ack_lag(std::uint32_t lag, std::uint32_t jitter, int snapshots, 
     v1::ServerMessage m;
     EXPECT_TRUE(m.ParseFromString(*body));
     const v1::DeltaSnapshot& d = m.delta_snapshot();
+    written = d.server_tick();
+    if (d.baseline_tick() != 0)  // in snapshots sent, so a paced client's skipped ones do not count
+      out.oldest_baseline_age = std::max(out.oldest_baseline_age, sent - sent_index[d.baseline_tick()]);
+    sent_index[d.server_tick()] = sent++;
     index_of_tick[d.server_tick()] = s;
     if (d.baseline_tick() == 0) {
       ++out.full;
@@ -126,6 +136,32 @@ TEST(SlowConsumer, PacedLaggingClientKeepsDecodingDeltasAtALowerRate) {
   }
 }
 
+TEST(SlowConsumer, DeliveredBaselineCodesAgainstThePreviousSnapshotWhateverTheAckLag) {
+  // The server's default on TCP: once the client acknowledged once, the baseline is the newest
+  // snapshot written to its socket, so acknowledgements however late (they still pace it) no
+  // longer age the baseline. Control: the same runs without delivery reports code against the
+  // acknowledged snapshot, lag + 1 snapshots back.
+  for (std::uint32_t lag : {0u, 1u, 2u, 5u, 11u, 20u, 30u}) {
+    for (const bool paced : {false, true}) {
+      const LagRun r = run_with_ack_lag(lag, 0, 120, paced, true);
+      EXPECT_EQ(r.decode_errors, 0u) << lag;
+      EXPECT_EQ(r.full, lag + 1) << lag;  // until the first acknowledgement arrives
+      EXPECT_EQ(r.full_after_delta, 0u) << lag;
+      EXPECT_GT(r.deltas, 0u) << lag;
+      // Paced, a lagging client skips snapshots, so "previous" is the previous one it was sent.
+      EXPECT_EQ(r.oldest_baseline_age, 1) << "lag " << lag << (paced ? " paced" : "");
+      const LagRun control = run_with_ack_lag(lag, 0, 120, paced, false);
+      if (!paced) EXPECT_EQ(control.oldest_baseline_age, static_cast<int>(lag) + 1) << lag;
+    }
+  }
+  for (std::uint32_t lag : {24u, 30u}) {
+    const LagRun r = run_with_ack_lag(lag, 6, 400, true, true);
+    EXPECT_EQ(r.decode_errors, 0u) << "lag " << lag << " + jitter";
+    EXPECT_EQ(r.full_after_delta, 0u) << lag;
+    EXPECT_EQ(r.oldest_baseline_age, 1) << lag;
+  }
+}
+
 /// Over loopback: a spectator that handles each message only `delay` after it arrived (its
 /// acknowledgements are that late), the delay swinging slowly across the depth of the history.
 /// The server paces it (StreamConfig::max_unacked): fewer snapshots, every one a delta once the
@@ -156,6 +192,8 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
   std::deque<std::pair<Clock::time_point, std::string>> queue;
   std::map<std::uint64_t, std::uint32_t> index_of_tick;
   std::uint32_t decoded = 0, errors = 0, full = 0, full_after_delta = 0, edge = 0, snapshots = 0;
+  std::uint32_t deltas = 0, against_previous = 0;  // the delivered baseline (SnapshotStreams)
+  std::uint64_t previous_tick = 0;
   std::string bytes;
   while (Clock::now() - start < 8s) {
     const Receive r = ws.receive(bytes, 1ms);
@@ -176,9 +214,14 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
       if (d.baseline_tick() == 0) {
         ++full;
         full_after_delta += snapshots > full ? 1 : 0;  // a delta came before it
-      } else if (index_of_tick.count(d.baseline_tick()) &&
-                 snapshots - 1 - index_of_tick[d.baseline_tick()] >= codec::SnapshotReceiver::kHistory - 1)
-        ++edge;
+      } else {
+        ++deltas;
+        against_previous += d.baseline_tick() == previous_tick ? 1 : 0;
+        if (index_of_tick.count(d.baseline_tick()) &&
+            snapshots - 1 - index_of_tick[d.baseline_tick()] >= codec::SnapshotReceiver::kHistory - 1)
+          ++edge;
+      }
+      previous_tick = d.server_tick();
       if (rx.receive(m).ok()) ++decoded;
       else ++errors;
       std::string ack;
@@ -197,6 +240,12 @@ TEST(SlowConsumer, SpectatorDecodingLateOverLoopbackNeverFailsADecode) {
   EXPECT_LT(snapshots, 8u * kRate / 2);
   EXPECT_EQ(full_after_delta, 0u) << "no full snapshot once it had a baseline";
   EXPECT_EQ(edge, 0u) << "baselines never near the edge of the history";
+  // Its acknowledgements are 20-44 snapshots late, yet its deltas are coded against the snapshot
+  // just before (the server's delivered baseline: written in full to the socket, so it arrives
+  // first). Coded against the acknowledged one, none would be.
+  std::printf("slow consumer: %u of %u deltas against the snapshot before\n", against_previous, deltas);
+  EXPECT_GT(deltas, 40u);
+  EXPECT_GE(against_previous * 10, deltas * 9);
 }
 
 }  // namespace
