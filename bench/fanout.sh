@@ -14,7 +14,8 @@
 #
 # Environment: FLOCKSTEP_BUILD (default build/release), FANOUT_SERVER_ARGS (extra server flags,
 # e.g. --threads=2), FANOUT_CONNECT_RATE (connections started per second, a join ramp before the
-# DURATION_S; default 0: all at once, a join storm).
+# DURATION_S; default 0: all at once, a join storm), FANOUT_ACK_DELAY_MS (the bots send each
+# snapshot acknowledgement this much later: a longer round trip; default 0).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +56,7 @@ HZ="$(getconf CLK_TCK)"
 say "server pid $SERVER_PID on port $PORT: $SPECTATORS spectators + $PLAYERS players for ${DURATION} s"
 before="$(cpu_ticks "$SERVER_PID")"
 nice "$BOT" --port="$PORT" --connections="$CLIENTS" --players="$PLAYERS" --duration="$DURATION" --decode=0 --report \
-  --connect-rate="${FANOUT_CONNECT_RATE:-0}" \
+  --connect-rate="${FANOUT_CONNECT_RATE:-0}" --ack-delay-ms="${FANOUT_ACK_DELAY_MS:-0}" \
   >"$WORK/bot.txt" 2>&1 &
 BOT_PID=$!
 bot_ticks=0

@@ -20,6 +20,7 @@ struct BotConfig {
   std::uint32_t players = 1;      ///< how many of them join as PLAYER (the rest spectate)
   double duration_s = 5;          ///< run time after the last connection was started, s
   double connect_rate = 0;        ///< connections started per second (a join ramp); 0 = all at once
+  double ack_delay_ms = 0;        ///< snapshot acknowledgements leave this much later (a longer round trip)
   std::uint32_t input_hz = 60;    ///< player input messages per second
   std::string script = "random";  ///< random | constant | idle
   double turn = 0;                ///< constant script: turn [-1, 1]

@@ -267,6 +267,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   BotConn(asio::io_context& ioc, const BotConfig& cfg, BotReport& report, bool player, std::uint32_t index)
       : ws_(ioc),
         timer_(ioc),
+        ack_timer_(ioc),
         cfg_(cfg),
         report_(report),
         role_(player ? report.player : report.spectator),
@@ -289,6 +290,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   void stop() {
     stopped_ = true;
     timer_.cancel();
+    ack_timer_.cancel();
     if (!closed_ && !closing_) {
       closing_ = true;
       ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) {});
@@ -341,7 +343,11 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
     const std::span<const std::byte> bytes(static_cast<const std::byte*>(data.data()), data.size());
     // The bot's clock is not needed by the core (it keeps no link timers for the bot).
     const client::ReceiveResult r = core_.receive(bytes, 0);
-    if (r.reply) write(*r.reply);
+    if (r.reply) {
+      const bool ack = r.type == client::Received::kSnapshot || r.type == client::Received::kSnapshotSkipped;
+      if (ack && cfg_.ack_delay_ms > 0) delay_ack(*r.reply);
+      else write(*r.reply);
+    }
     handle(r, core_.message(), bytes.size());
     buffer_.consume(buffer_.size());
     do_read();
@@ -460,8 +466,28 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
     closed_ = true;
   }
 
+  /// --ack-delay-ms: the acknowledgement leaves that much later (a longer round trip for acks
+  /// only; in order, as on one TCP stream).
+  void delay_ack(const std::string& bytes) {
+    delayed_acks_.emplace_back(
+        Clock::now() + std::chrono::microseconds(static_cast<std::int64_t>(cfg_.ack_delay_ms * 1000)), bytes);
+    if (delayed_acks_.size() == 1) arm_ack_timer();
+  }
+  void arm_ack_timer() {
+    ack_timer_.expires_at(delayed_acks_.front().first);
+    ack_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || self->closed_) return;
+      while (!self->delayed_acks_.empty() && self->delayed_acks_.front().first <= Clock::now()) {
+        self->write(self->delayed_acks_.front().second);
+        self->delayed_acks_.pop_front();
+      }
+      if (!self->delayed_acks_.empty()) self->arm_ack_timer();
+    });
+  }
+
   websocket::stream<beast::tcp_stream> ws_;
   asio::steady_timer timer_;
+  asio::steady_timer ack_timer_;  // --ack-delay-ms
   beast::flat_buffer buffer_;
   const BotConfig& cfg_;
   BotReport& report_;
@@ -470,8 +496,9 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   std::uint32_t index_;
   math::Rng rng_;
   std::deque<std::string> outbox_;
-  std::vector<std::string> spare_;                   // sent buffers kept for reuse
-  static constexpr std::uint32_t kInputWindow = 32;  // inputs per message at most
+  std::deque<std::pair<Clock::time_point, std::string>> delayed_acks_;  // --ack-delay-ms
+  std::vector<std::string> spare_;                                      // sent buffers kept for reuse
+  static constexpr std::uint32_t kInputWindow = 32;                     // inputs per message at most
   client::ProtocolCore core_;
   double turn_ = 0, throttle_ = 1;
   Clock::time_point last_snapshot_;

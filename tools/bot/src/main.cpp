@@ -19,6 +19,7 @@ const char* kHelp =
     "  --players=K       of which K join as players, the rest spectate (default 1)\n"
     "  --duration=S      seconds to run after the last connection started (default 5)\n"
     "  --connect-rate=R  start R connections per second instead of all at once (default 0: all at once)\n"
+    "  --ack-delay-ms=D  send each snapshot acknowledgement D ms late (a longer round trip; default 0)\n"
     "  --input-hz=R      player input messages per second, 1..1000 (default 60)\n"
     "  --script=S        random | constant | idle (default random)\n"
     "  --turn=X --throttle=Y   control state of the constant script\n"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     else if (key == "--players" && (ok = number(val, 0, 100000, d))) cfg.players = static_cast<std::uint32_t>(d);
     else if (key == "--duration" && (ok = number(val, 0, 86400, d))) cfg.duration_s = d;
     else if (key == "--connect-rate" && (ok = number(val, 0, 1e6, d))) cfg.connect_rate = d;
+    else if (key == "--ack-delay-ms" && (ok = number(val, 0, 60000, d))) cfg.ack_delay_ms = d;
     else if (key == "--input-hz" && (ok = number(val, 1, 1000, d))) cfg.input_hz = static_cast<std::uint32_t>(d);
     else if (key == "--turn" && (ok = number(val, -1, 1, d))) cfg.turn = d;
     else if (key == "--throttle" && (ok = number(val, 0, 1, d))) cfg.throttle = d;
