@@ -151,7 +151,9 @@ TEST(SlowConsumer, DeliveredBaselineCodesAgainstThePreviousSnapshotWhateverTheAc
       // Paced, a lagging client skips snapshots, so "previous" is the previous one it was sent.
       EXPECT_EQ(r.oldest_baseline_age, 1) << "lag " << lag << (paced ? " paced" : "");
       const LagRun control = run_with_ack_lag(lag, 0, 120, paced, false);
-      if (!paced) EXPECT_EQ(control.oldest_baseline_age, static_cast<int>(lag) + 1) << lag;
+      if (!paced) {
+        EXPECT_EQ(control.oldest_baseline_age, static_cast<int>(lag) + 1) << lag;
+      }
     }
   }
   for (std::uint32_t lag : {24u, 30u}) {
