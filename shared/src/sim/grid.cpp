@@ -24,12 +24,10 @@ void Grid::init(real width, real height, real cell_size, bool wrap, std::int32_t
 }
 
 std::int32_t Grid::cell_of(Vec2 p) const {
-  auto x = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
-  auto y = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));
   // Positions are kept inside the world by the tick; clamp anyway so a stray value can never
   // index out of range.
-  x = x < 0 ? 0 : (x >= cols_ ? cols_ - 1 : x);
-  y = y < 0 ? 0 : (y >= rows_ ? rows_ - 1 : y);
+  const std::int32_t x = clamped_floor_index(p.x * inv_cell_x_, cols_);
+  const std::int32_t y = clamped_floor_index(p.y * inv_cell_y_, rows_);
   return y * cols_ + x;
 }
 

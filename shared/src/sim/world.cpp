@@ -180,10 +180,8 @@ void WorldImpl::build_pushout_free_cells() {
 
 std::span<const Circle> WorldImpl::obstacles_near(Vec2 p) const {
   if (obstacle_cell_items_.empty()) return {};
-  auto cx = static_cast<std::int32_t>(std::floor(p.x / scenario_.width * obstacle_cols_));
-  auto cy = static_cast<std::int32_t>(std::floor(p.y / scenario_.height * obstacle_rows_));
-  cx = cx < 0 ? 0 : (cx >= obstacle_cols_ ? obstacle_cols_ - 1 : cx);
-  cy = cy < 0 ? 0 : (cy >= obstacle_rows_ ? obstacle_rows_ - 1 : cy);
+  const std::int32_t cx = clamped_floor_index(p.x / scenario_.width * obstacle_cols_, obstacle_cols_);
+  const std::int32_t cy = clamped_floor_index(p.y / scenario_.height * obstacle_rows_, obstacle_rows_);
   const std::int32_t cell = cy * obstacle_cols_ + cx;
   const auto b = static_cast<std::size_t>(obstacle_cell_start_[static_cast<std::size_t>(cell)]);
   const auto e = static_cast<std::size_t>(obstacle_cell_start_[static_cast<std::size_t>(cell) + 1]);

@@ -4,6 +4,7 @@
 /// (O(N), no allocation after init), queried over the 3x3 cells around a point. Cell size must
 /// be >= the largest query radius. Written by hand: no standard or Debian library offers a
 /// deterministic, allocation-free bucket grid over caller-owned SoA positions.
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -12,6 +13,16 @@
 #include "flockstep/math/transform.hpp"
 
 namespace flockstep::sim {
+
+/// floor(v) clamped to [0, n - 1], clamped before the conversion: converting an infinity, a NaN
+/// or a value beyond int32 is undefined behaviour (the world-state fuzzer reached an infinite
+/// position). In range, the same integer as the plain cast, so no result changes.
+inline std::int32_t clamped_floor_index(math::real v, std::int32_t n) {
+  const math::real f = std::floor(v);
+  if (!(f >= 0)) return 0;  // negative or NaN
+  if (f >= static_cast<math::real>(n)) return n - 1;
+  return static_cast<std::int32_t>(f);
+}
 
 using math::real;
 using math::Vec2;
