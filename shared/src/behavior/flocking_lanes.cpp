@@ -9,8 +9,6 @@ namespace flockstep::behavior {
 #if defined(FLOCKSTEP_LANES_AVX2_KERNEL)
 // flocking_lanes_avx2.cpp: the same template built for AVX2, run only where the CPU has it.
 LaneFlockResult flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges);
-LaneFlockResult flock_sums_one_pass_avx2(const LaneQuery& q, const NeighbourArrays& a,
-                                         std::span<const SlotRange> ranges);
 namespace {
 const bool kCpuHasAvx2 = __builtin_cpu_supports("avx2");
 }  // namespace
@@ -20,21 +18,13 @@ LaneFlockResult flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, s
                                  LaneKernel kernel) {
 #if defined(FLOCKSTEP_LANES_AVX2_KERNEL)
   if (kernel == LaneKernel::kSimd && kCpuHasAvx2) return flock_sums_lanes_avx2(q, a, ranges);
-  if (kernel == LaneKernel::kSimdOnePass && kCpuHasAvx2) return flock_sums_one_pass_avx2(q, a, ranges);
 #endif
 #if defined(FLOCKSTEP_LANES_SIMD)
-  if (kernel == LaneKernel::kSimdOnePass)
-    return lanes_kernel::flock_sums_one_pass<math::lanes::SimdLanes>(q, a, ranges);
-#else
-  if (kernel == LaneKernel::kSimdOnePass)
-    return lanes_kernel::flock_sums_one_pass<math::lanes::ScalarLanes>(q, a, ranges);
-#endif
-#if defined(FLOCKSTEP_LANES_SIMD)
-  if (kernel != LaneKernel::kScalar) return lanes_kernel::flock_sums<math::lanes::SimdLanes>(q, a, ranges);
+  if (kernel != LaneKernel::kScalar) return lanes_kernel::flock_sums<math::lanes::SimdLanesF8>(q, a, ranges);
 #else
   (void)kernel;
 #endif
-  return lanes_kernel::flock_sums<math::lanes::ScalarLanes>(q, a, ranges);
+  return lanes_kernel::flock_sums<math::lanes::ScalarLanesF8>(q, a, ranges);
 }
 
 const char* lanes_instruction_set() {

@@ -1,4 +1,4 @@
-// The T76 lane kernel built for AVX2 (four doubles per instruction). This translation unit alone
+// The T76 lane kernel built for AVX2 (eight floats per instruction). This translation unit alone
 // is compiled with -mavx2 (shared/CMakeLists.txt); flocking_lanes.cpp calls it only when the CPU
 // reports AVX2. Same template, same operations per lane, same bits as the SSE2 and scalar forms.
 #include "flocking_lanes_kernel.hpp"
@@ -10,12 +10,7 @@
 namespace flockstep::behavior {
 
 LaneFlockResult flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges) {
-  return lanes_kernel::flock_sums<math::lanes::SimdLanes256>(q, a, ranges);
-}
-
-LaneFlockResult flock_sums_one_pass_avx2(const LaneQuery& q, const NeighbourArrays& a,
-                                         std::span<const SlotRange> ranges) {
-  return lanes_kernel::flock_sums_one_pass<math::lanes::SimdLanes256>(q, a, ranges);
+  return lanes_kernel::flock_sums<math::lanes::SimdLanesF8x256>(q, a, ranges);
 }
 
 }  // namespace flockstep::behavior

@@ -62,12 +62,13 @@ WorldImpl::WorldImpl(const Scenario& scenario)
   slot_position_.resize(cap);
   slot_velocity_.resize(cap);
   slot_heading_.resize(cap);
-  // Lane kernels read up to kLaneWidth - 1 slots past a range's end: pad, with a group no agent has.
-  slot_group_.assign(cap + behavior::kLaneWidth, -1);
-  slot_x_.assign(cap + behavior::kLaneWidth, 0);
-  slot_y_.assign(cap + behavior::kLaneWidth, 0);
-  slot_hx_.assign(cap + behavior::kLaneWidth, 0);
-  slot_hy_.assign(cap + behavior::kLaneWidth, 0);
+  // The neighbourhood kernel reads up to kNeighbourLanes - 1 slots past a range's end: pad, with
+  // a group no agent has.
+  slot_group_.assign(cap + behavior::kNeighbourLanes, -1);
+  slot_x_.assign(cap + behavior::kNeighbourLanes, 0);
+  slot_y_.assign(cap + behavior::kNeighbourLanes, 0);
+  slot_hx_.assign(cap + behavior::kNeighbourLanes, 0);
+  slot_hy_.assign(cap + behavior::kNeighbourLanes, 0);
   slot_wander_.resize(cap);
   slot_rng_.resize(cap);
   commands_.reserve(256);
@@ -356,10 +357,10 @@ void WorldImpl::gather_slots(std::int32_t begin, std::int32_t end) {
     slot_position_[k] = position_[i];
     slot_velocity_[k] = velocity_[i];
     slot_heading_[k] = heading_[i];
-    slot_x_[k] = position_[i].x;
-    slot_y_[k] = position_[i].y;
-    slot_hx_[k] = heading_[i].x;
-    slot_hy_[k] = heading_[i].y;
+    slot_x_[k] = static_cast<float>(position_[i].x);
+    slot_y_[k] = static_cast<float>(position_[i].y);
+    slot_hx_[k] = static_cast<float>(heading_[i].x);
+    slot_hy_[k] = static_cast<float>(heading_[i].y);
     slot_group_[k] = group_[i];
     slot_wander_[k] = wander_[i];
     slot_rng_[k] = rng_[i];

@@ -84,8 +84,9 @@ struct CellOrder {
   std::vector<Vec2> slot_velocity_;
   std::vector<Vec2> slot_heading_;
   std::vector<std::int32_t> slot_group_;
-  // The same positions and headings as plain arrays for the lane kernels (padded, see the constructor).
-  std::vector<real> slot_x_, slot_y_, slot_hx_, slot_hy_;
+  // The same positions and headings rounded to float, as plain arrays for the neighbourhood
+  // kernel (flocking_lanes.hpp; padded, see the constructor).
+  std::vector<float> slot_x_, slot_y_, slot_hx_, slot_hy_;
   // The steering agent's own random state, read in slot order (written back by dense index).
   std::vector<behavior::WanderState> slot_wander_;
   std::vector<math::Rng> slot_rng_;

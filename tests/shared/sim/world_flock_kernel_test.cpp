@@ -85,8 +85,10 @@ TEST(WorldFlockKernel, T08_PushOutSkippedOnlyInCellsWithNoObstacleNear) {
 }
 
 TEST(WorldFlockKernel, T76_LaneAndPerNeighbourPathsAgreeToRounding) {
-  // One tick from the same state: the two summation orders give forces equal to rounding, so
-  // positions after one step agree to far below a millimetre.
+  // One tick from the same state: the lane kernel sums in single precision, the per-neighbour
+  // path in double, so the forces agree to float rounding (relative ~1e-7 of each term) and the
+  // velocities after one step to about 1e-5 m/s (1.2e-5 when written). One neighbour more or
+  // less on either side would move a boid's velocity by centimetres per second or more.
   const Scenario s = canonical::flock(2000, 3);
   World a(s), b(s);
   b.set_flock_kernel(World::FlockKernel::kPerNeighbour);
@@ -96,7 +98,7 @@ TEST(WorldFlockKernel, T76_LaneAndPerNeighbourPathsAgreeToRounding) {
   real worst = 0;
   for (std::int32_t i = 0; i < a.size(); ++i)
     worst = math::max(worst, math::length(a.view(i).velocity - b.view(i).velocity));
-  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(worst, 1e-4);
 }
 
 TEST(WorldFlockKernel, T76_CrowdBeyondMaxNeighboursKeepsTheNearest) {

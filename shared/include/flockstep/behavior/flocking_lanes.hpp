@@ -1,21 +1,30 @@
 #pragma once
 /// \file flocking_lanes.hpp
 /// T76 neighbourhood sums (with T31 radius and T32 field of view) as a data-parallel kernel: the
-/// candidates of one body are scanned four at a time in structure-of-arrays storage, and the
+/// candidates of one body are scanned eight at a time in structure-of-arrays storage, and the
 /// tests that pick neighbours (self, range, group, field of view) are lane masks, not branches.
-/// It produces the same FlockSums the per-neighbour loop of flocking.hpp does, finished by the
-/// same flocking_forces_from_sums(); only the order of the sums differs (fixed, below).
+/// It produces the FlockSums the per-neighbour loop of flocking.hpp does, finished by the same
+/// flocking_forces_from_sums(); the sums are taken in single precision and in a fixed order
+/// (below), so they equal the per-neighbour sums to float rounding, not bit for bit.
 ///
-/// Two passes: the first scans the ranges four slots at a time and compacts, in scan order, the
+/// Two passes: the first scans the ranges eight slots at a time and compacts, in scan order, the
 /// candidates within the radius, of the group and not self (a compare per lane); the second sums
-/// that list four at a time and pays the square root and the division only for its entries.
+/// that list eight at a time and pays the square root and the division only for its entries.
+///
+/// Precision: the candidates' positions and headings come as float (NeighbourArrays); the query's
+/// position, heading, cos_half_fov, the range shifts and the world size are rounded to float, the
+/// squared radius is radius * radius in double rounded to float. Offsets, the range test, the
+/// field of view and the separation terms are then float arithmetic; the lane sums are widened to
+/// double at the end. (Offsets within a neighbourhood radius need nothing like double precision:
+/// a float position in a 1 km world is exact to 0.1 mm.)
 ///
 /// Order of the sums (what makes the result the same bits everywhere): candidates come in
 /// ranges of consecutive slots, scanned in order; the t-th candidate that passes the first pass
-/// (counting from 0 across all ranges) goes to lane t % 4. Each lane sums its entries in that
-/// order; at the end the lanes are added as ((l0 + l1) + (l2 + l3)). The SIMD form and the
-/// scalar reference (LaneKernel::kScalar) run the same template, so they agree bit for bit
-/// (tests/shared/behavior/flocking_lanes_test.cpp), natively (SSE2 or AVX) and in wasm SIMD128.
+/// (counting from 0 across all ranges) goes to lane t % 8. Each lane sums its entries in that
+/// order; at the end the lanes are added as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
+/// The SIMD forms and the scalar reference (LaneKernel::kScalar) run the same template, so they
+/// agree bit for bit (tests/shared/behavior/flocking_lanes_test.cpp), natively (SSE2 or AVX2)
+/// and in wasm SIMD128.
 #include <cstdint>
 #include <span>
 
@@ -23,16 +32,19 @@
 
 namespace flockstep::behavior {
 
-/// Lanes per block. Arrays passed to the kernel must be readable kLaneWidth - 1 entries past
-/// the end of any range (the values there are masked out, whatever they are).
+/// Double lanes per block of the kernels over double columns (body_lanes.hpp).
 inline constexpr std::int32_t kLaneWidth = 4;
+/// Float lanes per block of the neighbourhood kernel. Arrays passed to it must be readable
+/// kNeighbourLanes - 1 entries past the end of any range (the values there are masked out,
+/// whatever they are).
+inline constexpr std::int32_t kNeighbourLanes = 8;
 
-/// Candidate data in structure-of-arrays form, indexed by slot.
+/// Candidate data in structure-of-arrays form, indexed by slot, in single precision.
 struct NeighbourArrays {
-  const real* x = nullptr;              ///< position x, m
-  const real* y = nullptr;              ///< position y, m
-  const real* hx = nullptr;             ///< heading x (unit vector)
-  const real* hy = nullptr;             ///< heading y
+  const float* x = nullptr;             ///< position x, m
+  const float* y = nullptr;             ///< position y, m
+  const float* hx = nullptr;            ///< heading x (unit vector)
+  const float* hy = nullptr;            ///< heading y
   const std::int32_t* group = nullptr;  ///< group of each slot
 };
 
@@ -67,10 +79,6 @@ enum class LaneKernel : std::uint8_t {
   kSimd,     ///< the widest the CPU has: AVX2 where present (x86-64), else SSE2 / wasm SIMD128
   kSimd128,  ///< 128-bit vectors: SSE2 natively, SIMD128 in wasm
   kScalar,   ///< the reference: the same operations lane by lane in plain C++
-  /// The one-pass kernel the two-pass one replaced (every scanned block pays the square root and
-  /// the division; slot begin + 4b + j of a range goes to lane j, so other bits). The widest SIMD
-  /// form; kept only so benchmarks measure both kernels in one run.
-  kSimdOnePass,
 };
 
 /// The sums and what the kernel could not express.

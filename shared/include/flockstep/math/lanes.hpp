@@ -20,6 +20,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <type_traits>
+#include <iterator>
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -31,58 +34,88 @@ namespace flockstep::math::lanes {
 
 inline constexpr int kWidth = 4;
 
-/// The reference implementation: one loop per operation.
-struct ScalarLanes {
-  struct D {
-    double v[kWidth];
-  };
-  /// All bits set or clear per lane.
-  struct M {
-    std::uint64_t v[kWidth];
-  };
+namespace scalar {
+/// Lane values (double or float) and lane masks (all bits set or clear) as plain arrays.
+template <class T, int W>
+struct Values {
+  T v[W];
+};
+template <class U, int W>
+struct Mask {
+  U v[W];
+};
+/// The lane-wise operations both scalar reference forms share (ScalarLanes here, ScalarLanesF8
+/// in lanes_f32.hpp): one loop per operation, the IEEE operation of the element type per lane.
+template <class T, class U, int W>
+struct Ops {
+  using D = Values<T, W>;
+  using M = Mask<U, W>;
   static constexpr bool kIsSimd = false;
 
-  static D load(const double* p) {
+  template <class V, class Op>
+  static V each(V a, const V& b, Op op) {
+    for (int j = 0; j < W; ++j) a.v[j] = op(a.v[j], b.v[j]);
+    return a;
+  }
+  template <class V, class Pred>
+  static M mask(const V& a, const V& b, Pred p) {
+    M m;
+    for (int j = 0; j < W; ++j) m.v[j] = p(a.v[j], b.v[j]) ? static_cast<U>(~U{0}) : U{0};
+    return m;
+  }
+  static D load(const T* p) {
     D r;
-    for (int j = 0; j < kWidth; ++j) r.v[j] = p[j];
+    for (int j = 0; j < W; ++j) r.v[j] = p[j];
     return r;
   }
-  static D splat(double x) { return D{{x, x, x, x}}; }
-  static D add(D a, D b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] + b.v[j];
-    return a;
+  static D splat(T x) {
+    D r;
+    for (T& v : r.v) v = x;
+    return r;
   }
-  static D sub(D a, D b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] - b.v[j];
-    return a;
-  }
-  static D mul(D a, D b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] * b.v[j];
-    return a;
-  }
-  static D div(D a, D b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] / b.v[j];
-    return a;
-  }
+  static D add(D a, D b) { return each(a, b, std::plus<>{}); }
+  static D sub(D a, D b) { return each(a, b, std::minus<>{}); }
+  static D mul(D a, D b) { return each(a, b, std::multiplies<>{}); }
+  static D div(D a, D b) { return each(a, b, std::divides<>{}); }
   static D sqrt(D a) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] = std::sqrt(a.v[j]);
+    for (T& v : a.v) v = std::sqrt(v);
     return a;
   }
-  static M lt(D a, D b) {
+  static M lt(D a, D b) { return mask(a, b, std::less<>{}); }
+  static M le(D a, D b) { return mask(a, b, std::less_equal<>{}); }
+  static M mask_and(M a, M b) { return each(a, b, std::bit_and<>{}); }
+  static M mask_andnot(M a, M b) {  // a & ~b
+    return each(a, b, [](U x, U y) { return static_cast<U>(x & ~y); });
+  }
+  static M mask_or(M a, M b) { return each(a, b, std::bit_or<>{}); }
+  static M all_lanes(bool on) {
     M m;
-    for (int j = 0; j < kWidth; ++j) m.v[j] = a.v[j] < b.v[j] ? ~std::uint64_t{0} : 0;
+    for (U& v : m.v) v = on ? static_cast<U>(~U{0}) : U{0};
     return m;
   }
-  static M le(D a, D b) {
-    M m;
-    for (int j = 0; j < kWidth; ++j) m.v[j] = a.v[j] <= b.v[j] ? ~std::uint64_t{0} : 0;
-    return m;
+  static bool any(M m) {
+    U o = 0;
+    for (U v : m.v) o |= v;
+    return o != 0;
   }
-  static M eq(D a, D b) {
-    M m;
-    for (int j = 0; j < kWidth; ++j) m.v[j] = a.v[j] == b.v[j] ? ~std::uint64_t{0} : 0;
-    return m;
+  /// m ? a : b per lane (exact: bits are moved, not computed).
+  static D select(M m, D a, D b) {
+    for (int j = 0; j < W; ++j) b.v[j] = m.v[j] ? a.v[j] : b.v[j];
+    return b;
   }
+  /// m ? a : 0 per lane.
+  static D keep(M m, D a) { return select(m, a, splat(T{0})); }
+  /// a > b ? a : b per lane (math::max's rule for NaN: b).
+  static D max(D a, D b) {
+    return each(a, b, [](T x, T y) { return x > y ? x : y; });
+  }
+  static T lane(D a, int j) { return a.v[j]; }
+};
+}  // namespace scalar
+
+/// The reference implementation: one loop per operation.
+struct ScalarLanes : scalar::Ops<double, std::uint64_t, kWidth> {
+  static M eq(D a, D b) { return mask(a, b, std::equal_to<>{}); }
   /// Lanes where p[j] == x (four consecutive int32 values).
   static M eq_i32(const std::int32_t* p, std::int32_t x) {
     M m;
@@ -95,36 +128,6 @@ struct ScalarLanes {
     for (int j = 0; j < kWidth; ++j) m.v[j] = (base + j < hi && base + j != skip) ? ~std::uint64_t{0} : 0;
     return m;
   }
-  static M mask_and(M a, M b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] &= b.v[j];
-    return a;
-  }
-  static M mask_andnot(M a, M b) {  // a & ~b
-    for (int j = 0; j < kWidth; ++j) a.v[j] &= ~b.v[j];
-    return a;
-  }
-  static M mask_or(M a, M b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] |= b.v[j];
-    return a;
-  }
-  static M all_lanes(bool on) {
-    const std::uint64_t x = on ? ~std::uint64_t{0} : 0;
-    return M{{x, x, x, x}};
-  }
-  static bool any(M m) { return (m.v[0] | m.v[1] | m.v[2] | m.v[3]) != 0; }
-  /// m ? a : b per lane (exact: bits are moved, not computed).
-  static D select(M m, D a, D b) {
-    for (int j = 0; j < kWidth; ++j) b.v[j] = m.v[j] ? a.v[j] : b.v[j];
-    return b;
-  }
-  /// m ? a : 0.0 per lane.
-  static D keep(M m, D a) { return select(m, a, splat(0.0)); }
-  /// a > b ? a : b per lane (math::max's rule for NaN: b).
-  static D max(D a, D b) {
-    for (int j = 0; j < kWidth; ++j) a.v[j] = a.v[j] > b.v[j] ? a.v[j] : b.v[j];
-    return a;
-  }
-  static double lane(D a, int j) { return a.v[j]; }
   /// Four (x, y) pairs stored one after the other (a column of Vec2), split into x and y lanes.
   static void load_xy(const double* p, D& x, D& y) {
     for (int j = 0; j < kWidth; ++j) {
