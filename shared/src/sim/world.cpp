@@ -95,30 +95,7 @@ void WorldImpl::build_obstacle_index() {
   for (const GroupSpec& g : scenario_.groups)
     reach = math::max(reach, 2 * g.detection.min_box_length + g.max_speed * dt_ + 2 * g.radius);
   reach = math::max(reach, scenario_.player_craft.length);
-  obstacle_cell_ = math::max(scenario_.grid_cell, real(4));
-  obstacle_cols_ = static_cast<std::int32_t>(math::max(1.0, std::floor(scenario_.width / obstacle_cell_)));
-  obstacle_rows_ = static_cast<std::int32_t>(math::max(1.0, std::floor(scenario_.height / obstacle_cell_)));
-  const real cw = scenario_.width / obstacle_cols_, ch = scenario_.height / obstacle_rows_;
-  obstacle_cell_start_.assign(static_cast<std::size_t>(obstacle_cols_) * obstacle_rows_ + 1, 0);
-  obstacle_cell_items_.clear();
-  // Cell-major, obstacles in scenario order within a cell: deterministic iteration order.
-  for (std::int32_t cy = 0; cy < obstacle_rows_; ++cy) {
-    for (std::int32_t cx = 0; cx < obstacle_cols_; ++cx) {
-      const Vec2 lo{cx * cw, cy * ch}, hi{(cx + 1) * cw, (cy + 1) * ch};
-      for (const Circle& c : scenario_.obstacles) {
-        // Distance from the circle centre to the cell rectangle (shortest torus distance with wrap).
-        Vec2 centre = c.center;
-        const Vec2 mid{(lo.x + hi.x) / 2, (lo.y + hi.y) / 2};
-        if (scenario_.wrap) centre = mid + math::torus_delta(mid, c.center, scenario_.width, scenario_.height);
-        const real dx = math::max(math::max(lo.x - centre.x, real(0)), centre.x - hi.x);
-        const real dy = math::max(math::max(lo.y - centre.y, real(0)), centre.y - hi.y);
-        const real limit = c.radius + reach;
-        if (dx * dx + dy * dy <= limit * limit) obstacle_cell_items_.push_back({centre, c.radius});
-      }
-      obstacle_cell_start_[static_cast<std::size_t>(cy * obstacle_cols_ + cx) + 1] =
-          static_cast<std::int32_t>(obstacle_cell_items_.size());
-    }
-  }
+  obstacles_.build(scenario_, reach);
   build_pushout_free_cells();
 }
 
@@ -134,7 +111,7 @@ void WorldImpl::build_pushout_free_cells() {
   // largest vehicle radius of that region.
   const std::int32_t cols = grid_.columns(), rows = grid_.rows();
   pushout_free_cell_.assign(static_cast<std::size_t>(cols) * rows, 1);
-  if (obstacle_cell_items_.empty()) return;
+  if (obstacles_.empty()) return;
   real step = 0, reach = 0;
   bool vehicles = false;
   for (std::size_t g = 0; g < scenario_.groups.size(); ++g) {
@@ -157,16 +134,15 @@ void WorldImpl::build_pushout_free_cells() {
       const real hi_x = gx == cols - 1 ? math::kInfinity : (gx + 1) * cw + margin;
       const real lo_y = gy == 0 ? -math::kInfinity : gy * ch - margin;
       const real hi_y = gy == rows - 1 ? math::kInfinity : (gy + 1) * ch + margin;
-      const std::int32_t ox0 = std::max(obstacle_index(lo_x, w, obstacle_cols_) - 1, 0);
-      const std::int32_t ox1 = std::min(obstacle_index(hi_x, w, obstacle_cols_) + 1, obstacle_cols_ - 1);
-      const std::int32_t oy0 = std::max(obstacle_index(lo_y, h, obstacle_rows_) - 1, 0);
-      const std::int32_t oy1 = std::min(obstacle_index(hi_y, h, obstacle_rows_) + 1, obstacle_rows_ - 1);
+      const std::int32_t ox0 = std::max(obstacle_index(lo_x, w, obstacles_.columns()) - 1, 0);
+      const std::int32_t ox1 = std::min(obstacle_index(hi_x, w, obstacles_.columns()) + 1, obstacles_.columns() - 1);
+      const std::int32_t oy0 = std::max(obstacle_index(lo_y, h, obstacles_.rows()) - 1, 0);
+      const std::int32_t oy1 = std::min(obstacle_index(hi_y, h, obstacles_.rows()) + 1, obstacles_.rows() - 1);
       bool free = true;
       for (std::int32_t oy = oy0; oy <= oy1 && free; ++oy) {
         for (std::int32_t ox = ox0; ox <= ox1 && free; ++ox) {
-          const auto oc = static_cast<std::size_t>(oy * obstacle_cols_ + ox);
-          for (std::int32_t k = obstacle_cell_start_[oc]; k < obstacle_cell_start_[oc + 1] && free; ++k) {
-            const Circle& c = obstacle_cell_items_[static_cast<std::size_t>(k)];
+          for (const Circle& c : obstacles_.cell(ox, oy)) {
+            if (!free) break;
             const real dx = math::max(math::max(lo_x - c.center.x, real(0)), c.center.x - hi_x);
             const real dy = math::max(math::max(lo_y - c.center.y, real(0)), c.center.y - hi_y);
             const real limit = c.radius + reach;
@@ -179,15 +155,7 @@ void WorldImpl::build_pushout_free_cells() {
   }
 }
 
-std::span<const Circle> WorldImpl::obstacles_near(Vec2 p) const {
-  if (obstacle_cell_items_.empty()) return {};
-  const std::int32_t cx = clamped_floor_index(p.x / scenario_.width * obstacle_cols_, obstacle_cols_);
-  const std::int32_t cy = clamped_floor_index(p.y / scenario_.height * obstacle_rows_, obstacle_rows_);
-  const std::int32_t cell = cy * obstacle_cols_ + cx;
-  const auto b = static_cast<std::size_t>(obstacle_cell_start_[static_cast<std::size_t>(cell)]);
-  const auto e = static_cast<std::size_t>(obstacle_cell_start_[static_cast<std::size_t>(cell) + 1]);
-  return std::span<const Circle>(obstacle_cell_items_.data() + b, e - b);
-}
+std::span<const Circle> WorldImpl::obstacles_near(Vec2 p) const { return obstacles_.near(p); }
 
 Vec2 WorldImpl::spawn_point(const GroupSpec& g, math::Rng& rng) const {
   Vec2 lo = g.spawn_min, hi = g.spawn_max;
@@ -196,10 +164,7 @@ Vec2 WorldImpl::spawn_point(const GroupSpec& g, math::Rng& rng) const {
   Vec2 p;
   for (int attempt = 0; attempt < 16; ++attempt) {
     p = {rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y)};
-    bool inside = false;
-    for (const Circle& c : scenario_.obstacles)
-      if (math::distance_sq(p, c.center) < (c.radius + g.radius) * (c.radius + g.radius)) inside = true;
-    if (!inside) break;
+    if (!obstacles_.overlaps(p, g.radius)) break;
   }
   return p;
 }

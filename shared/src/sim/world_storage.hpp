@@ -27,6 +27,7 @@
 #include "flockstep/behavior/lamothe.hpp"
 #include "flockstep/behavior/path.hpp"
 #include "flockstep/behavior/pattern.hpp"
+#include "flockstep/sim/obstacle_grid.hpp"
 #include "flockstep/behavior/physics_pattern.hpp"
 #include "flockstep/behavior/ray_avoid.hpp"
 #include "flockstep/behavior/steering.hpp"
@@ -150,13 +151,9 @@ struct GroupTables {
   std::vector<std::pair<std::int32_t, GroupSpec>> pending_groups_;  // set_group updates for the next step
 };
 
-/// Static obstacle index over the grid's cells (CSR): the obstacles that can matter to an agent
-/// in a cell (within the largest detection-box reach). Built once: obstacles never move.
+/// The static obstacle index (sim/obstacle_grid.hpp) and what the flock's hot path derives from it.
 struct ObstacleIndex {
-  std::vector<std::int32_t> obstacle_cell_start_;
-  std::vector<Circle> obstacle_cell_items_;
-  std::int32_t obstacle_cols_ = 1, obstacle_rows_ = 1;
-  real obstacle_cell_ = 1;
+  ObstacleGrid obstacles_;
   // ---- flock hot path ----
   /// Per grid cell: 1 when no vehicle sorted into it at the grid rebuild can reach an obstacle
   /// by the end of the tick's body update, so integrate skips its obstacle look-up and push-out.
