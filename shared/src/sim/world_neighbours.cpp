@@ -100,7 +100,7 @@ behavior::SteeringOutput WorldImpl::neighbour_behavior(const GroupSpec& g, std::
 behavior::FlockSums WorldImpl::Behaviors::flock_sums_at(WorldImpl& w, const GroupSpec& g, std::int32_t own_group,
                                                         std::int32_t slot, behavior::Neighbour* nb, CellRanges& cells) {
   if (w.flock_kernel_ == FlockKernel::kPerNeighbour) return w.flock_sums_per_neighbour(g, own_group, slot, nb);
-  // The lane kernel scans the rows of neighbour cells four slots at a time (flocking_lanes.hpp).
+  // The lane kernel scans the rows of neighbour cells eight slots at a time (flocking_lanes.hpp).
   const Grid& grid = w.grid_;
   if (!(slot >= cells.first && slot < cells.last)) {
     const std::int32_t cell = grid.slot_cell(slot);

@@ -9,7 +9,8 @@
 ///   - CellOrder: copies of what neighbour queries read, in grid-slot (cell) order. Hot.
 ///   - SteeringOutputs: what the steering phase hands the integrate phase (compute-then-commit).
 ///   - One store per movement model: CompositionStore (vehicle and steering models), CraftStore,
-///     KinematicStore, TileStore; and the per-group GroupTables and the static ObstacleIndex.
+///     KinematicStore, TileStore; and the per-group GroupTables and the static ObstacleIndex (an
+///     ObstacleGrid and the flock's push-out-free cells).
 /// Every per-agent column is indexed densely (0..size()-1), sized to max_agents at construction,
 /// and moved together by the swap-remove in world_ids.cpp.
 ///
