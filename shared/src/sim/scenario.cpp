@@ -98,8 +98,8 @@ std::string craft_error(const behavior::CraftParams& c, const std::string& p) {
 std::string validate(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& why) { return field + ": " + why; };
   if (std::string e = craft_error(s.player_craft, "player_craft"); !e.empty()) return e;
-  if (!(s.width > 0) || !math::is_finite(s.width)) return bad("width", "must be a positive number");
-  if (!(s.height > 0) || !math::is_finite(s.height)) return bad("height", "must be a positive number");
+  if (!(s.width >= kMinWorldSide) || !math::is_finite(s.width)) return bad("width", "must be a number >= 1 (m)");
+  if (!(s.height >= kMinWorldSide) || !math::is_finite(s.height)) return bad("height", "must be a number >= 1 (m)");
   if (s.tick_rate_hz < 1 || s.tick_rate_hz > 240) return bad("tick_rate_hz", "must be in 1..240");
   if (s.steering_interval_ticks < 1 || s.steering_interval_ticks > 8)
     return bad("steering_interval_ticks", "must be in 1..8");

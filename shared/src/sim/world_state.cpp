@@ -129,6 +129,15 @@ std::string check_state(const WorldState& s) {
     if (s.motion[i] >= Model::kCount) return bad(at + ".motion", "unknown model");
     if (s.state[i] > BehaviorState::kCaptured) return bad(at + ".state", "unknown behaviour state");
     if (s.chase_mode[i] > behavior::ChaseMode::line_of_sight) return bad(at + ".chase_mode", "unknown mode");
+    // The kinematic state a live world keeps: finite, and positions inside the world (the border
+    // rule brings back what a tick carries out; one world size on each side is allowed). Beyond,
+    // a position divided by the cell size may overflow to an infinite cell coordinate.
+    const Vec2 p = s.position[i];
+    if (!math::is_finite(p) || !math::is_finite(s.velocity[i]) || !math::is_finite(s.heading[i]) ||
+        !math::is_finite(s.orientation[i]) || !math::is_finite(s.angular_velocity[i]))
+      return bad(at, "position, velocity, heading, orientation and angular velocity must be finite");
+    if (p.x < -sc.width || p.x > 2 * sc.width || p.y < -sc.height || p.y > 2 * sc.height)
+      return bad(at + ".position", "more than one world size outside the world");
     const std::int32_t g = s.group[i];
     if (s.kind[i] == AgentKind::kPlayer) {
       ++players;

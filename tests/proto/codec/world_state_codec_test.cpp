@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "codec/scenario_json.hpp"
@@ -315,6 +316,22 @@ TEST(WorldState, OtherVersionAndInconsistentStateAreRefusedWithAMessage) {
   refused([](sim::WorldState& s) { s.kind[0] = sim::AgentKind::kCount; }, "kind");
   refused([](sim::WorldState& s) { s.slot_dense[0] = 1 << 20; }, "slot_dense");
   refused([](sim::WorldState& s) { s.scenario.width = -1; }, "scenario");
+  // A denormal width (> 0, but positions divided by it overflow to infinite cell coordinates:
+  // the world-state fuzzer's find), agents far outside the world, non-finite kinematic state.
+  refused([](sim::WorldState& s) { s.scenario.width = 2e-312; }, "width");
+  refused([](sim::WorldState& s) { s.position[0].x = 5 * s.scenario.width; }, "outside the world");
+  refused([](sim::WorldState& s) { s.position[1].y = -2 * s.scenario.height; }, "outside the world");
+  refused([](sim::WorldState& s) { s.velocity[0].y = std::numeric_limits<double>::infinity(); }, "finite");
+  refused([](sim::WorldState& s) { s.heading[0].x = std::numeric_limits<double>::quiet_NaN(); }, "finite");
+  refused([](sim::WorldState& s) { s.angular_velocity[0] = std::numeric_limits<double>::quiet_NaN(); }, "finite");
+  // Control: the same state, an agent just outside the border (a tick can carry one there, the
+  // next brings it back) restores.
+  {
+    sim::WorldState s = w->export_state();
+    s.position[0].x = s.scenario.width + 0.5;
+    std::string error;
+    EXPECT_TRUE(sim::World::from_state(std::move(s), error)) << error;
+  }
   refused([](sim::WorldState& s) { s.players.push_back(1 << 20); }, "players");
   refused(
       [](sim::WorldState& s) {

@@ -231,13 +231,17 @@ struct TrackSpec {
 
 /// Longest respawn protection a scenario may ask for, s: an hour is already "never captured".
 inline constexpr real kMaxRespawnProtectionS = 3600;
+/// Shortest world side, m. Positions are divided by the side to find grid cells: a side of a few
+/// metres is the smallest any scene uses, a denormal one turned finite positions into infinite
+/// cell coordinates (the world-state fuzzer sent a width of 2e-312).
+inline constexpr real kMinWorldSide = 1;
 
 /// Everything needed to build a world. Plain data; the server fills it from JSON.
 struct Scenario {
   std::string name = "scenario";
   std::string description;
-  real width = 200;                      ///< m. [Limit: > 0]
-  real height = 200;                     ///< m. [Limit: > 0]
+  real width = 200;                      ///< m. [Limit: >= kMinWorldSide]
+  real height = 200;                     ///< m. [Limit: >= kMinWorldSide]
   bool wrap = false;                     ///< toroidal world (T14) instead of solid borders
   std::int32_t tick_rate_hz = 60;        ///< fixed simulation rate. [Limit: 1..240]
   std::uint64_t seed = 1;                ///< root of every random stream
