@@ -159,10 +159,14 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     bool snapshot = false;
     std::uint64_t tick = 0;  // a snapshot's server tick (delivered_snapshot)
 
-    void set(std::shared_ptr<const std::string> b, std::string s, std::shared_ptr<const std::string> f) {
+    /// A message: a snapshot of server tick `t`, or (t = 0, not a snapshot) any other message.
+    void set(std::shared_ptr<const std::string> b, std::string s, std::shared_ptr<const std::string> f,
+             bool is_snapshot, std::uint64_t t) {
       body = std::move(b);
       suffix = std::move(s);
       frame = std::move(f);
+      snapshot = is_snapshot;
+      tick = t;
       if (!frame) header = binary_frame_header(body->size() + suffix.size());
     }
   };
@@ -340,16 +344,13 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       ctx_.metrics.snapshots_dropped.inc();
       for (std::size_t i = queue_.size(); i-- > in_flight_;) {
         if (queue_[i].snapshot) {
-          queue_[i].set(std::move(body), std::move(suffix), std::move(frame));
-          queue_[i].tick = tick;
+          queue_[i].set(std::move(body), std::move(suffix), std::move(frame), true, tick);
           return;
         }
       }
       return;  // every queued snapshot is being written: drop the new one
     }
-    queue_.emplace_back().set(std::move(body), std::move(suffix), std::move(frame));
-    queue_.back().snapshot = true;
-    queue_.back().tick = tick;
+    queue_.emplace_back().set(std::move(body), std::move(suffix), std::move(frame), true, tick);
     maybe_write();
   }
 
@@ -362,7 +363,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       ctx_.metrics.kicked_slow.inc();
       return hard_close();
     }
-    queue_.emplace_back().set(std::move(message), {}, nullptr);
+    queue_.emplace_back().set(std::move(message), {}, nullptr, false, 0);
     maybe_write();
   }
 

@@ -363,6 +363,21 @@ AimCase aim_case(Aim aim) {
   return c;
 }
 
+/// What encoding an aim case's agents against its first snapshot gave.
+struct Encoded {
+  EncodeStats st;
+  std::string bytes;
+};
+Encoded encode_now(const AimCase& c) {
+  EncodeInput in;
+  in.tick = 6;
+  in.base = &c.base;
+  in.visible = c.now;
+  Encoded e;
+  round_trip(in, c.g, &e.st, &e.bytes);
+  return e;
+}
+
 /// Aim offset towards a point fixed in the world (position units), as quantize() computes it.
 void aim_at(QAgent& q, std::int64_t wx, std::int64_t wy) {
   auto units = [](std::int64_t d) { return static_cast<std::int32_t>(std::floor(static_cast<double>(d) / 8 + 0.5)); };
@@ -372,27 +387,18 @@ void aim_at(QAgent& q, std::int64_t wx, std::int64_t wy) {
 
 TEST(SnapshotCodec, AimsRidingWithTheirAgentOrFixedInTheWorldCostAlmostNothing) {
   // Offsets that ride with the agent (a wander target ahead of a boid): predicted exactly.
-  AimCase ride = aim_case([](QAgent& q, const QAgent&, int) { q.aim_dx = 40, q.aim_dy = -24; });
-  EncodeInput in;
-  in.tick = 6;
-  in.base = &ride.base;
-  in.visible = ride.now;
-  std::string bytes;
-  EncodeStats st;
-  round_trip(in, ride.g, &st, &bytes);
-  EXPECT_EQ(st.unchanged, 400u);
-  EXPECT_LE(bytes.size(), 7u);  // the header only
+  const Encoded ride = encode_now(aim_case([](QAgent& q, const QAgent&, int) { q.aim_dx = 40, q.aim_dy = -24; }));
+  EXPECT_EQ(ride.st.unchanged, 400u);
+  EXPECT_LE(ride.bytes.size(), 7u);  // the header only
 
   // Aims at points fixed in the world (seek, arrive, a path's next point) while the agent moves
   // 0.2 m: each offset changes by about 1.6 aim units, which the world-point prediction follows
   // (up to rounding); keeping the offset would cost about 2 bytes per agent.
-  AimCase fixed = aim_case([](QAgent& q, const QAgent&, int) { aim_at(q, 12800 + q.id * 5, 9600 - q.id * 3); });
-  in.base = &fixed.base;
-  in.visible = fixed.now;
-  round_trip(in, fixed.g, &st, &bytes);
-  EXPECT_TRUE(st.aim_world_point);
-  EXPECT_LT(st.aim_changes, 120u) << "most fixed points are exactly where the prediction puts them";
-  EXPECT_LT(bytes.size(), 100u) << "under 2 bits per agent";
+  const Encoded fixed =
+      encode_now(aim_case([](QAgent& q, const QAgent&, int) { aim_at(q, 12800 + q.id * 5, 9600 - q.id * 3); }));
+  EXPECT_TRUE(fixed.st.aim_world_point);
+  EXPECT_LT(fixed.st.aim_changes, 120u) << "most fixed points are exactly where the prediction puts them";
+  EXPECT_LT(fixed.bytes.size(), 100u) << "under 2 bits per agent";
 }
 
 TEST(SnapshotCodec, AimChangesGoInlineWhenManyAgentsHaveThemAndInTheExtrasWhenFewDo) {
@@ -408,13 +414,7 @@ TEST(SnapshotCodec, AimChangesGoInlineWhenManyAgentsHaveThemAndInTheExtrasWhenFe
       if (q.id % every == 0) q.aim_dx += static_cast<std::int32_t>(q.id % 7) - 3, q.aim_dy += 2;
       q.speed += 1;  // every agent has a motion record
     });
-    EncodeInput in;
-    in.tick = 6;
-    in.base = &c.base;
-    in.visible = c.now;
-    EncodeStats st;
-    std::string bytes;
-    round_trip(in, c.g, &st, &bytes);
+    const EncodeStats st = encode_now(c).st;
     EXPECT_EQ(st.aim_inline, every == 2) << every;
     EXPECT_EQ(st.aim_changes, 400 / every) << every;
     EXPECT_EQ(st.updated, 400u);
@@ -426,14 +426,7 @@ TEST(SnapshotCodec, AnAimInTheExtrasOfASnapshotWithInlineAimsIsRefused) {
     q.aim_dx = t == 0 ? 16 : was.aim_dx + static_cast<std::int32_t>(q.id % 2);
     q.aim_dy = 0;
   });
-  EncodeInput in;
-  in.tick = 6;
-  in.base = &c.base;
-  in.visible = c.now;
-  EncodeStats st;
-  std::string bytes;
-  round_trip(in, c.g, &st, &bytes);
-  ASSERT_TRUE(st.aim_inline);
+  ASSERT_TRUE(encode_now(c).st.aim_inline);
   // Hand-build the extras list of the same layout with an aim entry: the decoder must refuse it
   // (an aim coded twice would be ambiguous), not apply it.
   std::string bad;
