@@ -16,9 +16,22 @@ namespace {
 void candidate_cells(real centre, real limit, real extent, std::int32_t n, bool wrap, std::int32_t& lo,
                      std::int32_t& hi) {
   const real cell = extent / n;
-  // Clamped first, so a huge reach never converts beyond int32.
-  lo = static_cast<std::int32_t>(std::floor(math::max(centre - limit, -extent) / cell)) - 1;
-  hi = static_cast<std::int32_t>(std::floor(math::min(centre + limit, 2 * extent) / cell)) + 1;
+  if (wrap) {
+    // Around the image in [0, extent]: the cells of every image are the same modulo n.
+    const real c = centre - extent * std::floor(centre / extent);
+    if (!(limit < extent) || !math::is_finite(c)) {
+      lo = 0;
+      hi = n - 1;
+      return;
+    }
+    centre = c;
+  }
+  // Both ends clamped to [-extent, 2 extent] before dividing, so the index is within [-n - 1,
+  // 2n + 1] whatever the obstacle's numbers (a float-to-int conversion out of range is undefined).
+  const real a = math::min(math::max(centre - limit, -extent), 2 * extent);
+  const real b = math::min(math::max(centre + limit, -extent), 2 * extent);
+  lo = static_cast<std::int32_t>(std::floor(a / cell)) - 1;
+  hi = static_cast<std::int32_t>(std::floor(b / cell)) + 1;
   if (wrap && hi - lo + 1 >= n) {
     lo = 0;
     hi = n - 1;

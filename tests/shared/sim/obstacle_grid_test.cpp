@@ -42,6 +42,11 @@ Scenario random_scene(math::Rng& rng, bool wrap, real width, real height, std::i
   s.grid_cell = rng.uniform(2, 9);
   for (std::int32_t k = 0; k < obstacles; ++k)
     s.obstacles.push_back({{rng.uniform(-0.1, 1.1) * width, rng.uniform(-0.1, 1.1) * height}, rng.uniform(0.5, 6)});
+  // A few far outside (a wrapped world lists them at their images; a bordered one nowhere near),
+  // and one with numbers no world has.
+  s.obstacles.push_back({{rng.uniform(2.5, 4) * width, -rng.uniform(2, 5) * height}, 2});
+  s.obstacles.push_back({{-7.25 * width, 3.5 * height}, 3});
+  s.obstacles.push_back({{1e300, -1e300}, 1});
   return s;
 }
 
