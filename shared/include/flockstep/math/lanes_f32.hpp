@@ -106,12 +106,7 @@ struct SimdLanesF8 {
   [[gnu::always_inline]] static M ieq(I a, I b) { return M{a.lo == b.lo, a.hi == b.hi}; }
   [[gnu::always_inline]] static M mask_and(M a, M b) { return M{a.lo & b.lo, a.hi & b.hi}; }
   [[gnu::always_inline]] static M mask_andnot(M a, M b) { return M{a.lo & ~b.lo, a.hi & ~b.hi}; }
-  [[gnu::always_inline]] static M mask_or(M a, M b) { return M{a.lo | b.lo, a.hi | b.hi}; }
   [[gnu::always_inline]] static M all_lanes(bool on) { return isplat(on ? -1 : 0); }
-  [[gnu::always_inline]] static bool any(M m) {
-    const I4 o = m.lo | m.hi;
-    return (o[0] | o[1] | o[2] | o[3]) != 0;
-  }
   [[gnu::always_inline]] static unsigned bits(M m) {
 #if defined(__SSE2__)
     return static_cast<unsigned>(_mm_movemask_ps(detail::bit_as<__m128>(m.lo))) |
@@ -170,9 +165,7 @@ struct SimdLanesF8x256 {
   [[gnu::always_inline]] static M ieq(I a, I b) { return a == b; }
   [[gnu::always_inline]] static M mask_and(M a, M b) { return a & b; }
   [[gnu::always_inline]] static M mask_andnot(M a, M b) { return a & ~b; }
-  [[gnu::always_inline]] static M mask_or(M a, M b) { return a | b; }
   [[gnu::always_inline]] static M all_lanes(bool on) { return isplat(on ? -1 : 0); }
-  [[gnu::always_inline]] static bool any(M m) { return bits(m) != 0; }
   [[gnu::always_inline]] static unsigned bits(M m) {
     return static_cast<unsigned>(_mm256_movemask_ps(detail::bit_as<__m256>(m)));
   }
