@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
@@ -28,6 +26,14 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
+
+// Why plain code on a thread of its own, and callbacks rather than coroutines: the client makes
+// a few requests a second, one at a time, so it needs no concurrency, only a deadline per request
+// (beast::tcp_stream's expiry, which applies to asynchronous operations). Each request runs its
+// operations on a private io_context until they finish or the deadline closes the socket; the
+// loop around them is ordinary sequential code. The earlier Asio-coroutine form of the same loop
+// cost 28 CPU s to compile (the second largest unit of the server) against about half that now
+// (docs/building.md), and the server's first start waits for it.
 
 namespace {
 
@@ -44,39 +50,52 @@ struct Response {
 };
 
 /// One request on a fresh connection (the sidecar is on loopback; a few calls per second at most,
-/// so keep-alive would save nothing worth its reconnect logic). Never throws.
-asio::awaitable<Response> request(std::string host, std::uint16_t port, http::verb verb, std::string target,
-                                  std::string body, std::chrono::milliseconds timeout) {
+/// so keep-alive would save nothing worth its reconnect logic), run on `ioc` until it is done,
+/// the deadline passes or `ioc` is stopped from another thread. Never throws.
+Response request(asio::io_context& ioc, const std::string& host, std::uint16_t port, http::verb verb,
+                 const std::string& target, std::string body, std::chrono::milliseconds timeout) {
   Response r;
-  const auto ex = co_await asio::this_coro::executor;
-  beast::tcp_stream stream(ex);
-  tcp::resolver resolver(ex);
-  try {
-    stream.expires_after(timeout);
-    const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
-    co_await stream.async_connect(endpoints, asio::use_awaitable);
-    http::request<http::string_body> req{verb, target, 11};
-    req.set(http::field::host, host + ":" + std::to_string(port));
-    req.set(http::field::connection, "close");
-    if (verb != http::verb::get) {
-      req.set(http::field::content_type, "application/json");
-      req.body() = std::move(body);
-      req.prepare_payload();
-    }
-    co_await http::async_write(stream, req, asio::use_awaitable);
-    beast::flat_buffer buffer;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(kMaxResponseBytes);
-    co_await http::async_read(stream, buffer, parser, asio::use_awaitable);
-    r.status = parser.get().result_int();
-    r.body = std::move(parser.get().body());
-  } catch (const boost::system::system_error& e) {
-    r.status = 0;
-    r.error = e.code().message();
+  beast::tcp_stream stream(ioc);
+  tcp::resolver resolver(ioc);
+  http::request<http::string_body> req{verb, target, 11};
+  req.set(http::field::host, host + ":" + std::to_string(port));
+  req.set(http::field::connection, "close");
+  if (verb != http::verb::get) {
+    req.set(http::field::content_type, "application/json");
+    req.body() = std::move(body);
+    req.prepare_payload();
   }
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(kMaxResponseBytes);
+  auto fail = [&r](const beast::error_code& ec) { r.error = ec.message(); };
+  ioc.restart();  // the previous request's run() left it stopped (out of work)
+  stream.expires_after(timeout);
+  // Each step starts the next from its completion handler; the handlers refer to this frame's
+  // locals, which outlive them because run() returns only when none is pending.
+  resolver.async_resolve(host, std::to_string(port), [&](const beast::error_code& ec, tcp::resolver::results_type eps) {
+    if (ec) return fail(ec);
+    stream.async_connect(eps, [&](const beast::error_code& ec2, const tcp::endpoint&) {
+      if (ec2) return fail(ec2);
+      http::async_write(stream, req, [&](const beast::error_code& ec3, std::size_t) {
+        if (ec3) return fail(ec3);
+        http::async_read(stream, buffer, parser, [&](const beast::error_code& ec4, std::size_t) {
+          if (ec4) return fail(ec4);
+          r.status = parser.get().result_int();
+          r.body = std::move(parser.get().body());
+        });
+      });
+    });
+  });
+  // Returns when every handler has run (the deadline closes the socket, which completes the
+  // pending operation with an error), or at once when AgonesClient::stop() stopped the context:
+  // then the pending handlers, which refer to this frame, are never run (nothing runs `ioc`
+  // again; destroying it destroys them).
+  ioc.run();
+  if (r.status == 0 && r.error.empty()) r.error = "abandoned (client stopping)";
   beast::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  co_return r;
+  return r;
 }
 
 bool ok(const Response& r) { return r.status >= 200 && r.status < 300; }
@@ -113,72 +132,68 @@ struct AgonesClient::Impl {
   Impl(AgonesOptions o, std::function<RoomCounts()> c, Logger& l)
       : options(std::move(o)), counts(std::move(c)), log(l) {}
 
-  asio::awaitable<Response> call(http::verb verb, const char* target, std::string body = "{}") {
-    Response r = co_await request(options.host, options.port, verb, target, std::move(body), kAgonesRequestTimeout);
+  /// Thrown out of the loop when stop() was called (caught in the thread's body).
+  struct Stopping {};
+
+  /// One call; throws Stopping if stop() came first or arrived while it ran.
+  Response call(http::verb verb, const char* target, std::string body = "{}") {
+    if (stopping.load()) throw Stopping{};
+    Response r = request(ioc, options.host, options.port, verb, target, std::move(body), kAgonesRequestTimeout);
+    // stop() sets the flag before it stops the io_context, so a stop that raced with the
+    // restart() inside request() is seen here at the latest.
+    if (stopping.load()) throw Stopping{};
     if (!ok(r)) log.warn("agones_call_failed", {{"target", target}, {"status", r.status}, {"error", r.error}});
-    co_return r;
+    return r;
   }
 
-  asio::awaitable<void> sleep_until(Clock::time_point t) {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
-    timer.expires_at(t);
-    co_await timer.async_wait(asio::use_awaitable);
+  /// Sleeps until `t`; throws Stopping as soon as stop() is called.
+  void sleep_until(Clock::time_point t) {
+    std::unique_lock lock(mutex);
+    if (wake.wait_until(lock, t, [this] { return stopping.load(); })) throw Stopping{};
   }
-
-  // Every co_await result below goes into a named local first: GCC 12 miscompiles a co_await
-  // whose temporary result is used inside an if/while condition (the coroutine hits ud2).
 
   /// Push label and player-tracking changes; what failed is retried at the next poll.
-  asio::awaitable<void> report(RoomCounts now) {
+  void report(RoomCounts now) {
     if (!reported || reported->players != now.players) {
-      const Response r = co_await call(http::verb::put, "/metadata/label", key_value("players", now.players));
-      if (ok(r)) {
+      if (ok(call(http::verb::put, "/metadata/label", key_value("players", now.players)))) {
         if (!reported) reported = RoomCounts{now.players, kUnknownCount};
         reported->players = now.players;
       }
     }
     if (!reported || reported->spectators != now.spectators) {
-      const Response r = co_await call(http::verb::put, "/metadata/label", key_value("spectators", now.spectators));
-      if (ok(r)) {
+      if (ok(call(http::verb::put, "/metadata/label", key_value("spectators", now.spectators)))) {
         if (!reported) reported = RoomCounts{kUnknownCount, now.spectators};
         reported->spectators = now.spectators;
       }
     }
     while (player_tracking && tracked < std::min(now.players, options.player_capacity)) {
-      const Response r = co_await call(http::verb::post, "/alpha/player/connect", player_id(tracked + 1));
-      if (!ok(r)) break;
+      if (!ok(call(http::verb::post, "/alpha/player/connect", player_id(tracked + 1)))) break;
       ++tracked;
     }
     while (player_tracking && tracked > now.players) {
-      const Response r = co_await call(http::verb::post, "/alpha/player/disconnect", player_id(tracked));
-      if (!ok(r)) break;
+      if (!ok(call(http::verb::post, "/alpha/player/disconnect", player_id(tracked)))) break;
       --tracked;
     }
   }
 
   /// GET /gameserver: is this GameServer Allocated (handed to a match) yet?
-  asio::awaitable<bool> allocated() {
-    const Response r = co_await call(http::verb::get, "/gameserver");
-    if (!ok(r)) co_return false;
+  bool allocated() {
+    const Response r = call(http::verb::get, "/gameserver");
+    if (!ok(r)) return false;
     const auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || !j.contains("status") || !j["status"].is_object()) co_return false;
+    if (!j.is_object() || !j.contains("status") || !j["status"].is_object()) return false;
     const auto& state = j["status"].value("state", std::string());
-    co_return state == "Allocated";
+    return state == "Allocated";
   }
 
-  asio::awaitable<void> run() {
+  void run() {
     // Ready: the room is loaded and listening. The sidecar may come up after us: retry.
-    for (;;) {
-      const Response r = co_await call(http::verb::post, "/ready");
-      if (ok(r)) break;
-      co_await sleep_until(Clock::now() + kAgonesRetryPeriod);
-    }
+    while (!ok(call(http::verb::post, "/ready"))) sleep_until(Clock::now() + kAgonesRetryPeriod);
     ready_ack = true;
     log.info("agones_ready", {{"port", options.port}});
     if (options.player_capacity > 0) {
       const std::string body = nlohmann::json{{"count", std::to_string(options.player_capacity)}}.dump();
-      const Response r = co_await call(http::verb::put, "/alpha/player/capacity", body);
-      player_tracking = ok(r);
+      player_tracking = ok(call(http::verb::put, "/alpha/player/capacity", body));
       log.info("agones_player_tracking", {{"enabled", player_tracking}, {"capacity", options.player_capacity}});
     }
 
@@ -190,19 +205,14 @@ struct AgonesClient::Impl {
     for (;;) {
       const Clock::time_point now = Clock::now();
       const RoomCounts c = counts();
-      if (!reported || *reported != c || tracked != std::min(c.players, options.player_capacity)) co_await report(c);
+      if (!reported || *reported != c || tracked != std::min(c.players, options.player_capacity)) report(c);
 
       if (now >= next_health) {
-        const Response health =
-            co_await call(http::verb::post, "/health");  // a failure is logged; Agones counts misses
-        static_cast<void>(health);
+        call(http::verb::post, "/health");  // a failure is logged; Agones counts misses
         next_health += options.health_period;
         if (next_health <= now) next_health = now + options.health_period;  // a stall: do not burst
         // An allocated server must not wait forever for players who never come.
-        if (shutdown_on_empty && !had_clients && !was_allocated) {
-          const bool now_allocated = co_await allocated();
-          was_allocated = now_allocated;
-        }
+        if (shutdown_on_empty && !had_clients && !was_allocated) was_allocated = allocated();
       }
 
       if (c.players + c.spectators > 0) {
@@ -210,17 +220,14 @@ struct AgonesClient::Impl {
         empty_since.reset();
       } else if (shutdown_on_empty && (had_clients || was_allocated)) {
         if (!empty_since) empty_since = now;
-        if (now - *empty_since >= options.empty_shutdown) {
-          const Response r = co_await call(http::verb::post, "/shutdown");
-          if (ok(r)) {
-            log.info("agones_shutdown",
-                     {{"empty_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now - *empty_since).count()}});
-            shutdown_ack = true;
-            co_return;
-          }
+        if (now - *empty_since >= options.empty_shutdown && ok(call(http::verb::post, "/shutdown"))) {
+          log.info("agones_shutdown",
+                   {{"empty_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now - *empty_since).count()}});
+          shutdown_ack = true;
+          return;
         }
       }
-      co_await sleep_until(std::min(Clock::now() + options.poll_period, next_health));
+      sleep_until(std::min(Clock::now() + options.poll_period, next_health));
     }
   }
 
@@ -232,8 +239,11 @@ struct AgonesClient::Impl {
   bool player_tracking = false;
   std::atomic<bool> ready_ack{false};
   std::atomic<bool> shutdown_ack{false};
+  std::atomic<bool> stopping{false};
+  std::mutex mutex;  // for `wake` only
+  std::condition_variable wake;
+  asio::io_context ioc{1};  // the requests' (one at a time, on the client's thread)
   std::thread thread;
-  asio::io_context ioc{1};  // last: destroyed first, so the coroutine's frame goes before the state it uses
 };
 
 AgonesClient::AgonesClient(AgonesOptions options, std::function<RoomCounts()> counts, Logger& log)
@@ -243,21 +253,26 @@ AgonesClient::~AgonesClient() { stop(); }
 
 void AgonesClient::start() {
   Impl& m = *impl_;
-  if (m.thread.joinable()) return;
-  asio::co_spawn(m.ioc, m.run(), [&m](std::exception_ptr e) {
-    if (!e) return;
+  if (m.thread.joinable() || m.stopping.load()) return;
+  m.thread = std::thread([&m] {
     try {
-      std::rethrow_exception(e);
+      m.run();
+    } catch (const Impl::Stopping&) {
+      // stop() was called: end quietly.
     } catch (const std::exception& ex) {
       m.log.error("agones_client_stopped", {{"error", ex.what()}});
     }
   });
-  m.thread = std::thread([&m] { m.ioc.run(); });
 }
 
 void AgonesClient::stop() {
   Impl& m = *impl_;
-  m.ioc.stop();
+  {
+    const std::lock_guard lock(m.mutex);  // so a sleeper cannot miss the notification
+    m.stopping = true;
+  }
+  m.wake.notify_all();
+  m.ioc.stop();  // an unfinished request is abandoned
   if (m.thread.joinable()) m.thread.join();
 }
 
@@ -266,17 +281,8 @@ bool AgonesClient::shutdown_sent() const { return impl_->shutdown_ack.load(); }
 
 unsigned http_status(const std::string& host, std::uint16_t port, const std::string& method, const std::string& target,
                      std::chrono::milliseconds timeout) {
-  asio::io_context ioc;
-  unsigned status = 0;
-  asio::co_spawn(
-      ioc,
-      [&]() -> asio::awaitable<void> {
-        const Response r = co_await request(host, port, http::string_to_verb(method), target, {}, timeout);
-        status = r.status;
-      },
-      asio::detached);
-  ioc.run();
-  return status;
+  asio::io_context ioc{1};
+  return request(ioc, host, port, http::string_to_verb(method), target, {}, timeout).status;
 }
 
 }  // namespace flockstep::server::ops

@@ -57,7 +57,10 @@ struct Recorded {
 /// GET /gameserver answers `{"status":{"state":<state>}}`.
 class FakeSidecar {
  public:
-  FakeSidecar() : acceptor_(ioc_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+  /// kSilent: accept connections, count them and hold them open, never read or answer (a hung sidecar).
+  enum Mode { kAnswers, kSilent };
+  explicit FakeSidecar(Mode mode = kAnswers)
+      : mode_(mode), acceptor_(ioc_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
     thread_ = std::thread([this] { serve(); });
   }
   ~FakeSidecar() {
@@ -69,6 +72,8 @@ class FakeSidecar {
     thread_.join();
   }
   std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  /// Connections accepted so far.
+  int connections() const { return connections_.load(); }
 
   /// Answer the next `n` requests for `target` with `status`.
   void fail_next(const std::string& target, int n, unsigned status) {
@@ -108,6 +113,11 @@ class FakeSidecar {
       beast::error_code ec;
       acceptor_.accept(socket, ec);
       if (ec || stopping_) continue;
+      ++connections_;
+      if (mode_ == kSilent) {
+        held_.push_back(std::move(socket));
+        continue;
+      }
       beast::flat_buffer buffer;
       http::request<http::string_body> req;
       http::read(socket, buffer, req, ec);
@@ -134,9 +144,12 @@ class FakeSidecar {
     }
   }
 
+  Mode mode_;
   asio::io_context ioc_;
   tcp::acceptor acceptor_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> connections_{0};
+  std::vector<tcp::socket> held_;  // kSilent's open connections (the serving thread's only)
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Recorded> requests_;
@@ -361,6 +374,46 @@ TEST(AgonesClient, CountsComeFromTheServersClientGauges) {
   client.stop();
   server.shutdown();
   server.wait();
+}
+
+/// An Agones client of an empty room, started against a sidecar that never answers.
+struct SilentRoom {
+  FakeSidecar sidecar{FakeSidecar::kSilent};
+  std::ostringstream log_text;
+  Logger log{Logger::Options{}, log_text};
+  AgonesClient client{AgonesOptions{"127.0.0.1", sidecar.port()}, [] { return RoomCounts{}; }, log};
+  SilentRoom() { client.start(); }
+};
+
+TEST(AgonesClient, ACallTheSidecarNeverAnswersEndsAtItsDeadlineAndIsRetried) {
+  // /ready to a sidecar that accepts and stays silent: the call must end at kAgonesRequestTimeout
+  // (the connection is dropped) and Ready be retried on a new connection. Without the deadline
+  // the first call waits forever and the sidecar sees one connection.
+  SilentRoom r;
+  const auto deadline = Clock::now() + kAgonesRequestTimeout + kAgonesRetryPeriod + kWait;
+  while (r.sidecar.connections() < 2 && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  EXPECT_GE(r.sidecar.connections(), 2);
+  EXPECT_NE(r.log_text.str().find("agones_call_failed"), std::string::npos) << r.log_text.str();
+  EXPECT_FALSE(r.client.ready());
+  r.client.stop();
+}
+
+TEST(AgonesClient, StopAbandonsACallInFlightInsteadOfWaitingForItsDeadline) {
+  // stop() while /ready hangs: the thread ends without the call's 2 s deadline passing, and the
+  // abandoned call's handlers, which refer to the call's frame, never run (the sanitizer build
+  // would report a use after return). The control is the call itself: it is still in flight
+  // when stop() is called (one connection, no failure logged yet).
+  SilentRoom r;
+  const auto deadline = Clock::now() + kWait;
+  while (r.sidecar.connections() < 1 && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(r.sidecar.connections(), 1);
+  const auto t0 = Clock::now();
+  r.client.stop();
+  const auto took = Clock::now() - t0;
+  EXPECT_EQ(r.log_text.str().find("agones_call_failed"), std::string::npos) << "the call had already ended";
+  EXPECT_LT(took, kAgonesRequestTimeout / 2) << "stop() waited for the call's deadline";
+  EXPECT_EQ(r.sidecar.connections(), 1);
+  r.client.stop();  // idempotent
 }
 
 TEST(AgonesHttpStatus, AnswersTheStatusOrZeroWhenNobodyListens) {
