@@ -22,6 +22,32 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   endif()
 endif()
 
+# Link-time optimisation of flockstep_shared (shared/CMakeLists.txt). It is worth 4.8 % of the
+# 10,000-boid flock tick's instructions and 5.3 % of the arena's (callgrind, 2026-11-27), and it
+# costs 17-23 CPU s at every link of an executable (GCC compiles the whole library again there).
+# Only the binaries whose speed is shipped or measured need it: the server and the benchmarks.
+# With FLOCKSTEP_FAT_LTO (the ci preset, what scripts/test.sh builds) the library's objects are
+# "fat" (GIMPLE and machine code), and the tests, the bot and the bench tools link the machine
+# code with -fno-lto, skipping that step: 137 CPU s of links become 4, for 27 CPU s more
+# compiling (docs/building.md). Their code is the same source compiled with the same determinism
+# flags, and the golden-hash tests pin its bits. Off in the release preset: scripts/run.sh
+# builds only the server, which would pay for the machine code and never use it.
+option(FLOCKSTEP_LTO "Link-time optimisation of flockstep_shared in optimised GCC builds" ON)
+option(FLOCKSTEP_FAT_LTO "Fat LTO objects: tests and tools link flockstep_shared without the LTO step" OFF)
+if(FLOCKSTEP_LTO AND NOT EMSCRIPTEN AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU"
+   AND CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$")
+  set(FLOCKSTEP_SHARED_LTO ON)
+else()
+  set(FLOCKSTEP_SHARED_LTO OFF)
+endif()
+# flockstep_link_without_lto(TARGET): TARGET, which is not timed, links flockstep_shared's
+# machine code (no LTO step) where the objects carry it.
+function(flockstep_link_without_lto target)
+  if(FLOCKSTEP_SHARED_LTO AND FLOCKSTEP_FAT_LTO)
+    target_link_options(${target} PRIVATE -fno-lto)
+  endif()
+endfunction()
+
 # Build time: unity builds (CMake's UNITY_BUILD) for the product's libraries in the presets that
 # build from scratch most often (release/ci, what scripts/run.sh and CI build; wasm, where every
 # em++ call also pays for its Python driver). One translation unit of many sources parses the

@@ -23,8 +23,8 @@ target_compile_options(flockstep_shared INTERFACE $<$<COMPILE_LANG_AND_ID:CXX,GN
 # In optimised GCC builds the archive holds link-time-optimisation objects (shared/CMakeLists.txt);
 # GCC's linker plugin, on by default, compiles them at the consumer's link with or without -flto,
 # so a consumer needs the same GCC (tests/packaging checks a plain consumer build links and
-# computes the golden hash). Fat LTO objects would lift that, but compiling machine code at -O3
-# per file trips GCC 12's -Wrestrict false positive in std::string under -Werror.
+# computes the golden hash). The ci preset's objects are fat (FLOCKSTEP_FAT_LTO, cmake/Flockstep.cmake):
+# they also carry machine code, which a consumer linking with -fno-lto uses instead.
 
 # flockstep_shared links flockstep_warnings privately (warning flags only); a static library's
 # export still names it, so it is exported too (it adds nothing to a consumer's compile line).

@@ -30,6 +30,7 @@ function(flockstep_add_test)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} ${FLOCKSTEP_GTEST_LIBS} flockstep::warnings)
+  flockstep_link_without_lto(${T_NAME})  # tests are not timed: no LTO step (cmake/Flockstep.cmake)
   if(EMSCRIPTEN)
     target_link_options(${T_NAME} PRIVATE ${FLOCKSTEP_WASM_NODE_LINK_FLAGS})
     # Discovery would have to run node at build time; one ctest entry per binary is enough here.
