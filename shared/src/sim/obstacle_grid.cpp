@@ -51,6 +51,8 @@ void ObstacleGrid::build(const Scenario& s, real reach) {
   const real size = math::max(s.grid_cell, real(4));
   cols_ = static_cast<std::int32_t>(math::max(1.0, std::floor(s.width / size)));
   rows_ = static_cast<std::int32_t>(math::max(1.0, std::floor(s.height / size)));
+  inv_x_ = cols_ / s.width;
+  inv_y_ = rows_ / s.height;
   const real cw = s.width / cols_, ch = s.height / rows_;
   struct Listed {
     std::int32_t cell, obstacle;
@@ -94,25 +96,14 @@ void ObstacleGrid::build(const Scenario& s, real reach) {
   }
 }
 
-std::int32_t ObstacleGrid::cell_index(Vec2 p) const {
-  const std::int32_t cx = clamped_floor_index(p.x / width_ * cols_, cols_);
-  const std::int32_t cy = clamped_floor_index(p.y / height_ * rows_, rows_);
+std::int32_t ObstacleGrid::cell_of(Vec2 p) const {
+  // The same expression as Grid::cell_of (grid.cpp), so equal partitions give equal cells.
+  const std::int32_t cx = clamped_floor_index(p.x * inv_x_, cols_);
+  const std::int32_t cy = clamped_floor_index(p.y * inv_y_, rows_);
   return cy * cols_ + cx;
 }
 
-std::span<const Circle> ObstacleGrid::near(Vec2 p) const {
-  if (items_.empty()) return {};
-  const auto cell = static_cast<std::size_t>(cell_index(p));
-  const auto b = static_cast<std::size_t>(start_[cell]), e = static_cast<std::size_t>(start_[cell + 1]);
-  return std::span<const Circle>(items_.data() + b, e - b);
-}
-
-std::span<const Circle> ObstacleGrid::cell(std::int32_t cx, std::int32_t cy) const {
-  if (items_.empty()) return {};
-  const auto cell = static_cast<std::size_t>(cy * cols_ + cx);
-  const auto b = static_cast<std::size_t>(start_[cell]), e = static_cast<std::size_t>(start_[cell + 1]);
-  return std::span<const Circle>(items_.data() + b, e - b);
-}
+std::span<const Circle> ObstacleGrid::cell(std::int32_t cx, std::int32_t cy) const { return in_cell(cy * cols_ + cx); }
 
 bool ObstacleGrid::overlaps(Vec2 p, real radius) const {
   const std::vector<Circle>& all = obstacles_;
@@ -125,7 +116,7 @@ bool ObstacleGrid::overlaps(Vec2 p, real radius) const {
   const bool in_world = p.x >= 0 && p.x < width_ && p.y >= 0 && p.y < height_;
   if (!in_world || !(radius <= reach_)) return std::any_of(all.begin(), all.end(), overlap);
   if (items_.empty()) return false;
-  const auto cell = static_cast<std::size_t>(cell_index(p));
+  const auto cell = static_cast<std::size_t>(cell_of(p));
   for (std::int32_t k = start_[cell]; k < start_[cell + 1]; ++k)
     if (overlap(all[static_cast<std::size_t>(ids_[static_cast<std::size_t>(k)])])) return true;
   return false;

@@ -96,6 +96,8 @@ void WorldImpl::build_obstacle_index() {
     reach = math::max(reach, 2 * g.detection.min_box_length + g.max_speed * dt_ + 2 * g.radius);
   reach = math::max(reach, scenario_.player_craft.length);
   obstacles_.build(scenario_, reach);
+  obstacle_cells_are_grid_cells_ =
+      !obstacles_.empty() && obstacles_.columns() == grid_.columns() && obstacles_.rows() == grid_.rows();
   build_pushout_free_cells();
 }
 

@@ -43,6 +43,34 @@ void WorldImpl::Behaviors::flock(const Batch& b) {
                 });
 }
 
+void WorldImpl::Behaviors::obstacle_avoid(const Batch& b) {
+  World& w = b.w;
+  if (w.obstacles_.empty()) return;  // the rule would find every list empty
+  if (!w.obstacle_cells_are_grid_cells_) return forces<stage::obstacle_avoid<Env, LaneSink>>(b);
+  // The rule asks the environment for the obstacles near the agent: here the list of the cell
+  // the grid sorted it into this tick, which is the cell ObstacleGrid::near would compute from
+  // the same position (the same expression over the same partition), without computing it. The
+  // batch's slots ascend, so the cell changes about once per four agents at flock density.
+  struct CellEnv : Env {
+    std::span<const Circle> list;
+    std::span<const Circle> obstacles_near(Vec2) const { return list; }
+  };
+  const Grid& grid = w.grid_;
+  CellEnv env{{w}, {}};
+  std::int32_t cell = 0, first = 0, last = 0;  // [first, last): the slots of `cell`
+  b.each([&](Lane& L, LaneOutput& e) {
+    if (!(L.k >= first && L.k < last)) {
+      cell = grid.slot_cell(L.k);
+      first = grid.cell_begin(cell);
+      last = grid.cell_end(cell);
+      env.list = w.obstacles_.in_cell(cell);
+    }
+    FLOCKSTEP_ASSERT(cell == w.obstacles_.cell_of(L.pos));
+    LaneSink out{b, L, e};
+    stage::obstacle_avoid(env, b.bs, b.g, stage::Agent{L.i, L.pos, L.vel, L.head}, out);
+  });
+}
+
 void WorldImpl::Behaviors::wander(const Batch& b) {
   World& w = b.w;
   b.each([&](Lane& L, LaneOutput& e) {
@@ -256,7 +284,7 @@ WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
   using T = BehaviorType;
   static constexpr std::pair<T, Fn> kTable[] = {
       {T::kWallAvoid, forces<stage::wall_avoid<Env, LaneSink>, stage::has_walls<Env>>},
-      {T::kObstacleAvoid, forces<stage::obstacle_avoid<Env, LaneSink>>},
+      {T::kObstacleAvoid, obstacle_avoid},
       {T::kFleePlayers, forces<stage::flee_players<Env, LaneSink>>},
       {T::kFlock, flock},
       {T::kSeek, forces<stage::seek_like<Env, LaneSink>>},

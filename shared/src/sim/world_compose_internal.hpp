@@ -154,6 +154,9 @@ struct WorldImpl::Behaviors {
   template <auto Rule, auto Scene = nullptr>
   static void forces(const Batch& b);
   static void flock(const Batch& b);
+  /// T73 over the batch: stage::obstacle_avoid with each agent's list read from the obstacle
+  /// cell it was sorted into, where the two grids share their cells (else through forces<>).
+  static void obstacle_avoid(const Batch& b);
   static void wander(const Batch& b);
   static void follow_waypoints(const Batch& b);
   static void dynamic_point(const Batch& b);   // dynamic seek, flee, arrive; face

@@ -159,6 +159,9 @@ struct ObstacleIndex {
   /// Per grid cell: 1 when no vehicle sorted into it at the grid rebuild can reach an obstacle
   /// by the end of the tick's body update, so integrate skips its obstacle look-up and push-out.
   std::vector<std::uint8_t> pushout_free_cell_;
+  /// The obstacle grid's cells are the neighbour grid's (same columns and rows: grid_cell >= 4 m),
+  /// so obstacle avoidance reads the list of the cell an agent was sorted into.
+  bool obstacle_cells_are_grid_cells_ = false;
   // ---- end flock hot path ----
 };
 

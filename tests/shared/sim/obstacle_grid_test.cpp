@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flockstep/math/rng.hpp"
+#include "flockstep/sim/grid.hpp"
 #include "flockstep/math/transform.hpp"
 
 namespace flockstep::sim {
@@ -126,6 +127,41 @@ TEST(ObstacleGrid, NearListsThePointsCellAndNothingWithoutObstacles) {
   grid.build(s, 2);
   EXPECT_TRUE(grid.empty());
   EXPECT_TRUE(grid.near({5, 5}).empty());
+}
+
+TEST(ObstacleGrid, T73_CellOfIsTheNeighbourGridsCellWhereTheyShareColumnsAndRows) {
+  // The world reads an agent's obstacles from the cell its neighbour grid sorted it into
+  // (world_behaviors.cpp), which is exact only if both grids put every point in the same cell.
+  // Points on and one ulp around every cell border, and outside the world, in 40 random worlds,
+  // sorted by Grid::rebuild as the world sorts its agents.
+  auto rng = math::Rng::seeded(23, 9);
+  std::size_t compared = 0;
+  for (int w = 0; w < 40; ++w) {
+    Scenario s = random_scene(rng, w % 2 == 0, rng.uniform(10, 400), rng.uniform(10, 400), 3);
+    s.grid_cell = rng.uniform(4, 13);  // >= 4 m: the obstacle grid's cells are then the scenario's
+    ObstacleGrid obstacles;
+    obstacles.build(s, 5);
+    std::vector<Vec2> points;
+    const auto borders = static_cast<std::int32_t>(std::floor(s.width / s.grid_cell));
+    for (std::int32_t c = 0; c <= borders; ++c) {
+      const real x = s.width * c / borders;
+      for (const real px : {std::nextafter(x, -1e9), x, std::nextafter(x, 1e9)}) {
+        const real py = rng.uniform(-0.2, 1.2) * s.height;
+        points.push_back({px, py});
+        points.push_back({py / s.height * s.width, px / s.width * s.height});
+      }
+    }
+    Grid grid;
+    grid.init(s.width, s.height, s.grid_cell, s.wrap, static_cast<std::int32_t>(points.size()));
+    grid.rebuild(points);
+    ASSERT_EQ(obstacles.columns(), grid.columns());
+    ASSERT_EQ(obstacles.rows(), grid.rows());
+    for (std::size_t i = 0; i < points.size(); ++i)
+      EXPECT_EQ(obstacles.cell_of(points[i]), grid.agent_cell(static_cast<std::int32_t>(i)))
+          << points[i].x << " " << points[i].y;
+    compared += points.size();
+  }
+  EXPECT_GT(compared, 1000u);
 }
 
 }  // namespace

@@ -26,7 +26,18 @@ class ObstacleGrid {
 
   /// At least every obstacle within `reach` of p (p's cell's list; positions outside the world
   /// use the nearest edge cell). Empty when the scenario has no obstacles.
-  std::span<const Circle> near(Vec2 p) const;
+  std::span<const Circle> near(Vec2 p) const { return in_cell(cell_of(p)); }
+  /// The cell p falls in, computed as Grid::cell_of computes it: where both grids have the same
+  /// columns and rows over the same world (grid_cell >= 4 m), a point is in the same cell of
+  /// each, bit for bit, so the world can use the cell it sorted an agent into.
+  std::int32_t cell_of(Vec2 p) const;
+  /// The list of cell `cell` (row-major index, as cell_of). [Limit: 0 <= cell < columns() * rows()]
+  std::span<const Circle> in_cell(std::int32_t cell) const {
+    const auto c = static_cast<std::size_t>(cell);
+    return items_.empty() ? std::span<const Circle>{}
+                          : std::span<const Circle>(items_.data() + start_[c],
+                                                    static_cast<std::size_t>(start_[c + 1] - start_[c]));
+  }
   /// The spawn rule: a disc of `radius` at p overlaps an obstacle (plain distance to the
   /// obstacle's centre, never to a torus image). Through p's cell where its list is sure to hold
   /// every such obstacle (p in the world, radius <= reach), else over every obstacle.
@@ -40,14 +51,13 @@ class ObstacleGrid {
   bool empty() const { return items_.empty(); }
 
  private:
-  std::int32_t cell_index(Vec2 p) const;
-
   std::vector<Circle> obstacles_;  // the scenario's, as built
   real width_ = 1, height_ = 1;
   std::vector<std::int32_t> start_;  // CSR: cell c lists items_[start_[c], start_[c + 1])
   std::vector<Circle> items_;        // the obstacle at the image the cell sees
   std::vector<std::int32_t> ids_;    // each item's index in Scenario::obstacles
   std::int32_t cols_ = 1, rows_ = 1;
+  real inv_x_ = 1, inv_y_ = 1;  // cols_ / width_, rows_ / height_ (as Grid's inv_cell_x_, inv_cell_y_)
   real reach_ = 0;
 };
 
