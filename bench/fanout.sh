@@ -15,7 +15,9 @@
 # Environment: FLOCKSTEP_BUILD (default build/release), FANOUT_SERVER_ARGS (extra server flags,
 # e.g. --threads=2), FANOUT_CONNECT_RATE (connections started per second, a join ramp before the
 # DURATION_S; default 0: all at once, a join storm), FANOUT_ACK_DELAY_MS (the bots send each
-# snapshot acknowledgement this much later: a longer round trip; default 0).
+# snapshot acknowledgement this much later: a longer round trip; default 0). The bots acknowledge
+# as the viewer does, at the interval the server's Welcome gives (FANOUT_SERVER_ARGS=
+# --ack-every-snapshots=1 for an ack per snapshot).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -73,17 +75,19 @@ rss_kb="$(awk '/VmHWM/ {print $2}' "/proc/$SERVER_PID/status")"
 spec_line="$(grep '^spectators: connected' "$WORK/bot.txt" || true)"
 spec_snaps="$(sed -nE 's/.*snapshots ([0-9]+) \(.*/\1/p' <<<"$spec_line")"
 full="$(grep '^spectators: per client' "$WORK/bot.txt" | sed -nE 's/.*full snapshots ([0-9]+),.*/\1/p')"
+acks="$(grep '^spectators: per client' "$WORK/bot.txt" | sed -nE 's/.*acks per snapshot ([0-9.e+-]+),.*/\1/p')"
 bpa="$(grep '^spectators: per client' "$WORK/bot.txt" | sed -nE 's/.* ([0-9.e+-]+) B\/agent.*/\1/p')"
 median="$(sed -nE 's/.*inter-arrival ms median ([0-9.e+-]+) p99 ([0-9.e+-]+) .*/\1/p' <<<"$spec_line")"
 p99="$(sed -nE 's/.*inter-arrival ms median ([0-9.e+-]+) p99 ([0-9.e+-]+) .*/\2/p' <<<"$spec_line")"
 python3 - "$((after - before))" "$bot_ticks" "$HZ" "${spec_snaps:-0}" "${full:-0}" "${rss_kb:-0}" "${median:-0}" \
-  "${p99:-0}" "${bpa:-0}" "$SPECTATORS" "$DURATION" <<'PY'
+  "${p99:-0}" "${bpa:-0}" "$SPECTATORS" "$DURATION" "${acks:-0}" <<'PY'
 import sys
-server, bot, hz, snaps, full, rss, median, p99, bpa, n, secs = sys.argv[1:]
+server, bot, hz, snaps, full, rss, median, p99, bpa, n, secs, acks = sys.argv[1:]
 server_s, bot_s, snaps = int(server) / int(hz), int(bot) / int(hz), int(snaps)
 per = lambda s: f"{s / snaps * 1e6:.1f} us" if snaps else "n/a"
 print(f"fanout: RESULT spectators {n}, {secs} s: spectator snapshots {snaps}, median {float(median):.1f} ms, "
       f"p99 {float(p99):.1f} ms, full {100 * int(full) / max(snaps, 1):.2f} %, {float(bpa):.2f} B/agent, "
+      f"{float(acks):.3f} acks per snapshot, "
       f"server CPU {server_s:.1f} s = {per(server_s)} per spectator snapshot, bot CPU {bot_s:.1f} s = "
       f"{per(bot_s)}, server peak RSS {int(rss) / 1024:.0f} MB")
 PY

@@ -25,6 +25,11 @@ enum class Role : std::uint8_t { kPlayer = 1, kSpectator = 2 };
 /// "Protocol versions"). The server refuses every other value.
 inline constexpr std::uint32_t kProtocolVersion = 3;
 
+/// Largest Welcome.ack_every_snapshots: a server offers 1..this (its ack_every_snapshots key), a
+/// client clamps what it is told to it. Pacing allows max_unacked + ack_every - 1 snapshots
+/// outstanding, which must stay inside the 32 frames both ends keep. [Limit: 1..24]
+inline constexpr std::uint32_t kMaxAckEverySnapshots = 16;
+
 /// Bytes in a resume token (random, issued by the server in Welcome).
 inline constexpr std::size_t kResumeTokenBytes = 16;
 

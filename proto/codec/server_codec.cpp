@@ -537,6 +537,7 @@ void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std:
   w->set_max_input_frames(info.max_input_frames);
   w->set_room(info.room);
   w->set_protocol_version(kProtocolVersion);
+  w->set_ack_every_snapshots(info.ack_every_snapshots);
   encode_world_spec(scenario, *w->mutable_world());
   serialize(m, out);
 }

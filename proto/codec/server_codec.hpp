@@ -144,6 +144,8 @@ struct WelcomeInfo {
   std::uint32_t resume_window_ms = 0;
   std::uint32_t max_input_frames = 64;
   std::string room;  ///< the room's name
+  /// The client acknowledges at least every this many decoded delta snapshots (Welcome field).
+  std::uint32_t ack_every_snapshots = 1;
 };
 /// Serialized ServerMessage{welcome}.
 void encode_welcome(const WelcomeInfo& info, const sim::Scenario& scenario, std::string& out);

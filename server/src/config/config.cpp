@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codec/client_codec.hpp"
 #include "config/trusted_proxies.hpp"
 
 namespace flockstep::server::config {
@@ -177,6 +178,10 @@ const std::vector<Key>& keys() {
        "rectangle they send); 0 = whole world"},
       {"aoi_hysteresis_m", UintKey{&Config::aoi_hysteresis_m, 0, 10000},
        "an agent in a client's view leaves it only this far outside the area, m (no flicker at the edge)"},
+      {"ack_every_snapshots", UintKey{&Config::ack_every_snapshots, 1, codec::kMaxAckEverySnapshots},
+       "clients acknowledge at least every this many delta snapshots (told in the Welcome; at once on a lost "
+       "baseline or a new view); snapshots are coded against the newest one written to the socket, so acks only "
+       "pace a lagging client, and rarer ones save a read per snapshot on both ends; 1 = every snapshot"},
       {"log_format", StringKey{&Config::log_format, {"text", "json"}}, "log line format"},
       {"log_level", StringKey{&Config::log_level, {"debug", "info", "warn", "error"}}, "lowest level logged"},
       {"log_rate_per_s", UintKey{&Config::log_rate_per_s, 1, 100000},

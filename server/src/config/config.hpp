@@ -84,6 +84,9 @@ struct Config {
   std::uint32_t aoi_radius_m =
       100;  ///< players receive agents within this distance of their craft, m; 0 = whole world. [0..1000000]
   std::uint32_t aoi_hysteresis_m = 10;  ///< an agent in view leaves only this far outside the area, m. [0..10000]
+  /// Clients acknowledge at least every this many delta snapshots (Welcome.ack_every_snapshots);
+  /// pacing allows that many more outstanding. [1..16]
+  std::uint32_t ack_every_snapshots = 10;
   // Ops
   std::string log_format = "text";    ///< text | json
   std::string log_level = "info";     ///< debug | info | warn | error

@@ -54,6 +54,7 @@ StreamConfig stream_config(const RoomConfig& c) {
       static_cast<std::uint32_t>(std::uint64_t{c.snapshot_budget_kbps} * 1000 / 8 / std::max(1u, c.snapshot_rate_hz));
   s.interest.player_radius_m = c.aoi_radius_m;
   s.interest.hysteresis_m = c.aoi_hysteresis_m;
+  s.ack_every = std::max(1u, c.ack_every_snapshots);
   return s;
 }
 
@@ -408,6 +409,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
   info.server_tick = world_.tick();
   info.resume_window_ms = config_.resume_window_ms;
   info.max_input_frames = config_.max_input_frames;
+  info.ack_every_snapshots = std::max(1u, config_.ack_every_snapshots);
   info.role = request.role;
   info.room = config_.room_name;
 

@@ -43,6 +43,7 @@ struct RoomConfig {
   std::uint32_t snapshot_budget_kbps = 512;  ///< agent records per client, kbit/s; 0 = unlimited
   double aoi_radius_m = 100;                 ///< players receive agents this close to their craft; 0 = all
   double aoi_hysteresis_m = 10;              ///< agents in view leave only this far outside the area, m
+  std::uint32_t ack_every_snapshots = 10;    ///< clients acknowledge at least this often (Welcome). [1..16]
   std::uint32_t sim_threads = 1;             ///< threads stepping the world (Game's pool; capped at the cores). [1..64]
   std::string room_name;                     ///< sent in Welcome.room; the scenario's name
   /// HMAC key of resume tokens (ops/token_hash.hpp; the state folder's, so that a restart still

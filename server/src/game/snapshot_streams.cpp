@@ -137,15 +137,15 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area, 
   Client& c = it->second;
   c.delivered = std::max(c.delivered, delivered);
   // Pacing: a client with a baseline (it decodes deltas) but max_unacked snapshots outstanding
-  // waits, but gets one every stalled_every. A client without one that does acknowledge (its
+  // beyond its ack interval waits, but gets one every stalled_every. A client without one that does acknowledge (its
   // acks arrive, but only for frames that already left the history: a join storm, where its
   // first ack comes after more than kHistory snapshots) waits once kUnusableAckOutstanding
   // are outstanding, so the history stops turning over and its next ack finds its frame; without
   // this it would get full snapshots for as long as it lags, the collapse that feeds itself. A
   // client that never acknowledged at all (just joined, or reads only full snapshots) is not
   // paced.
-  const bool lagging =
-      c.acked != 0 ? c.unacked >= config_.max_unacked : c.acks_seen && c.unacked >= kUnusableAckOutstanding;
+  const bool lagging = c.acked != 0 ? c.unacked >= config_.max_unacked + config_.ack_every - 1
+                                    : c.acks_seen && c.unacked >= kUnusableAckOutstanding;
   if (config_.max_unacked > 0 && lagging && snapshot_count_ - c.last_sent < config_.stalled_every) {
     ++stats_.paced;
     return kPaced;

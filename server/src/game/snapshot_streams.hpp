@@ -28,7 +28,8 @@
 /// sessions write it to every socket unchanged, docs/protocol.md "Framing once, writing to many").
 ///
 /// Lagging clients slow down, never grow (Quake III's and Source's "rate"): a client with
-/// max_unacked snapshots sent after the one it acknowledged gets no new snapshot until it
+/// max_unacked + ack_every - 1 snapshots sent after the one it acknowledged (clients acknowledge
+/// every ack_every-th snapshot, Welcome.ack_every_snapshots) gets no new snapshot until it
 /// acknowledges more (its rate falls to what its link and its acks allow), except one every
 /// stalled_every snapshots, so a lost acknowledgement cannot freeze it. Each is still a delta
 /// against the baseline it has; the history counts snapshots sent, so a lower rate also makes
@@ -68,6 +69,11 @@ struct StreamConfig {
   /// A paced client still gets one snapshot every this many (20 = once a second at 20 Hz).
   /// [Limit: >= 1]
   std::uint32_t stalled_every = 20;
+  /// Clients acknowledge at least every this many snapshots (Welcome.ack_every_snapshots): a
+  /// client is lagging only with max_unacked + ack_every - 1 outstanding, so the round trip it
+  /// may have before its rate drops is the same whatever its ack interval.
+  /// [Limit: 1..kHistory - 1 - max_unacked]
+  std::uint32_t ack_every = 1;
 };
 
 /// Counters of the streams (tests, bench, logs).

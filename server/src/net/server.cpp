@@ -45,6 +45,7 @@ game::RoomConfig room_config(const config::Config& c) {
   r.snapshot_budget_kbps = c.snapshot_budget_kbps;
   r.aoi_radius_m = c.aoi_radius_m;
   r.aoi_hysteresis_m = c.aoi_hysteresis_m;
+  r.ack_every_snapshots = c.ack_every_snapshots;
   r.sim_threads = c.sim_threads;
   return r;
 }

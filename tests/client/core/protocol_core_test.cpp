@@ -58,8 +58,9 @@ struct FakeServer {
 
   explicit FakeServer(const Scenario& s) : world(s), geo(codec::WireGeometry::of(s)) { me = world.add_player(); }
 
-  std::string welcome(codec::Role role) {
+  std::string welcome(codec::Role role, std::uint32_t ack_every = 1) {
     codec::WelcomeInfo info;
+    info.ack_every_snapshots = ack_every;
     info.role = role;
     info.player_id = 3;
     info.entity = role == codec::Role::kPlayer ? me : AgentId{};
@@ -180,6 +181,73 @@ TEST(ProtocolCore, DeltaIsAcknowledgedAndAMissingBaselineAsksForAFullOne) {
   EXPECT_TRUE(miss.baseline_missing);
   EXPECT_EQ(decode_reply(miss.reply).ack.snapshot_tick, 0u);
   EXPECT_EQ(core.baseline_misses(), 1u);
+}
+
+/// The interval a core takes from a Welcome that says `every`.
+std::uint32_t core_ack_every_of(std::uint32_t every) {
+  FakeServer server(arena());
+  ProtocolCore core;
+  core.start(spectator_config(), 0);
+  core.opened(0);
+  core.receive(server.welcome(codec::Role::kSpectator, every), 0);
+  return core.ack_every();
+}
+
+/// Which of `n` delta snapshots (each against the previous one) the core acknowledged, after a
+/// Welcome with ack_every_snapshots = `every`; `view_at`: set_view before that snapshot (-1 none);
+/// `miss_at`: that snapshot names a baseline the client never had (-1 none).
+std::string ack_pattern(std::uint32_t every, int n, int view_at = -1, int miss_at = -1) {
+  FakeServer server(arena());
+  ProtocolCore core;
+  core.start(spectator_config(), 0);
+  core.opened(0);
+  core.receive(server.welcome(codec::Role::kSpectator, every), 0);
+  std::string pattern;
+  std::uint64_t base = 0;
+  for (int i = 0; i < n; ++i) {
+    server.world.step();
+    if (i == view_at) {
+      EXPECT_TRUE(core.set_view({10, 10, 50, 40}));
+    }
+    std::uint64_t use = base;
+    if (i == miss_at) {
+      use = server.world.tick() - 100;
+      server.frames.push_back({use, {}});  // a baseline the client never saw
+    }
+    const ReceiveResult r = core.receive(server.delta(use), i);
+    base = server.world.tick();
+    if (!r.reply) {
+      pattern += '.';
+      continue;
+    }
+    const codec::ClientCommand c = decode_reply(r.reply);
+    pattern += c.ack.snapshot_tick == 0 ? '0' : c.ack.has_view ? 'v' : 'a';
+  }
+  EXPECT_EQ(core.deltas_received(), static_cast<std::uint64_t>(n));
+  return pattern;
+}
+
+TEST(ProtocolCore, AcksTheFirstSnapshotThenEveryNthAsTheWelcomeSays) {
+  EXPECT_EQ(core_ack_every_of(4), 4u);
+  EXPECT_EQ(ack_pattern(4, 13), "a...a...a...a");
+  EXPECT_EQ(ack_pattern(10, 25), "a.........a.........a....");
+  // Clamped to the limit both ends keep frames for.
+  EXPECT_EQ(core_ack_every_of(1000), codec::kMaxAckEverySnapshots);
+}
+
+TEST(ProtocolCore, ANewViewOrAMissingBaselineIsAcknowledgedAtOnce) {
+  // The view rides on the next snapshot's ack, whatever the interval; the count restarts there.
+  EXPECT_EQ(ack_pattern(4, 12, 2), "a.v...a...a.");
+  // A missing baseline: ack 0 at once, and again until a full snapshot comes (the fake server
+  // here keeps sending deltas, so every one after the miss is missing its baseline too).
+  EXPECT_EQ(ack_pattern(4, 8, -1, 5), "a...a000");
+}
+
+TEST(ProtocolCore, ControlAWelcomeWithoutTheIntervalIsAcknowledgedEverySnapshot) {
+  // Servers before Welcome.ack_every_snapshots (0 on the wire) pace by every ack.
+  EXPECT_EQ(core_ack_every_of(0), 1u);
+  EXPECT_EQ(ack_pattern(0, 6), "aaaaaa");
+  EXPECT_EQ(ack_pattern(1, 6), "aaaaaa");
 }
 
 TEST(ProtocolCore, PingIsAnsweredAndPongsGiveTheRoundTripTime) {

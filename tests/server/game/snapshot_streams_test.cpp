@@ -380,7 +380,9 @@ namespace flockstep::server::game {
 namespace {
 
 /// What a spectator saw whose acknowledgements reach the server `lag` snapshots late after the
-/// first `prompt` snapshots (a link that degrades after joining).
+/// first `prompt` snapshots (a link that degrades after joining). `ack_every`: it acknowledges
+/// as client::ProtocolCore does after a Welcome with that ack_every_snapshots (its first
+/// snapshot, a missing baseline at once, else every ack_every-th).
 struct PacedRun {
   std::uint32_t sent = 0;             ///< snapshots the streams produced for it
   std::uint32_t full = 0;             ///< of them full (no baseline)
@@ -390,7 +392,7 @@ struct PacedRun {
   std::uint64_t paced = 0;        ///< StreamStats::paced
 };
 
-PacedRun run_lagging_spectator(StreamConfig config, int prompt, int lag, int snapshots) {
+PacedRun run_lagging_spectator(StreamConfig config, int prompt, int lag, int snapshots, int ack_every = 1) {
   sim::World world(sim::canonical::flock(300));
   SnapshotStreams streams(world.scenario(), config);
   const ConnectionId conn = 5;
@@ -401,6 +403,7 @@ PacedRun run_lagging_spectator(StreamConfig config, int prompt, int lag, int sna
   PacedRun out;
   bool acknowledged = false;
   int last_sent = -1;
+  int since_ack = -1;
   for (int s = 0; s < snapshots; ++s) {
     for (auto& [at, tick] : acks) {
       if (at != s) continue;
@@ -422,7 +425,10 @@ PacedRun run_lagging_spectator(StreamConfig config, int prompt, int lag, int sna
       if (acknowledged) ++out.full_after_join;
     }
     if (!rx.receive(m).ok()) ++out.decode_errors;
-    acks.emplace_back(s + 1 + (s < prompt ? 0 : lag), rx.ack_tick());
+    if (since_ack < 0 || rx.ack_tick() == 0 || ++since_ack >= ack_every) {
+      acks.emplace_back(s + 1 + (s < prompt ? 0 : lag), rx.ack_tick());
+      since_ack = 0;
+    }
   }
   out.paced = streams.stats().paced;
   return out;
@@ -492,6 +498,33 @@ TEST(StreamsPacing, PromptClientsAreNeverPaced) {
   EXPECT_EQ(r.sent, 200u);
   EXPECT_EQ(r.paced, 0u);
   EXPECT_EQ(r.full, 3u);  // until the first acknowledgement arrives
+  EXPECT_EQ(r.decode_errors, 0u);
+}
+
+TEST(StreamsPacing, ClientsAcknowledgingEveryTenthSnapshotAreNotPacedAtA150msRoundTrip) {
+  // Welcome.ack_every_snapshots = 10: pacing allows max_unacked + 9 outstanding, so a client
+  // acknowledging every tenth snapshot, 3 snapshots late, gets every snapshot as deltas.
+  StreamConfig cfg;
+  cfg.ack_every = 10;
+  const PacedRun r = run_lagging_spectator(cfg, 0, 3, 200, 10);
+  EXPECT_EQ(r.sent, 200u);
+  EXPECT_EQ(r.paced, 0u);
+  EXPECT_EQ(r.full, 4u);  // until the first acknowledgement arrives
+  EXPECT_EQ(r.decode_errors, 0u);
+  // A link that then degrades to 2 s of round trip is still slowed down, never grown.
+  const PacedRun lag = run_lagging_spectator(cfg, 10, 40, 400, 10);
+  EXPECT_GT(lag.paced, 0u);
+  EXPECT_LT(lag.sent, 400u / 2);
+  EXPECT_EQ(lag.full, 1u);
+  EXPECT_EQ(lag.decode_errors, 0u);
+}
+
+TEST(StreamsPacing, ControlAServerExpectingEveryAckPacesTheSameClient) {
+  // The same client against streams that expect an ack per snapshot (ack_every 1): with six
+  // outstanding it waits, so it loses snapshots although its link keeps up.
+  const PacedRun r = run_lagging_spectator(StreamConfig{}, 0, 3, 200, 10);
+  EXPECT_GT(r.paced, 0u);
+  EXPECT_LT(r.sent, 200u);
   EXPECT_EQ(r.decode_errors, 0u);
 }
 

@@ -154,5 +154,67 @@ TEST(FrameOnce, EverySpectatorSocketGetsTheSameBytesAndABeastClientDecodesThem) 
   EXPECT_GT(beast_payloads.size(), 10u);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Rare acknowledgements: spectators acknowledge at the Welcome's interval, the server paces by it
+
+struct AckRun {
+  bot::BotReport report;
+  std::uint64_t messages_received = 0;  ///< the server's flockstep_ws_messages_received_total
+  std::uint64_t paced = 0;              ///< the server's flockstep_snapshots_paced_total
+  double acks_per_snapshot() const {
+    return static_cast<double>(report.spectator.acks_sent) / static_cast<double>(report.spectator.snapshots);
+  }
+  double received_per_snapshot() const {
+    return static_cast<double>(messages_received) / static_cast<double>(report.spectator.snapshots);
+  }
+};
+
+/// 20 decoding spectators (the bot speaks through client::ProtocolCore, as the viewer does) for
+/// 3 s against a server whose Welcome says ack_every_snapshots = `every`.
+AckRun run_ack_spectators(std::uint32_t every) {
+  Fixture fx([every](config::Config& c) {
+    c.ack_every_snapshots = every;
+    c.max_sessions_per_address = 0;
+  });
+  bot::BotConfig cfg;
+  cfg.port = fx.port();
+  cfg.connections = 20;
+  cfg.players = 0;
+  cfg.duration_s = 3;
+  cfg.decode = true;
+  AckRun run;
+  run.report = bot::run_bots(cfg);
+  run.messages_received = static_cast<std::uint64_t>(fx.metrics().messages_received.value());
+  run.paced = static_cast<std::uint64_t>(fx.metrics().snapshots_paced.value());
+  std::printf("[ ack every %u ] acks per snapshot %.3f, messages received per snapshot %.3f, paced %llu\n%s", every,
+              run.acks_per_snapshot(), run.received_per_snapshot(), static_cast<unsigned long long>(run.paced),
+              run.report.summary().c_str());
+  return run;
+}
+
+TEST(RareAcks, SpectatorsAcknowledgeEveryTenthSnapshotAndStillGetEveryOneAsADelta) {
+  const AckRun r = run_ack_spectators(10);
+  const bot::RoleReport& s = r.report.spectator;
+  ASSERT_EQ(s.welcomed, 20u) << r.report.summary();
+  EXPECT_EQ(r.report.errors, 0u);
+  EXPECT_EQ(r.report.decode_errors, 0u) << "every delta's baseline was at hand";
+  EXPECT_GT(s.snapshots, 20u * 20u) << "about 60 each at 20 Hz";
+  // What the clients did: the first snapshot, then one in ten.
+  EXPECT_LT(r.acks_per_snapshot(), 0.2);
+  EXPECT_GT(r.acks_per_snapshot(), 0.05);
+  // What the server read: that, a Join and the pongs; and it did not slow anyone down.
+  EXPECT_LT(r.received_per_snapshot(), 0.3);
+  EXPECT_EQ(r.paced, 0u);
+  EXPECT_LE(s.full_snapshots, 2u * 20u) << "full ones only on join, until the first ack arrives";
+}
+
+TEST(RareAcks, ControlWithAnAckPerSnapshotTheServerReadsOnePerSnapshot) {
+  const AckRun r = run_ack_spectators(1);
+  ASSERT_EQ(r.report.spectator.welcomed, 20u) << r.report.summary();
+  EXPECT_EQ(r.report.decode_errors, 0u);
+  EXPECT_GT(r.acks_per_snapshot(), 0.95);
+  EXPECT_GT(r.received_per_snapshot(), 0.95);
+}
+
 }  // namespace
 }  // namespace flockstep::server::net

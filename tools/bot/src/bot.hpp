@@ -46,6 +46,7 @@ struct RoleReport {
   std::vector<double> inter_arrival_ms;  ///< all gaps between consecutive snapshots
   std::vector<double> client_p99_ms;     ///< per connection: p99 of its own inter-arrival gaps
   std::uint64_t full_snapshots = 0;      ///< snapshots without a baseline (join, or baseline lost)
+  std::uint64_t acks_sent = 0;           ///< snapshot acknowledgements sent (Welcome.ack_every_snapshots)
   std::uint64_t agents_received = 0;     ///< agents in snapshots (decoded, or agent_count with decode off), summed
   std::uint32_t unexpected_closes = 0;   ///< connections the server closed (or that broke) before the end
   double median_ms() const;

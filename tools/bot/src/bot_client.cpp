@@ -279,6 +279,7 @@ class BotConn : public std::enable_shared_from_this<BotConn> {
   void finish() {
     if (!gaps_.empty()) role_.client_p99_ms.push_back(percentile(gaps_, 0.99));
     if (closed_ && !stopped_) ++role_.unexpected_closes;
+    role_.acks_sent += core_.acks_sent();
   }
 
   void start(const tcp::resolver::results_type& endpoints) {
@@ -538,8 +539,9 @@ std::string BotReport::summary() const {
       << static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.snapshots) << " B/snapshot, "
       << static_cast<double>(r.agents_received) / static_cast<double>(r.snapshots) << " agents/snapshot, "
       << (r.agents_received ? static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.agents_received) : 0)
-      << " B/agent, full snapshots " << r.full_snapshots << ", inter-arrival p99 per client: median "
-      << percentile(r.client_p99_ms, 0.5) << " ms, worst "
+      << " B/agent, full snapshots " << r.full_snapshots << ", acks per snapshot "
+      << static_cast<double>(r.acks_sent) / static_cast<double>(r.snapshots)
+      << ", inter-arrival p99 per client: median " << percentile(r.client_p99_ms, 0.5) << " ms, worst "
       << (r.client_p99_ms.empty() ? 0 : *std::max_element(r.client_p99_ms.begin(), r.client_p99_ms.end()))
       << " ms, unexpected disconnects " << r.unexpected_closes << "\n";
   };

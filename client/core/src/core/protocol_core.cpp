@@ -198,7 +198,9 @@ ReceiveResult ProtocolCore::on_welcome(const v1::Welcome& w) {
   window_max_ = std::clamp<std::uint32_t>(
       std::min(config_.max_input_frames, w.max_input_frames() > 0 ? w.max_input_frames() : CoreConfig::kMaxInputFrames),
       1, CoreConfig::kMaxInputFrames);
-  inspect_sent_ = 0;         // a new connection: the room traces nothing for it yet
+  inspect_sent_ = 0;  // a new connection: the room traces nothing for it yet
+  ack_every_ = std::clamp<std::uint32_t>(w.ack_every_snapshots(), 1, codec::kMaxAckEverySnapshots);
+  since_ack_ = -1;           // its first snapshot is acknowledged at once
   view_dirty_ = have_view_;  // ... and knows no view rectangle
   respawn_pending_ = false;
   // The one decode of the world: the receiver's geometry, the prediction's craft, obstacles and
@@ -224,9 +226,20 @@ ReceiveResult ProtocolCore::on_welcome(const v1::Welcome& w) {
 
 const std::string* ProtocolCore::ack() {
   const std::uint64_t tick = config_.decode_snapshots ? receiver_.ack_tick() : msg_.delta_snapshot().server_tick();
+  ++deltas_received_;
+  // Due on a connection's first snapshot (a client that acknowledges gets deltas), after a
+  // missing baseline (0 asks for a full snapshot: no reason to wait), with a new view, and every
+  // ack_every_-th snapshot. In between nothing: the server codes against the newest snapshot it
+  // wrote to the socket, which TCP delivers in order, so an ack only tells it the client keeps
+  // up (pacing, docs/protocol.md "Ack"); skipping it saves a message, a read and a hand-off to
+  // the game thread per snapshot on both ends.
+  const bool due = since_ack_ < 0 || tick == 0 || view_dirty_ || ++since_ack_ >= ack_every_;
+  if (!due) return nullptr;
   out_.clear();
   if (!codec::encode_ack(tick, view_dirty_ ? &view_ : nullptr, out_)) return nullptr;
   view_dirty_ = false;
+  since_ack_ = 0;
+  ++acks_sent_;
   return &out_;
 }
 

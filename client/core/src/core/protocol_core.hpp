@@ -219,6 +219,12 @@ class ProtocolCore {
   std::uint32_t resumes() const { return resumes_; }
   std::uint32_t bad_messages() const { return bad_messages_; }
   std::uint32_t baseline_misses() const { return baseline_misses_; }
+  /// Acks sent, and delta snapshots received (decoded or not), over the core's life.
+  std::uint64_t acks_sent() const { return acks_sent_; }
+  std::uint64_t deltas_received() const { return deltas_received_; }
+  /// Acknowledge at least every this many delta snapshots: the Welcome's ack_every_snapshots
+  /// (1..codec::kMaxAckEverySnapshots; 1 when the server does not say).
+  std::uint32_t ack_every() const { return ack_every_; }
 
  private:
   ReceiveResult on_welcome(const v1::Welcome& w);
@@ -249,6 +255,11 @@ class ProtocolCore {
   bool respawn_pending_ = false;
   codec::ViewRect view_{};
   bool have_view_ = false, view_dirty_ = false;
+  // Acks (see ack()): the Welcome's interval, snapshots since this connection's last ack (-1:
+  // none acknowledged on this connection yet), totals.
+  std::uint32_t ack_every_ = 1;
+  std::int64_t since_ack_ = -1;
+  std::uint64_t acks_sent_ = 0, deltas_received_ = 0;
   std::uint32_t inspect_sent_ = 0;
   std::array<InputRecord, CoreConfig::kMaxInputFrames> window_{};
   std::array<codec::InputFrame, CoreConfig::kMaxInputFrames> frames_{};
