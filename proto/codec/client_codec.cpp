@@ -55,6 +55,7 @@ Result decode_join(const v1::Join& j, const DecodeLimits& limits, JoinRequest& o
                 "join.resume_token must be empty or " + std::to_string(kResumeTokenBytes) + " bytes");
   out.resume_token = j.resume_token();
   out.plain_snapshots = j.plain_snapshots();
+  out.delivered_baselines = j.delivered_baselines();
   if (j.room().size() > kMaxRoomNameBytes)
     return fail(Status::kMalformed, "join.room must be at most " + std::to_string(kMaxRoomNameBytes) + " bytes");
   out.room = j.room();
@@ -227,6 +228,7 @@ bool encode_join(const JoinRequest& join, std::string& out) {
   j->set_resume_token(join.resume_token);
   j->set_protocol_version(kProtocolVersion);
   j->set_plain_snapshots(join.plain_snapshots);
+  j->set_delivered_baselines(join.delivered_baselines);
   j->set_room(join.room);
   return append_serialized(m, out);
 }

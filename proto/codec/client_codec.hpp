@@ -48,6 +48,8 @@ struct JoinRequest {
   std::string resume_token;      ///< empty or exactly kResumeTokenBytes raw bytes
   bool plain_snapshots = false;  ///< plain Snapshot messages instead of the delta stream (Join field 5)
   std::string room = {};         ///< room (scenario) name, <= kMaxRoomNameBytes; empty = the default room
+  /// Deltas against the newest delivered snapshot from the second one on, before any Ack (Join field 7).
+  bool delivered_baselines = false;
 };
 /// Longest Join.room accepted.
 inline constexpr std::size_t kMaxRoomNameBytes = 64;

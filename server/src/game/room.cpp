@@ -421,7 +421,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
     Spectator s{next_player_id_++, sink, request.display_name, request.plain_snapshots};
     info.player_id = s.player_id;
     spectators_.emplace(conn, std::move(s));
-    streams_.add(conn);
+    streams_.add(conn, request.delivered_baselines);
     update_client_metrics();
   } else {
     Player* p = nullptr;
@@ -462,7 +462,7 @@ void Room::join(ConnectionId conn, const std::shared_ptr<ClientSink>& sink, cons
       p = np.get();
       players_.push_back(std::move(np));
     }
-    streams_.add(conn);  // join or resume: a new connection starts with a full snapshot
+    streams_.add(conn, request.delivered_baselines);  // join or resume: a new connection starts with a full snapshot
     p->plain = request.plain_snapshots;
     info.player_id = p->player_id;
     info.entity = p->entity;

@@ -15,7 +15,11 @@ SnapshotStreams::SnapshotStreams(const sim::Scenario& scenario, StreamConfig con
   sample_.wrap = scenario.wrap;
 }
 
-void SnapshotStreams::add(ConnectionId conn) { clients_[conn] = Client{}; }
+void SnapshotStreams::add(ConnectionId conn, bool delivered_baselines) {
+  Client c;
+  c.delivered_baselines = delivered_baselines;
+  clients_[conn] = c;
+}
 
 void SnapshotStreams::remove(ConnectionId conn) { clients_.erase(conn); }
 
@@ -29,7 +33,8 @@ void SnapshotStreams::ack(ConnectionId conn, std::uint64_t tick, const codec::Vi
   }
   c.acks_seen = true;
   if (tick == 0) {
-    c.acked = 0;  // the client lost its frames: next one is full
+    c.acked = 0;      // the client lost its frames: next one is full
+    c.full_from = 0;  // ... and no frame delivered before it is a baseline
     c.unacked = 0;
     for (const Sent& s : c.history) c.unacked += s.frame ? 1u : 0u;  // all outstanding now
     return;
@@ -54,8 +59,17 @@ std::uint32_t SnapshotStreams::unacked_of(ConnectionId conn) const {
 
 const codec::ViewFrame* SnapshotStreams::baseline(const Client& c) const {
   // No acknowledgement (just joined, never acknowledged, or asked for a full one): full. A
-  // reader of full snapshots only never acknowledges, so it never gets a delivered baseline.
-  if (c.acked == 0) return nullptr;
+  // reader of full snapshots only never acknowledges, so it never gets a delivered baseline. A
+  // client that declared delivered baselines gets one once a full snapshot sent since it joined
+  // (or sent Ack{0}) was delivered: every snapshot from full_from up to that one was full, and
+  // every later one is a delta against a frame delivered before it, so by TCP's order the client
+  // decoded each baseline before the delta that names it.
+  if (c.acked == 0) {
+    if (!c.delivered_baselines || c.full_from == 0 || c.delivered < c.full_from) return nullptr;
+    for (const Sent& s : c.history)
+      if (s.frame && s.tick == c.delivered) return s.frame.get();
+    return nullptr;
+  }
   // The delivered frame when newer (file comment), else the acknowledged one, while in the history.
   const codec::ViewFrame* acked = nullptr;
   for (const Sent& s : c.history) {
@@ -160,6 +174,7 @@ std::int32_t SnapshotStreams::queue(ConnectionId conn, const Area* player_area, 
     area.players_always = true;
   }
   const codec::ViewFrame* base = baseline(c);
+  if (!base && c.full_from == 0) c.full_from = tick_;
   std::int32_t job = -1;
   const ShareKey key{static_cast<std::uint8_t>(area.kind),
                      area.cx,

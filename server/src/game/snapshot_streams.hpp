@@ -99,7 +99,9 @@ class SnapshotStreams {
   SnapshotStreams(const sim::Scenario& scenario, StreamConfig config);
 
   /// A client joined (or resumed on a new connection): its first snapshot is a full one.
-  void add(ConnectionId conn);
+  /// `delivered_baselines` (Join.delivered_baselines): it keeps every frame it decodes, so from
+  /// its second snapshot on the newest one delivered can be the baseline before any ack.
+  void add(ConnectionId conn, bool delivered_baselines = false);
   /// The client is gone.
   void remove(ConnectionId conn);
   /// The client acknowledged snapshot `tick` (0 = it lost its baselines: send a full one next) and
@@ -155,10 +157,12 @@ class SnapshotStreams {
   struct Client {
     std::array<Sent, kHistory> history{};  // free slots first, else the oldest is replaced
     std::uint64_t acked = 0;
-    std::uint64_t delivered = 0;  // newest snapshot written in full to its connection (queue())
-    std::uint32_t unacked = 0;    // snapshots sent after `acked` (history entries newer than it)
-    std::uint64_t last_sent = 0;  // snapshot_count_ when it was last sent one
-    bool acks_seen = false;       // it has acknowledged something (even a frame already gone)
+    std::uint64_t delivered = 0;       // newest snapshot written in full to its connection (queue())
+    std::uint32_t unacked = 0;         // snapshots sent after `acked` (history entries newer than it)
+    std::uint64_t last_sent = 0;       // snapshot_count_ when it was last sent one
+    bool acks_seen = false;            // it has acknowledged something (even a frame already gone)
+    bool delivered_baselines = false;  // Join.delivered_baselines (add())
+    std::uint64_t full_from = 0;       // tick of the first full snapshot since join or Ack{0} (0 = none yet)
     bool has_view = false;
     codec::ViewRect view;
   };

@@ -626,3 +626,74 @@ TEST(StreamsDelivered, AfterAnAcknowledgementOfZeroTheNextIsFullThoughFramesWere
 
 }  // namespace
 }  // namespace flockstep::server::game
+
+namespace flockstep::server::game {
+namespace {
+
+/// A spectator that never acknowledges, whose socket delivers each snapshot before the next one
+/// (the session reports it written: `delivered` = the previous snapshot's tick). At snapshot
+/// `lose_at` it loses its frames (a new receiver) and sends Ack{0}, while the server's newest
+/// delivered frame is still one the new receiver never saw.
+struct DeliveredRun {
+  std::uint32_t full = 0;
+  std::uint32_t decode_errors = 0;
+  std::uint32_t full_after_loss = 0;
+};
+
+DeliveredRun run_delivered(bool delivered_baselines, int snapshots, int lose_at = -1) {
+  sim::World world(sim::canonical::flock(200));
+  StreamConfig cfg;
+  cfg.max_unacked = 0;  // pacing is not under test here (after Ack{0} this client sends no more)
+  SnapshotStreams streams(world.scenario(), cfg);
+  const ConnectionId conn = 9;
+  streams.add(conn, delivered_baselines);
+  auto rx = std::make_unique<codec::SnapshotReceiver>();
+  rx->configure(world.scenario());
+  DeliveredRun out;
+  std::uint64_t delivered = 0;
+  for (int s = 0; s < snapshots; ++s) {
+    if (s == lose_at) {
+      rx = std::make_unique<codec::SnapshotReceiver>();
+      rx->configure(world.scenario());
+      streams.ack(conn, 0, nullptr);
+    }
+    for (int k = 0; k < 3; ++k) world.step();
+    streams.begin(world, 0);
+    const auto body = streams.encode_for(conn, nullptr, delivered);
+    streams.end();
+    EXPECT_NE(body, nullptr) << "never paced: it keeps up";
+    if (!body) continue;
+    v1::ServerMessage m;
+    EXPECT_TRUE(m.ParseFromString(*body));
+    const bool full = m.delta_snapshot().baseline_tick() == 0;
+    out.full += full ? 1 : 0;
+    out.full_after_loss += full && lose_at >= 0 && s > lose_at ? 1 : 0;
+    if (!rx->receive(m).ok()) ++out.decode_errors;
+    delivered = m.delta_snapshot().server_tick();
+  }
+  return out;
+}
+
+TEST(StreamsDelivered, AClientDeclaringDeliveredBaselinesGetsDeltasFromItsSecondSnapshotWithoutAnAck) {
+  const DeliveredRun r = run_delivered(true, 60);
+  EXPECT_EQ(r.full, 1u);
+  EXPECT_EQ(r.decode_errors, 0u);
+}
+
+TEST(StreamsDelivered, ControlWithoutTheDeclarationAClientThatNeverAcksGetsFullSnapshots) {
+  const DeliveredRun r = run_delivered(false, 60);
+  EXPECT_EQ(r.full, 60u) << "a reader of full snapshots only keeps working";
+  EXPECT_EQ(r.decode_errors, 0u);
+}
+
+TEST(StreamsDelivered, AfterAckZeroNoFrameDeliveredBeforeItIsABaseline) {
+  // The newest delivered frame when the Ack{0} arrives is one the new receiver never had: the
+  // next snapshot is full, and the deltas resume against it once it was delivered.
+  const DeliveredRun r = run_delivered(true, 60, 30);
+  EXPECT_EQ(r.decode_errors, 0u);
+  EXPECT_EQ(r.full_after_loss, 0u) << "the snapshot at the loss itself is the full one";
+  EXPECT_EQ(r.full, 2u);
+}
+
+}  // namespace
+}  // namespace flockstep::server::game

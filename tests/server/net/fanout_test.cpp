@@ -171,7 +171,7 @@ struct AckRun {
 
 /// 20 decoding spectators (the bot speaks through client::ProtocolCore, as the viewer does) for
 /// 3 s against a server whose Welcome says ack_every_snapshots = `every`.
-AckRun run_ack_spectators(std::uint32_t every) {
+AckRun run_ack_spectators(std::uint32_t every, double ack_delay_ms = 0) {
   Fixture fx([every](config::Config& c) {
     c.ack_every_snapshots = every;
     c.max_sessions_per_address = 0;
@@ -182,6 +182,7 @@ AckRun run_ack_spectators(std::uint32_t every) {
   cfg.players = 0;
   cfg.duration_s = 3;
   cfg.decode = true;
+  cfg.ack_delay_ms = ack_delay_ms;
   AckRun run;
   run.report = bot::run_bots(cfg);
   run.messages_received = static_cast<std::uint64_t>(fx.metrics().messages_received.value());
@@ -206,6 +207,18 @@ TEST(RareAcks, SpectatorsAcknowledgeEveryTenthSnapshotAndStillGetEveryOneAsADelt
   EXPECT_LT(r.received_per_snapshot(), 0.3);
   EXPECT_EQ(r.paced, 0u);
   EXPECT_LE(s.full_snapshots, 2u * 20u) << "full ones only on join, until the first ack arrives";
+}
+
+TEST(RareAcks, JoinersGetDeltasBeforeTheirFirstAckArrives) {
+  // Acks 400 ms late (8 snapshot intervals): a client that declared delivered baselines in its
+  // Join (client::ProtocolCore does) gets deltas from its second snapshot on; before, it got
+  // about 9 full snapshots until its first ack arrived (the control is the streams test
+  // StreamsDelivered.ControlWithoutTheDeclarationAClientThatNeverAcksGetsFullSnapshots).
+  const AckRun r = run_ack_spectators(10, 400);
+  ASSERT_EQ(r.report.spectator.welcomed, 20u) << r.report.summary();
+  EXPECT_EQ(r.report.decode_errors, 0u);
+  EXPECT_GT(r.report.spectator.snapshots, 20u * 20u);
+  EXPECT_LE(r.report.spectator.full_snapshots, 2u * 20u) << r.report.summary();
 }
 
 TEST(RareAcks, ControlWithAnAckPerSnapshotTheServerReadsOnePerSnapshot) {

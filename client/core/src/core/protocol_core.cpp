@@ -48,6 +48,10 @@ const std::string& ProtocolCore::opened(double now_ms) {
   j.role = config_.role;
   j.display_name = config_.display_name;
   j.room = config_.room;
+  // The receiver keeps its 32 newest decoded frames from the first one on, so any snapshot
+  // written to this connection can be the next one's baseline (and a client that does not
+  // decode, decode_snapshots off, reads no baseline at all).
+  j.delivered_baselines = true;
   resuming_ = player() && resume_next_ && !resume_token_.empty();
   if (resuming_) j.resume_token = resume_token_;
   out_.clear();
@@ -238,7 +242,8 @@ const std::string* ProtocolCore::ack() {
   out_.clear();
   if (!codec::encode_ack(tick, view_dirty_ ? &view_ : nullptr, out_)) return nullptr;
   view_dirty_ = false;
-  since_ack_ = 0;
+  // After Ack{0} the first snapshot decoded again is acknowledged at once, like a connection's first.
+  since_ack_ = tick == 0 ? -1 : 0;
   ++acks_sent_;
   return &out_;
 }
