@@ -86,8 +86,10 @@ BENCHMARK(BM_RooflineBoids)->ArgName("agents")->Arg(10000)->Arg(100000)->UseReal
 // The mixed arena (every technique, walls, obstacles, an evasive player) on range(0) threads.
 /// The mixed arena, stepped with `threads` threads; `traced` agents (0..kMaxTraced, spread over
 /// the world's dense order) have their steering traced as the inspector asks for.
-void arena_tick(benchmark::State& state, std::int32_t threads, std::int32_t traced) {
+void arena_tick(benchmark::State& state, std::int32_t threads, std::int32_t traced,
+                std::int32_t reorder = fs::sim::World::kReorderIntervalTicks) {
   fs::sim::World w(fs::sim::canonical::mixed());
+  w.set_reorder_interval(reorder);
   std::unique_ptr<fs::server::game::ThreadPool> pool;
   if (threads > 1) {
     pool = std::make_unique<fs::server::game::ThreadPool>(threads);
@@ -108,6 +110,24 @@ void arena_tick(benchmark::State& state, std::int32_t threads, std::int32_t trac
 
 void BM_ArenaTick(benchmark::State& state) { arena_tick(state, static_cast<std::int32_t>(state.range(0)), 0); }
 BENCHMARK(BM_ArenaTick)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+// Storage order side by side: the flock tick (one thread) and the arena with the rows moved
+// into cell order every 16 ticks (the default) against never (spawn order, as before).
+// range(0): 0 = flock 10,000, 1 = flock 100,000, 2 = the mixed arena; range(1): reorder interval.
+void BM_RowOrder(benchmark::State& state) {
+  const auto reorder = static_cast<std::int32_t>(state.range(1));
+  if (state.range(0) == 2) return arena_tick(state, 1, 0, reorder);
+  const std::int32_t n = state.range(0) == 0 ? 10000 : 100000;
+  fs::sim::World w(fs::sim::canonical::flock(n));
+  w.set_reorder_interval(reorder);
+  for (int k = 0; k < 60; ++k) w.step();
+  for (auto _ : state) w.step();
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_RowOrder)
+    ->ArgNames({"world", "reorder"})
+    ->ArgsProduct({{0, 1, 2}, {16, 0}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 // The inspector's cost: the same arena with 16 agents traced (the most a room traces), 1 thread.
 void BM_ArenaTickTraced(benchmark::State& state) { arena_tick(state, 1, static_cast<std::int32_t>(state.range(0))); }
 BENCHMARK(BM_ArenaTickTraced)->ArgName("traced")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -115,7 +135,10 @@ BENCHMARK(BM_ArenaTickTraced)->ArgName("traced")->Arg(16)->UseRealTime()->Unit(b
 // Large worlds at a tick rate: budget_used = tick time / (1 / hz); below 1 the world keeps its
 // rate with the rest of the period left for snapshots. Arguments: agents, tick rate (Hz),
 // threads, Scenario::steering_interval_ticks (behaviour level of detail; 1 = every vehicle
-// steers every tick, 8 = PSCrowd's 1/8 rota).
+// steers every tick, 8 = PSCrowd's 1/8 rota), World::set_reorder_interval (rows moved into cell
+// order every this many ticks; 0 = never, the rows stay in spawn order). Run with
+// --benchmark_min_time=10 or more: the flock needs a few hundred ticks for spawn order to stop
+// meaning anything in space, and a reorder is one tick in sixteen.
 void BM_WorldLarge(benchmark::State& state) {
   const auto n = static_cast<std::int32_t>(state.range(0));
   const auto hz = static_cast<std::int32_t>(state.range(1));
@@ -124,6 +147,7 @@ void BM_WorldLarge(benchmark::State& state) {
   s.tick_rate_hz = hz;
   s.steering_interval_ticks = static_cast<std::int32_t>(state.range(3));
   fs::sim::World w(s);
+  w.set_reorder_interval(static_cast<std::int32_t>(state.range(4)));
   std::unique_ptr<fs::server::game::ThreadPool> pool;
   if (threads > 1) {
     pool = std::make_unique<fs::server::game::ThreadPool>(threads);
@@ -137,12 +161,15 @@ void BM_WorldLarge(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * w.size());
 }
 BENCHMARK(BM_WorldLarge)
-    ->ArgNames({"agents", "hz", "threads", "steer_every"})
-    ->Args({100000, 60, 1, 1})
-    ->Args({100000, 60, 2, 1})
-    ->Args({100000, 30, 2, 2})
-    ->Args({1000000, 30, 2, 8})
-    ->Args({1000000, 30, 2, 1})
+    ->ArgNames({"agents", "hz", "threads", "steer_every", "reorder"})
+    ->Args({100000, 60, 1, 1, 16})
+    ->Args({100000, 60, 1, 1, 0})
+    ->Args({100000, 60, 2, 1, 16})
+    ->Args({100000, 60, 2, 1, 0})
+    ->Args({100000, 30, 2, 2, 16})
+    ->Args({1000000, 30, 2, 8, 16})
+    ->Args({1000000, 30, 2, 8, 0})
+    ->Args({1000000, 30, 2, 1, 16})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -314,10 +314,21 @@ void Extrapolator::init(std::span<const AgentView> views, std::vector<Extrapolat
 void Extrapolator::init(std::span<const AgentView> views, const WorldState& state,
                         std::vector<ExtrapolatedAgent>& out) const {
   init(views, out);
-  for (std::size_t i = 0; i < out.size() && i < state.heading.size(); ++i) {
-    ExtrapolatedAgent& a = out[i];
+  // The state's rows by id slot: its rows are in id order, the views in the order they came in.
+  std::vector<std::int32_t> row_of_slot;
+  for (std::size_t r = 0; r < state.id.size(); ++r) {
+    const std::uint32_t slot = state.id[r].slot();
+    if (slot >= row_of_slot.size()) row_of_slot.resize(slot + 1, -1);
+    row_of_slot[slot] = static_cast<std::int32_t>(r);
+  }
+  for (ExtrapolatedAgent& a : out) {
+    const std::uint32_t slot = a.view.id.slot();
+    if (slot >= row_of_slot.size() || row_of_slot[slot] < 0) continue;
+    const auto i = static_cast<std::size_t>(row_of_slot[slot]);
+    if (state.id[i] != a.view.id || i >= state.heading.size()) continue;
     a.heading = state.heading[i];  // a snapshot's orientation gives it only to the angle's rounding
     if (a.method != ExtrapolationMethod::kTile) continue;
+    if (i >= state.tile.size()) continue;
     const WorldState::Tile& t = state.tile[i];
     // On its pattern (mode 0) a patrol's entry is the one it walks to; off it, unknown.
     a.tile = {t.from, t.to, t.progress, t.previous, t.mode == 0 && t.patrol.patrolling ? t.patrol.index : -1};
@@ -331,7 +342,7 @@ void Extrapolator::init(std::span<const AgentView> views, const WorldState& stat
 std::int32_t Extrapolator::nearest_target(std::span<const ExtrapolatedAgent>, std::int32_t target_group,
                                           std::int32_t self, Vec2 p) const {
   // The nearest player, or the nearest other agent of target_group (stage_targets.hpp), over the
-  // lists step() made at the start of the tick (snapshots list agents in dense order).
+  // lists step() made at the start of the tick (snapshots list agents in id order, as the World's lists are).
   if (target_group < 0) return nearest_of(players_, position_.data(), -1, p, plane_of(scenario_), nullptr);
   if (target_group >= static_cast<std::int32_t>(members_.size())) return -1;
   return nearest_of(members_[static_cast<std::size_t>(target_group)], position_.data(), self, p, plane_of(scenario_),

@@ -79,6 +79,27 @@ void Grid::rebuild(std::span<const Vec2> positions) {
   cell_start_[0] = 0;
 }
 
+void Grid::rebuild(std::span<const Vec2> positions, std::span<const AgentId> ids) {
+  FLOCKSTEP_ASSERT(ids.size() >= positions.size());
+  rebuild(positions);
+  // Each cell's items by id slot: an insertion sort, since cells hold a few agents and, with
+  // the rows in cell order (the World's reorder), they mostly arrive in id order already.
+  const std::size_t cells = cell_start_.size() - 1;
+  for (std::size_t c = 0; c < cells; ++c) {
+    const std::int32_t b = cell_start_[c], e = cell_start_[c + 1];
+    for (std::int32_t k = b + 1; k < e; ++k) {
+      const std::int32_t item = items_[k];
+      const std::uint32_t key = ids[static_cast<std::size_t>(item)].slot();
+      std::int32_t q = k;
+      while (q > b && ids[static_cast<std::size_t>(items_[q - 1])].slot() > key) {
+        items_[q] = items_[q - 1];
+        --q;
+      }
+      items_[q] = item;
+    }
+  }
+}
+
 std::int32_t Grid::slot_ranges(Vec2 p, behavior::SlotRange* out) const {
   const auto cx = static_cast<std::int32_t>(std::floor(p.x * inv_cell_x_));
   const auto cy = static_cast<std::int32_t>(std::floor(p.y * inv_cell_y_));

@@ -28,7 +28,8 @@ struct Plane {
 };
 
 /// The nearest of `candidates` (indices into `position`) to p, never `self`; ties keep the
-/// earlier candidate (callers list them in dense order). -1 when there is none. `distance`
+/// earlier candidate (the World lists them in id order, the Extrapolator in snapshot
+/// order). -1 when there is none. `distance`
 /// (optional) gets the distance, kInfinity when there is none.
 inline std::int32_t nearest_of(std::span<const std::int32_t> candidates, const Vec2* position, std::int32_t self,
                                Vec2 p, const Plane& plane, real* distance) {

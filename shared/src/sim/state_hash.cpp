@@ -9,7 +9,8 @@ std::uint64_t WorldImpl::state_hash() const {
   h.u64(tick_);
   h.u32(static_cast<std::uint32_t>(count_));
   h.u64(world_rng_.state);
-  for (std::int32_t i = 0; i < count_; ++i) {
+  // In id order: where the rows are stored (World::set_reorder_interval) is not state.
+  for_each_by_id([&](std::int32_t i) {
     h.u32(id_[i].value);
     h.u32(static_cast<std::uint32_t>(kind_[i]));
     h.u32(static_cast<std::uint32_t>(group_[i]));
@@ -24,7 +25,7 @@ std::uint64_t WorldImpl::state_hash() const {
     h.f64(input_[i].turn);
     h.f64(input_[i].throttle);
     h.u64(spawn_tick_[i]);
-  }
+  });
   return h.value();
 }
 

@@ -138,12 +138,15 @@ TechniqueCounts exercise_scenario(const Scenario& s, std::int32_t ticks) {
   std::int32_t visit = 0;
   for (std::int32_t t = 0; t < ticks; ++t) {
     if (player.valid() && t % kCoverageVisitTicks == 0 && !s.groups.empty()) {
-      // The next group in turn that has agents: its first agent in dense order.
+      // The next group in turn that has agents: its agent with the lowest id (where rows are
+      // stored is not state: World::set_reorder_interval).
       for (std::size_t tries = 0; tries < s.groups.size(); ++tries, ++visit) {
         const auto group = static_cast<std::int32_t>(static_cast<std::size_t>(visit) % s.groups.size());
         std::int32_t at = -1;
-        for (std::int32_t k = 0; k < w.size() && at < 0; ++k)
-          if (w.view(k).group == group && w.view(k).kind != AgentKind::kPlayer) at = k;
+        for (std::int32_t k = 0; k < w.size(); ++k)
+          if (w.view(k).group == group && w.view(k).kind != AgentKind::kPlayer &&
+              (at < 0 || w.view(k).id.value < w.view(at).id.value))
+            at = k;
         if (at < 0) continue;
         w.place(player, w.view(at).position + Vec2{4, 0});
         ++visit;

@@ -264,14 +264,28 @@ void WorldImpl::step() {
   // Phase 1: live-tuning updates (set_group), then commands, in the order they were issued.
   if (!pending_groups_.empty()) apply_group_updates();
   apply_commands();
-  // Phase 2: per-tick lookups (players, group leaders, targeted groups) and the spatial grid.
+  // Phase 2: the spatial grid (with the rows moved into its order when a reorder is due), then
+  // per-tick lookups (players, group leaders, targeted groups) in id order.
+  if (reorder_interval_ > 0 && tick_ % static_cast<std::uint64_t>(reorder_interval_) == 0) {
+    reorder_by_cell();
+  } else {
+    grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)),
+                  std::span<const AgentId>(id_.data(), static_cast<std::size_t>(count_)));
+  }
   build_roster(
       count_,
       [&](std::int32_t i) {
         return RosterEntry{kind_[i], group_[i], id_[i]};
       },
       [&](std::int32_t g) { return targeted_[static_cast<std::size_t>(g)] != 0; }, players_, members_, leader_index_);
-  grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)));
+  // The lists in id order (ties in nearest_of keep the earlier entry): built over the rows in
+  // storage order, which reads memory sequentially, then sorted, since rows move (reorder).
+  sort_by_id(players_);
+  for (std::vector<std::int32_t>& m : members_) sort_by_id(m);
+  pursuers_.clear();
+  for (std::int32_t i = 0; i < count_; ++i)
+    if (kind_[i] == AgentKind::kPursuer) pursuers_.push_back(i);
+  sort_by_id(pursuers_);
   run_phase(Phase::kGather);
   if (traced_count_ > 0) resolve_traced();
   // Phase 3: steering for everyone, reading state only.
@@ -291,7 +305,7 @@ void WorldImpl::step() {
   }
   // Phase 4b: T35 Bourg's flocks by AIDemo4's loop, once the players have moved (the seed's order).
   step_bourg_groups();
-  // Phase 5: rules between agents (captures), serial and in dense order.
+  // Phase 5: rules between agents (captures), serial and in id order.
   apply_captures();
   apply_target_captures();
   ++tick_;
@@ -512,12 +526,12 @@ void WorldImpl::confine_border(std::int32_t i, Tally& tally) {
 }
 
 void WorldImpl::apply_captures() {
-  // Captures: a pursuer touching an unprotected player. Dense order, one capture per player per tick.
+  // Captures: a pursuer touching an unprotected player. Players and pursuers in id order, one
+  // capture per player per tick.
   for (const std::int32_t pj : players_) {
     if (index_of(id_[pj]) != pj) continue;
     if (capture_protected(tick_, spawn_tick_[pj], scenario_)) continue;
-    for (std::int32_t i = 0; i < count_; ++i) {
-      if (kind_[i] != AgentKind::kPursuer) continue;
+    for (const std::int32_t i : pursuers_) {
       const real reach = scenario_.groups[group_[i]].capture_radius + radius_of(pj);
       if (math::length_sq(delta(position_[i], position_[pj])) > reach * reach) continue;
       events_.push_back({Event::Type::kCapture, id_[pj], id_[i], tick_, tick_ - spawn_tick_[pj]});
@@ -555,15 +569,15 @@ std::int32_t WorldImpl::nearest_target(const GroupSpec& g, std::int32_t self, Ve
 }
 
 std::int32_t WorldImpl::nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
-  // members_ is in dense order: ties keep the lower index.
+  // members_ is in id order: ties keep the lower id slot.
   return nearest_of(members_[static_cast<std::size_t>(group)], position_.data(), self, p, plane(), distance);
 }
 
 void WorldImpl::apply_target_captures() {
   // Non-player prey: a kPursuer touching an agent of its target group. Pursuers and prey in
-  // dense order; a prey respawned this tick cannot be captured again until the next one.
-  for (std::int32_t i = 0; i < count_; ++i) {
-    if (kind_[i] != AgentKind::kPursuer || group_[i] < 0) continue;
+  // id order; a prey respawned this tick cannot be captured again until the next one.
+  for (const std::int32_t i : pursuers_) {
+    if (group_[i] < 0) continue;
     const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
     if (g.target_group < 0) continue;
     for (const std::int32_t j : members_[static_cast<std::size_t>(g.target_group)]) {

@@ -44,6 +44,9 @@ const TechniqueCounts& World::technique_counts() const { return impl_->technique
 std::string World::set_group(std::int32_t group, const GroupSpec& spec) { return impl_->set_group(group, spec); }
 std::int32_t World::group_size(std::int32_t group) const { return impl_->group_size(group); }
 void World::set_flock_kernel(FlockKernel k) { impl_->set_flock_kernel(k); }
+void World::set_reorder_interval(std::int32_t ticks) { impl_->set_reorder_interval(ticks); }
+std::int32_t World::reorder_interval() const { return impl_->reorder_interval(); }
+std::int64_t World::reorders() const { return impl_->reorders(); }
 World::FlockKernel World::flock_kernel() const { return impl_->flock_kernel(); }
 void World::set_traced(std::span<const AgentId> agents) { impl_->set_traced(agents); }
 std::span<const World::SteeringTrace> World::traces() const { return impl_->traces(); }

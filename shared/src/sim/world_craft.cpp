@@ -75,12 +75,12 @@ behavior::Demo4World WorldImpl::bourg_world(std::int32_t group, behavior::Demo4P
   if (members) members->assign(1, -1);
   if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return w;
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group)];
-  // The unit table: ids 1.. are the group's units in dense order (validate caps a group at 63).
+  // The unit table: ids 1.. are the group's units in id order (validate caps a group at 63).
   // Roles by id value, so they survive swap-remove reordering: the lowest leads, the next intercepts.
   std::int32_t leader = -1, interceptor = -1;
   std::uint32_t lowest = 0, second = 0;
-  for (std::int32_t i = 0; i < count_ && w.num_units < behavior::kDemo4MaxUnits; ++i) {
-    if (group_[i] != group) continue;
+  for_each_by_id([&](std::int32_t i) {
+    if (group_[i] != group || w.num_units >= behavior::kDemo4MaxUnits) return;
     const std::int32_t n = w.num_units++;
     if (members) members->push_back(i);
     w.units[static_cast<std::size_t>(n)] = craft_state_of(i);
@@ -96,7 +96,7 @@ behavior::Demo4World WorldImpl::bourg_world(std::int32_t group, behavior::Demo4P
       interceptor = n;
       second = v;
     }
-  }
+  });
   params.leader = g.leader_unit ? leader : -1;
   params.interceptor = g.interceptor_unit && interceptor > 0 ? interceptor : -1;
   if (params.leader > 0) w.roles[static_cast<std::size_t>(params.leader)] = behavior::FlockRole::leader;
@@ -109,14 +109,14 @@ behavior::Demo4World WorldImpl::bourg_world(std::int32_t group, behavior::Demo4P
     const Vec2 ref = w.units[static_cast<std::size_t>(leader > 0 ? leader : 1)].position;
     real best = math::kInfinity;
     std::int32_t player = -1;
-    for (std::int32_t i = 0; i < count_; ++i) {
-      if (kind_[i] != AgentKind::kPlayer) continue;
+    for_each_by_id([&](std::int32_t i) {
+      if (kind_[i] != AgentKind::kPlayer) return;
       const real d2 = math::length_sq(delta(ref, position_[i]));
-      if (d2 < best) {
+      if (d2 < best) {  // strict: ties keep the lower id slot
         best = d2;
         player = i;
       }
-    }
+    });
     if (player >= 0) {
       if (members) (*members)[0] = player;
       w.units[0] = craft_state_of(player);

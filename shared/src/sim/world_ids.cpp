@@ -1,4 +1,9 @@
 // Agent storage: generational ids over dense structure-of-arrays indices (Box2D-style handles).
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
 #include "world_impl.hpp"
 
 namespace flockstep::sim {
@@ -51,38 +56,77 @@ void WorldImpl::free_index(std::int32_t i) {
   free_slots_.push_back(static_cast<std::int32_t>(id_[i].slot()));
   if (i != last) {
     // Swap-remove keeps storage dense; every SoA column moves together.
-    id_[i] = id_[last];
-    kind_[i] = kind_[last];
-    motion_[i] = motion_[last];
-    group_[i] = group_[last];
-    position_[i] = position_[last];
-    velocity_[i] = velocity_[last];
-    heading_[i] = heading_[last];
-    orientation_[i] = orientation_[last];
-    angular_velocity_[i] = angular_velocity_[last];
-    rng_[i] = rng_[last];
-    wander_[i] = wander_[last];
-    waypoint_[i] = waypoint_[last];
-    pattern_[i] = pattern_[last];
-    chase_mode_[i] = chase_mode_[last];
-    input_[i] = input_[last];
-    spawn_tick_[i] = spawn_tick_[last];
-    force_[i] = force_[last];
-    thrusters_[i] = thrusters_[last];
-    target_[i] = target_[last];
-    aim_[i] = aim_[last];
-    state_[i] = state_[last];
-    tile_[i] = tile_[last];
-    fly_[i] = fly_[last];
-    ray_state_[i] = ray_state_[last];
-    kin_rotation_[i] = kin_rotation_[last];
-    dyn_wander_[i] = dyn_wander_[last];
-    kpattern_[i] = kpattern_[last];
-    path_state_[i] = path_state_[last];
-    if (!smoother_.empty()) smoother_[i] = smoother_[last];
+    for_each_column(
+        [&](auto& column) { column[static_cast<std::size_t>(i)] = column[static_cast<std::size_t>(last)]; });
     slot_dense_[id_[i].slot()] = i;
   }
   --count_;
+}
+
+namespace {
+/// One block of rows of one column gathered into the scratch in the new order (bytes: the
+/// columns are trivially copyable, and the scratch is untyped storage).
+struct GatherRows {
+  const unsigned char* column;
+  unsigned char* scratch;
+  std::size_t row_bytes;
+  const std::int32_t* order;  // new row k is old row order[k]
+  std::int32_t n;
+  static constexpr std::int32_t kBlock = 4096;
+  static void run(void* arg, std::int32_t block) {
+    const auto& g = *static_cast<const GatherRows*>(arg);
+    const std::int32_t end = std::min(g.n, (block + 1) * kBlock);
+    for (std::int32_t k = block * kBlock; k < end; ++k)
+      std::memcpy(g.scratch + static_cast<std::size_t>(k) * g.row_bytes,
+                  g.column + static_cast<std::size_t>(g.order[k]) * g.row_bytes, g.row_bytes);
+  }
+};
+}  // namespace
+
+void WorldImpl::reorder_by_cell() {
+  grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)),
+                std::span<const AgentId>(id_.data(), static_cast<std::size_t>(count_)));
+  // The new order: by group (players first), and inside a group the grid's (cell, then id):
+  // a stable counting sort of the slots by group. Each group's rows stay one run, so the
+  // per-model loops of integrate keep long runs of one group, and the steering walk finds its
+  // neighbours' rows next to each other.
+  const std::span<const std::int32_t> slots = grid_.slots();
+  const std::size_t groups = scenario_.groups.size();
+  reorder_start_.assign(groups + 2, 0);
+  for (const std::int32_t i : slots) ++reorder_start_[static_cast<std::size_t>(group_[i] + 1) + 1];
+  for (std::size_t g = 1; g < reorder_start_.size(); ++g) reorder_start_[g] += reorder_start_[g - 1];
+  reorder_order_.resize(static_cast<std::size_t>(count_));
+  for (const std::int32_t i : slots)
+    reorder_order_[static_cast<std::size_t>(reorder_start_[static_cast<std::size_t>(group_[i] + 1)]++)] = i;
+  const std::span<const std::int32_t> order(reorder_order_.data(), reorder_order_.size());
+  std::int32_t k = 0;
+  while (k < count_ && order[static_cast<std::size_t>(k)] == k) ++k;
+  if (k == count_) return;  // already in this order: nothing moves, and the grid is current
+  // The permutation runs column by column through one scratch column (the widest row), each in
+  // blocks of rows on the task runner, then one copy back. Written by hand: a permutation of
+  // many parallel arrays by one index list is not something a library here does.
+  std::size_t widest = 0;
+  for_each_column([&](auto& column) {
+    using T = typename std::remove_reference_t<decltype(column)>::value_type;
+    static_assert(std::is_trivially_copyable_v<T>, "rows are moved as bytes");
+    widest = std::max(widest, sizeof(T));
+  });
+  const std::size_t bytes = widest * static_cast<std::size_t>(count_);
+  reorder_scratch_.resize((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  auto* scratch = reinterpret_cast<unsigned char*>(reorder_scratch_.data());
+  const std::int32_t blocks = (count_ + GatherRows::kBlock - 1) / GatherRows::kBlock;
+  for_each_column([&](auto& column) {
+    using T = typename std::remove_reference_t<decltype(column)>::value_type;
+    GatherRows g{reinterpret_cast<const unsigned char*>(column.data()), scratch, sizeof(T), order.data(), count_};
+    runner_.run_batch(blocks, &GatherRows::run, &g);
+    std::memcpy(static_cast<void*>(column.data()), scratch, sizeof(T) * static_cast<std::size_t>(count_));
+  });
+  for (std::int32_t q = 0; q < count_; ++q) slot_dense_[id_[q].slot()] = q;
+  // The same positions under the new numbering (the flock, one group, could adopt the grid's
+  // order as it is; with groups the slots are no longer the rows).
+  grid_.rebuild(std::span<const Vec2>(position_.data(), static_cast<std::size_t>(count_)),
+                std::span<const AgentId>(id_.data(), static_cast<std::size_t>(count_)));
+  ++reorders_;
 }
 
 std::int32_t WorldImpl::index_of(AgentId id) const {

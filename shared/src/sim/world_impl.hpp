@@ -19,7 +19,9 @@
 /// world_kinematic.cpp (kinematic model), world_tiles.cpp (tile model), world_compose.cpp,
 /// world_behaviors.cpp and world_neighbours.cpp (composed steering, with the private types of
 /// world_compose_internal.hpp), world_state.cpp (export_state, from_state), state_hash.cpp.
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -82,6 +84,9 @@ class WorldImpl : AgentTable,
   std::string set_group(std::int32_t group, const GroupSpec& spec);
   std::int32_t group_size(std::int32_t group) const;
   void set_flock_kernel(FlockKernel k) { flock_kernel_ = k; }
+  void set_reorder_interval(std::int32_t ticks) { reorder_interval_ = ticks < 0 ? 0 : ticks; }
+  std::int32_t reorder_interval() const { return reorder_interval_; }
+  std::int64_t reorders() const { return reorders_; }
   FlockKernel flock_kernel() const { return flock_kernel_; }
   void set_traced(std::span<const AgentId> agents);
   std::span<const SteeringTrace> traces() const { return {traces_.data(), traced_count_}; }
@@ -112,6 +117,43 @@ class WorldImpl : AgentTable,
 
   AgentId allocate(std::int32_t group, AgentKind kind, Model motion);
   void free_index(std::int32_t index);
+  /// Calls f(column) for every per-agent column indexed densely (the one list the swap-remove
+  /// and the reorder move rows by; a column added to a store joins it here).
+  template <class F>
+  void for_each_column(F&& f) {
+    f(id_), f(kind_), f(motion_), f(group_), f(spawn_tick_);                                  // AgentTable
+    f(position_), f(velocity_), f(heading_), f(orientation_), f(angular_velocity_), f(rng_);  // BodyArrays
+    f(force_), f(thrusters_), f(kin_rotation_), f(target_), f(aim_), f(state_);               // SteeringOutputs
+    f(wander_), f(waypoint_), f(dyn_wander_), f(path_state_);                                 // CompositionStore
+    if (!smoother_.empty()) f(smoother_);
+    f(pattern_), f(chase_mode_), f(input_);  // CraftStore
+    f(fly_), f(ray_state_), f(kpattern_);    // KinematicStore
+    f(tile_);                                // TileStore
+  }
+  /// Storage in cell order (World::set_reorder_interval): moves every row into the order (group,
+  /// grid cell, id slot), players first, and leaves the grid rebuilt for the new numbering.
+  void reorder_by_cell();
+  std::vector<std::int32_t> reorder_start_;  // per group + 1: the counting sort's cursors
+  std::vector<std::int32_t> reorder_order_;  // new row k is old row reorder_order_[k]
+  /// Dense indices of the pursuers in id-slot order, refreshed each step after the commands and
+  /// the reorder: the capture rules walk them in this order, so no result depends on where rows
+  /// are stored.
+  std::vector<std::int32_t> pursuers_;
+  /// Sorts dense indices by the slot of their agents' ids.
+  void sort_by_id(std::vector<std::int32_t>& list) const {
+    const auto by_slot = [&](std::int32_t a, std::int32_t b) { return id_[a].slot() < id_[b].slot(); };
+    if (!std::is_sorted(list.begin(), list.end(), by_slot)) std::sort(list.begin(), list.end(), by_slot);
+  }
+  /// f(i) for every live agent's dense index i, in id-slot order (valid between steps too).
+  template <class F>
+  void for_each_by_id(F&& f) const {
+    for (std::int32_t s = 0; s < capacity_; ++s)
+      if (const std::int32_t i = slot_dense_[static_cast<std::size_t>(s)]; i >= 0) f(i);
+  }
+  std::int32_t reorder_interval_ = World::kReorderIntervalTicks;
+  std::int64_t reorders_ = 0;
+  /// The rows of one column in their new order, before they are copied back (reorder_by_cell).
+  std::vector<std::max_align_t> reorder_scratch_;
   void apply_commands();
   void spawn_group(std::int32_t group);
   Vec2 spawn_point(const GroupSpec& g, math::Rng& rng) const;
@@ -148,7 +190,7 @@ class WorldImpl : AgentTable,
   /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
   /// Inline: the steering kernels call it per agent from another translation unit.
   std::int32_t nearest_player(Vec2 p, real* distance) const {
-    return nearest_of(players_, position_.data(), -1, p, plane(), distance);  // players_: dense order
+    return nearest_of(players_, position_.data(), -1, p, plane(), distance);  // players_: id order
   }
   /// Orientation of agent i, rad. Vehicles' orientation is the direction of their heading and is
   /// derived here when read (snapshots, hashes, align targets) rather than stored every tick: an

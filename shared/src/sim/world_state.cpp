@@ -20,11 +20,20 @@ WorldState WorldImpl::export_state() const {
   s.world_rng = world_rng_;
   s.flock_kernel = static_cast<std::uint8_t>(flock_kernel_);
   s.slot_generation = slot_generation_;
-  s.slot_dense = slot_dense_;
   s.free_slots = free_slots_;
   const auto n = static_cast<std::size_t>(count_);
-  const auto dense = [n](const auto& column) {
-    return std::vector(column.begin(), column.begin() + static_cast<std::ptrdiff_t>(n));
+  // Rows in id order: where the World stores them (set_reorder_interval) is not state, so a
+  // saved world's bytes do not depend on when it was last reordered. The slot table follows.
+  std::vector<std::int32_t> order;
+  order.reserve(n);
+  for_each_by_id([&](std::int32_t i) { order.push_back(i); });
+  s.slot_dense.assign(slot_dense_.size(), -1);
+  for (std::size_t r = 0; r < n; ++r) s.slot_dense[id_[order[r]].slot()] = static_cast<std::int32_t>(r);
+  const auto dense = [&order](const auto& column) {
+    std::vector<typename std::decay_t<decltype(column)>::value_type> out;
+    out.reserve(order.size());
+    for (const std::int32_t i : order) out.push_back(column[static_cast<std::size_t>(i)]);
+    return out;
   };
   s.id = dense(id_);
   s.kind = dense(kind_);
@@ -51,8 +60,9 @@ WorldState WorldImpl::export_state() const {
   // that type private); a field added to one and not the other changes the size and stops the build.
   static_assert(sizeof(WorldState::Tile) == sizeof(TileState), "TileState changed: mirror it in WorldState::Tile");
   s.tile.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const TileState& t = tile_[i];
+  for (std::size_t r = 0; r < n; ++r) {
+    const TileState& t = tile_[order[r]];
+    const std::size_t i = r;
     s.tile[i] = {t.from, t.to,     t.progress,    t.previous,  t.patrol,
                  t.mode, t.target, t.line_origin, t.line_goal, t.line_step};
   }
@@ -69,9 +79,15 @@ WorldState WorldImpl::export_state() const {
   s.pending_groups = pending_groups_;
   s.events = events_;
   s.events_pending = events_pending_;
-  s.players = players_;
-  s.leader_index = leader_index_;
-  s.members = members_;
+  // The roster's dense indices, renumbered to the rows as written.
+  std::vector<std::int32_t> row_of(static_cast<std::size_t>(count_), -1);
+  for (std::size_t r = 0; r < n; ++r) row_of[static_cast<std::size_t>(order[r])] = static_cast<std::int32_t>(r);
+  const auto rows = [&row_of](std::int32_t i) { return i < 0 ? i : row_of[static_cast<std::size_t>(i)]; };
+  for (const std::int32_t i : players_) s.players.push_back(rows(i));
+  for (const std::int32_t i : leader_index_) s.leader_index.push_back(rows(i));
+  s.members.resize(members_.size());
+  for (std::size_t g = 0; g < members_.size(); ++g)
+    for (const std::int32_t i : members_[g]) s.members[g].push_back(rows(i));
   s.technique_counts = technique_counts_;
   s.pushout_corrections = pushout_.corrections;
   s.pushout_max_depth = pushout_.max_depth;

@@ -69,11 +69,12 @@ inline real radius_of(const World& w, const AgentView& v) {
                       : w.scenario().player_craft.length * 0.5;
 }
 
-/// Views of a group's live agents.
+/// Views of a group's live agents, in id order (the World moves its rows: set_reorder_interval).
 inline std::vector<AgentView> members(const World& w, std::int32_t group) {
   std::vector<AgentView> out;
   for (std::int32_t i = 0; i < w.size(); ++i)
     if (w.view(i).group == group) out.push_back(w.view(i));
+  std::sort(out.begin(), out.end(), [](const AgentView& a, const AgentView& b) { return a.id.value < b.id.value; });
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -442,22 +443,24 @@ TEST(Scenarios, T75_SlidesWallsFeelersKeepEveryWandererOnItsSideOfEveryWall) {
   const Scenario s = load("slides_walls");
   ASSERT_FALSE(s.walls.empty());
   World w(s);
-  std::vector<Vec2> last;
-  for (std::int32_t i = 0; i < w.size(); ++i) last.push_back(w.view(i).position);
+  // By id: the World moves its rows (set_reorder_interval).
+  std::map<std::uint32_t, Vec2> last;
+  for (std::int32_t i = 0; i < w.size(); ++i) last[w.view(i).id.value] = w.view(i).position;
   std::int32_t crossings = 0;
   real nearest = math::kInfinity;
   real travelled = 0;
   run(w, 60, [&] {
     for (std::int32_t i = 0; i < w.size(); ++i) {
       const Vec2 q = w.view(i).position;
+      Vec2& before = last[w.view(i).id.value];
       for (const sim::Wall& wall : s.walls) {
-        crossings += segments_cross(last[static_cast<std::size_t>(i)], q, wall.a, wall.b) ? 1 : 0;
+        crossings += segments_cross(before, q, wall.a, wall.b) ? 1 : 0;
         const Vec2 ab = wall.b - wall.a;
         const real t = std::clamp(math::dot(q - wall.a, ab) / math::length_sq(ab), real(0), real(1));
         nearest = std::min(nearest, math::distance(q, wall.a + ab * t));
       }
-      travelled += math::distance(q, last[static_cast<std::size_t>(i)]);
-      last[static_cast<std::size_t>(i)] = q;
+      travelled += math::distance(q, before);
+      before = q;
     }
   });
   std::printf("[figures] slides_walls: %d wall crossings, nearest approach %.2f m, %.0f m travelled\n", crossings,

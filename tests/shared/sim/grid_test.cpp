@@ -117,5 +117,39 @@ TEST(Grid, T14_WrappedSlotQueryVisitsWhatQueryVisitsAcrossEdges) {
 }
 TEST(Grid, SlotQueryOnTinyWrappedWorldMatchesQuery) { check_slot_query_matches_query(14, 7, 7, true, 60, 13); }
 
+/// The ids each cell lists, cell by cell, after a rebuild of `pts` stored in `perm` order.
+std::vector<std::uint32_t> cell_sequence(const std::vector<Vec2>& pts, const std::vector<std::int32_t>& perm,
+                                         bool by_id) {
+  std::vector<Vec2> stored;
+  std::vector<AgentId> ids;
+  for (const std::int32_t p : perm) {
+    stored.push_back(pts[static_cast<std::size_t>(p)]);
+    ids.push_back(AgentId{(1u << AgentId::kSlotBits) | static_cast<std::uint32_t>(p)});
+  }
+  Grid grid;
+  grid.init(100, 60, 7, true, static_cast<std::int32_t>(pts.size()));
+  if (by_id) grid.rebuild(stored, ids);
+  else grid.rebuild(stored);
+  std::vector<std::uint32_t> seq;
+  for (const std::int32_t i : grid.slots()) seq.push_back(ids[static_cast<std::size_t>(i)].slot());
+  return seq;
+}
+
+TEST(Grid, WithIdsEachCellListsItsAgentsInIdOrderWhereverTheirRowsAreStored) {
+  // The World moves rows into cell order; the order a query visits a cell's agents in (and so
+  // every neighbour sum) must not move with them. Two storage orders of the same 600 agents:
+  const auto pts = random_points(600, 100, 60, 11);
+  std::vector<std::int32_t> identity(600), shuffled(600);
+  for (std::int32_t i = 0; i < 600; ++i) identity[static_cast<std::size_t>(i)] = i;
+  shuffled = identity;
+  math::Rng rng = math::Rng::seeded(5);
+  for (std::size_t i = shuffled.size() - 1; i > 0; --i)
+    std::swap(shuffled[i], shuffled[static_cast<std::size_t>(rng.next_u32() % (i + 1))]);
+  EXPECT_EQ(cell_sequence(pts, identity, true), cell_sequence(pts, shuffled, true));
+  // Control: without the ids a cell lists its agents in storage order, which moved.
+  EXPECT_NE(cell_sequence(pts, identity, false), cell_sequence(pts, shuffled, false));
+  EXPECT_EQ(cell_sequence(pts, identity, false), cell_sequence(pts, identity, true));
+}
+
 }  // namespace
 }  // namespace flockstep::sim

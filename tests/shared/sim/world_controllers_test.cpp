@@ -205,9 +205,11 @@ TEST(WorldBourg, T35_UnitsWrapAroundTheTorusByAIDemo4sOwnLoop) {
       no_wrap.wrap = false;
       behavior::demo4_step_units(mine, params);
       behavior::demo4_step_units(unwrapped, no_wrap);
+      std::vector<AgentId> ids;  // by id after the step: it may move rows into cell order
+      for (const std::int32_t m : members) ids.push_back(m >= 0 ? w.id_at(m) : AgentId{});
       w.step();
       for (std::size_t u = 1; u < members.size(); ++u) {
-        const AgentView v = w.view(members[u]);
+        const AgentView v = w.view(w.index_of(ids[u]));
         ASSERT_EQ(v.position, mine.units[u].position) << "unit " << u << " tick " << t << " straight " << straight;
         ASSERT_EQ(v.velocity, mine.units[u].velocity) << "unit " << u << " tick " << t << " straight " << straight;
         ASSERT_TRUE(v.position.x >= 0 && v.position.x < 60 && v.position.y >= 0 && v.position.y < 40);

@@ -188,11 +188,13 @@ TEST(WorldTiles, T22_TileChaseReachesAStaticPlayerInChebyshevSteps) {
   const Tile goal = tile_of(s, p);
   const std::int32_t steps = chebyshev({0, 0}, goal);
   ASSERT_GT(steps, 3);
-  const std::int32_t chaser = index_of_group(w, 0);
+  // By id: a step may move rows (World::set_reorder_interval).
+  const AgentId chaser_id = w.id_at(index_of_group(w, 0));
+  const auto chaser = [&] { return w.index_of(chaser_id); };
   Tile last{0, 0};
   for (std::int32_t t = 1; t <= steps + 1; ++t) {
     w.step();
-    const AgentView v = w.view(chaser);
+    const AgentView v = w.view(chaser());
     const Tile now = tile_of(s, v.position);
     EXPECT_LE(chebyshev(last, now), 1);
     // Monotone in both coordinates, like the T22 line.
@@ -202,9 +204,9 @@ TEST(WorldTiles, T22_TileChaseReachesAStaticPlayerInChebyshevSteps) {
     EXPECT_EQ(v.state, BehaviorState::kSeeking);
     last = now;
   }
-  EXPECT_EQ(w.view(chaser).position, centre(s, goal)) << "reached in max(|dRow|, |dCol|) steps";
+  EXPECT_EQ(w.view(chaser()).position, centre(s, goal)) << "reached in max(|dRow|, |dCol|) steps";
   w.step();
-  EXPECT_EQ(w.view(chaser).position, centre(s, goal)) << "stays on the target tile";
+  EXPECT_EQ(w.view(chaser()).position, centre(s, goal)) << "stays on the target tile";
   EXPECT_EQ(w.view(w.index_of(player)).position, p);
 }
 
@@ -234,7 +236,9 @@ TEST(WorldTiles, T27_TrollBreaksOutToChaseANearPlayerAndResumesThePattern) {
   const Scenario s = troll_room();
   ASSERT_EQ(validate(s), "");
   World w(s);
-  const std::int32_t troll = index_of_group(w, 0);
+  // By id: a step may move rows (World::set_reorder_interval).
+  const AgentId troll_id = w.id_at(index_of_group(w, 0));
+  const auto troll = [&] { return w.index_of(troll_id); };
   std::set<std::pair<int, int>> pattern;
   for (std::int32_t k = 2; k <= 9; ++k) {
     pattern.insert({2, k});
@@ -245,9 +249,9 @@ TEST(WorldTiles, T27_TrollBreaksOutToChaseANearPlayerAndResumesThePattern) {
   // Patrol alone for a while: only pattern tiles, back on the anchor.
   for (std::int32_t t = 0; t < 60 * 5; ++t) {
     w.step();
-    const Tile tile = tile_of(s, w.view(troll).position);
+    const Tile tile = tile_of(s, w.view(troll()).position);
     ASSERT_TRUE(pattern.count({tile.row, tile.col})) << t;
-    EXPECT_EQ(w.view(troll).state, BehaviorState::kPatrolling);
+    EXPECT_EQ(w.view(troll()).state, BehaviorState::kPatrolling);
   }
   // A player arrives: the troll leaves the pattern and catches up with it.
   const AgentId player = w.add_player();
@@ -255,7 +259,7 @@ TEST(WorldTiles, T27_TrollBreaksOutToChaseANearPlayerAndResumesThePattern) {
   bool reached = false;
   for (std::int32_t t = 0; t < 60 * 4 && !reached; ++t) {
     w.step();
-    const AgentView v = w.view(troll);
+    const AgentView v = w.view(troll());
     ASSERT_FALSE(blocked(s, tile_of(s, v.position)));
     EXPECT_EQ(v.state, BehaviorState::kSeeking);
     EXPECT_EQ(v.target, player);
@@ -266,12 +270,12 @@ TEST(WorldTiles, T27_TrollBreaksOutToChaseANearPlayerAndResumesThePattern) {
   w.remove(player);
   for (std::int32_t t = 0; t < 60 * 3; ++t) {
     w.step();
-    ASSERT_FALSE(blocked(s, tile_of(s, w.view(troll).position)));
+    ASSERT_FALSE(blocked(s, tile_of(s, w.view(troll()).position)));
   }
   std::int32_t anchor_visits = 0;
   for (std::int32_t t = 0; t < 60 * 9; ++t) {  // 2 loops of 32 steps at 8 steps/s
     w.step();
-    const AgentView v = w.view(troll);
+    const AgentView v = w.view(troll());
     const Tile tile = tile_of(s, v.position);
     ASSERT_TRUE(pattern.count({tile.row, tile.col})) << t;
     EXPECT_EQ(v.state, BehaviorState::kPatrolling);

@@ -11,6 +11,7 @@
 
 #include "flockstep/behavior/flocking_lanes.hpp"
 #include "flockstep/math/transform.hpp"
+#include "flockstep/sim/agent.hpp"
 
 namespace flockstep::sim {
 
@@ -36,6 +37,10 @@ class Grid {
   /// Counting-sort the given positions into cells. Stable: within a cell, indices ascend, so
   /// query order is a pure function of the positions (deterministic).
   void rebuild(std::span<const Vec2> positions);
+  /// The same, but within a cell the agents ascend by the slot of their id (`ids[i]` is agent
+  /// i's id): the order of slots() and of every query then depends on which agents are where,
+  /// not on where their rows are stored (the World moves rows; world_ids.cpp).
+  void rebuild(std::span<const Vec2> positions, std::span<const AgentId> ids);
 
   /// Visit every index whose position lies within radius of p (excluding `self`), in a fixed
   /// order (cell row-major from the lower-left neighbour cell, then ascending index). The

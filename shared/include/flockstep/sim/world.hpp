@@ -146,6 +146,23 @@ class World {
   /// The kernel set by set_flock_kernel (kLanes unless changed).
   FlockKernel flock_kernel() const;
 
+  /// Storage in cell order: every this many ticks (at ticks that are a multiple of it) the
+  /// agents' rows are moved into the neighbour grid's cell order, so agents near each other in
+  /// the world are near each other in every column and the per-agent phases read memory almost
+  /// sequentially. Between reorders agents change cells and the order degrades slowly. 16 ticks
+  /// (0.8 s at 20 Hz): a reorder moves every column once (~350 bytes an agent), about one tick
+  /// of gathering, so it pays for itself from the first tick after it at 100,000 agents; shorter
+  /// intervals measured no faster (docs/performance.md).
+  static constexpr std::int32_t kReorderIntervalTicks = 16;
+  /// Set the reorder interval in ticks (0: never reorder; the rows stay in spawn order, as
+  /// before swap-removes). What the world computes does not depend on it: no rule reads the
+  /// dense order (ties go by id), so every interval gives the same bits. For benchmarks and the
+  /// tests of that claim; switch only between steps.
+  void set_reorder_interval(std::int32_t ticks);
+  std::int32_t reorder_interval() const;
+  /// Reorders done since construction (each moved at least one row).
+  std::int64_t reorders() const;
+
   // ---- steering traces: what each behaviour of a composition contributed (the inspector) ----
   /// Most agents traced at once (trace.hpp says what a trace costs).
   static constexpr std::int32_t kMaxTraced = sim::kMaxTraced;
