@@ -79,7 +79,8 @@ class Grid {
   bool needs_fold() const { return wrap_ && (cols_ < 3 || rows_ < 3); }
 
   /// Agent index of every slot after the last rebuild: slots are ordered by cell (row-major) and,
-  /// within a cell, by ascending agent index (the order query() visits them in).
+  /// within a cell, by ascending agent index, or by id slot after rebuild(positions, ids) (the
+  /// order query() visits them in).
   std::span<const std::int32_t> slots() const {
     return std::span<const std::int32_t>(items_.data(), static_cast<std::size_t>(count_));
   }

@@ -147,12 +147,11 @@ class World {
   FlockKernel flock_kernel() const;
 
   /// Storage in cell order: every this many ticks (at ticks that are a multiple of it) the
-  /// agents' rows are moved into the neighbour grid's cell order, so agents near each other in
-  /// the world are near each other in every column and the per-agent phases read memory almost
-  /// sequentially. Between reorders agents change cells and the order degrades slowly. 16 ticks
-  /// (0.8 s at 20 Hz): a reorder moves every column once (~350 bytes an agent), about one tick
-  /// of gathering, so it pays for itself from the first tick after it at 100,000 agents; shorter
-  /// intervals measured no faster (docs/performance.md).
+  /// agents' rows are moved into the order (group, neighbour-grid cell, id), players first, so
+  /// agents near each other in the world are near each other in every column and the per-agent
+  /// phases read memory almost sequentially. Between reorders agents change cells and the order
+  /// degrades slowly. A reorder moves every column once. 16 ticks (0.8 s at 20 Hz) is the only
+  /// interval benchmarked against never (docs/performance.md); others were not measured.
   static constexpr std::int32_t kReorderIntervalTicks = 16;
   /// Set the reorder interval in ticks (0: never reorder; the rows stay in spawn order, as
   /// before swap-removes). What the world computes does not depend on it: no rule reads the
