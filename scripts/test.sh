@@ -151,7 +151,8 @@ if has native && has wasm; then
   fi
 fi
 # The whole native suite again under AddressSanitizer + UndefinedBehaviorSanitizer: the
-# `sanitize` preset is `dev` with unity product libraries and no benchmarks (nothing runs them
+# `sanitize` preset is `dev` with unity product libraries, flockstep_shared at -O1 (the simulation
+# tests run three times faster under ASan) and no benchmarks (nothing runs them
 # here), about half the compiler time of `dev`. Each source alone is still compiled: by the
 # developers' `dev` preset and by the fuzz stage's build of the product libraries.
 has dev && stage dev sanitize -LE 'e2e|docker'
