@@ -104,21 +104,36 @@ struct SampleJob {
   const sim::World* world;
   const codec::WireGeometry* geometry;
   const std::vector<std::pair<std::uint32_t, std::int32_t>>* order;
+  SampledRow* rows;
+  std::int32_t count;
   WorldSample* sample;
 };
 
-/// One chunk of the sampling: writes only its own range of the sample.
-void sample_chunk(void* arg, std::int32_t task) {
+/// Sampling, pass 1: quantises the rows of one chunk in storage order (the world keeps them in
+/// cell order, so reading them in id order would miss the cache on every column view() reads).
+void sample_rows(void* arg, std::int32_t task) {
+  const SampleJob& job = *static_cast<const SampleJob*>(arg);
+  const std::int32_t begin = task * kSampleChunk;
+  const std::int32_t end = std::min(job.count, begin + kSampleChunk);
+  for (std::int32_t i = begin; i < end; ++i) {
+    const sim::AgentView v = job.world->view(i);
+    job.rows[i] = {codec::quantize(v, *job.geometry), v.position.x, v.position.y, math::length(v.velocity)};
+  }
+}
+
+/// Sampling, pass 2: the sample in id order, one chunk of it, gathered from pass 1's rows (one
+/// compact record per agent instead of the world's many columns).
+void sample_in_id_order(void* arg, std::int32_t task) {
   const SampleJob& job = *static_cast<const SampleJob*>(arg);
   const std::size_t begin = static_cast<std::size_t>(task) * kSampleChunk;
   const std::size_t end = std::min(job.order->size(), begin + kSampleChunk);
   WorldSample& s = *job.sample;
   for (std::size_t k = begin; k < end; ++k) {
-    const sim::AgentView v = job.world->view((*job.order)[k].second);
-    s.agents[k] = codec::quantize(v, *job.geometry);
-    s.x[k] = v.position.x;
-    s.y[k] = v.position.y;
-    s.speed[k] = math::length(v.velocity);
+    const SampledRow& r = job.rows[(*job.order)[k].second];
+    s.agents[k] = r.agent;
+    s.x[k] = r.x;
+    s.y[k] = r.y;
+    s.speed[k] = r.speed;
   }
 }
 
@@ -129,18 +144,31 @@ void SnapshotStreams::begin(const sim::World& world, std::uint64_t state_hash) {
   ++snapshot_count_;
   state_hash_ = state_hash;
   const std::int32_t n = world.size();
-  // The codec walks agents in id order (baseline and view merge by id). Dense order usually is
-  // id order already (agents are spawned in slot order and rarely removed), so check first.
-  order_.resize(static_cast<std::size_t>(n));
-  for (std::int32_t i = 0; i < n; ++i) order_[static_cast<std::size_t>(i)] = {world.id_at(i).value, i};
-  if (!std::is_sorted(order_.begin(), order_.end())) std::sort(order_.begin(), order_.end());
+  // The codec walks agents in id order (baseline and view merge by id), while the world keeps
+  // its rows in cell order, which changes every few ticks. The agents themselves rarely change,
+  // so the last snapshot's id list is reused with each agent looked up again (in id order, which
+  // walks the world's slot table forwards); only when agents joined or left is it sorted again.
+  bool same_agents = order_.size() == static_cast<std::size_t>(n);
+  for (std::size_t k = 0; same_agents && k < order_.size(); ++k) {
+    const std::int32_t i = world.index_of(sim::AgentId{order_[k].first});
+    same_agents = i >= 0;
+    order_[k].second = i;
+  }
+  if (!same_agents) {
+    ++order_rebuilds_;
+    order_.resize(static_cast<std::size_t>(n));
+    for (std::int32_t i = 0; i < n; ++i) order_[static_cast<std::size_t>(i)] = {world.id_at(i).value, i};
+    std::sort(order_.begin(), order_.end());
+  }
+  rows_.resize(order_.size());
   sample_.agents.resize(order_.size());
   sample_.x.resize(order_.size());
   sample_.y.resize(order_.size());
   sample_.speed.resize(order_.size());
-  SampleJob job{&world, &geometry_, &order_, &sample_};
-  const auto tasks = static_cast<std::int32_t>((order_.size() + kSampleChunk - 1) / kSampleChunk);
-  world.task_runner().run_batch(tasks, &sample_chunk, &job);
+  SampleJob job{&world, &geometry_, &order_, rows_.data(), n, &sample_};
+  const auto tasks = (n + kSampleChunk - 1) / kSampleChunk;
+  world.task_runner().run_batch(tasks, &sample_rows, &job);
+  world.task_runner().run_batch(tasks, &sample_in_id_order, &job);
   sample_.build_index();
   end();  // a fresh share cache and no tickets
 }

@@ -87,6 +87,12 @@ struct StreamStats {
 };
 
 /// See file comment. Single-threaded (the game thread).
+/// One agent as SnapshotStreams::begin samples it, before the sample is put in id order.
+struct SampledRow {
+  codec::QAgent agent;
+  double x = 0, y = 0, speed = 0;
+};
+
 class SnapshotStreams {
  public:
   /// Frames remembered per client: a baseline older than this many snapshots is gone.
@@ -114,6 +120,9 @@ class SnapshotStreams {
   /// The world as sampled by the last begin(): every agent quantised, sorted by id (the recorder
   /// writes the same sample).
   const WorldSample& sample() const { return sample_; }
+  /// begin() calls that sorted the id list again (the first, and after agents joined or left);
+  /// every other call reused the last one and only looked its agents up.
+  std::uint64_t order_rebuilds() const { return order_rebuilds_; }
   /// queue() for a client that lags too far behind (pacing): nothing to send this snapshot.
   static constexpr std::int32_t kPaced = -2;
   /// Queue one client's body (spectators: the view it sent; players: `area` around the craft).
@@ -209,6 +218,8 @@ class SnapshotStreams {
   std::vector<Ticket> tickets_;
   std::size_t recorded_tickets_ = 0;
   std::vector<std::pair<std::uint32_t, std::int32_t>> order_;  // (id, dense index), sorted by id
+  std::vector<SampledRow> rows_;                               // begin(): the sample in the world's storage order
+  std::uint64_t order_rebuilds_ = 0;                           // begin() calls that had to sort order_ again
   StreamStats stats_;
 };
 

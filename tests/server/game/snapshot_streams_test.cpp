@@ -695,5 +695,63 @@ TEST(StreamsDelivered, AfterAckZeroNoFrameDeliveredBeforeItIsABaseline) {
   EXPECT_EQ(r.full, 2u);
 }
 
+// The sample every body is cut from: each live agent quantised from the world, in id order,
+// whatever order the world keeps its rows in and after agents join and leave.
+std::vector<codec::QAgent> reference_sample(const sim::World& w, const codec::WireGeometry& g) {
+  std::vector<std::pair<std::uint32_t, std::int32_t>> order;
+  for (std::int32_t i = 0; i < w.size(); ++i) order.emplace_back(w.id_at(i).value, i);
+  std::sort(order.begin(), order.end());
+  std::vector<codec::QAgent> out;
+  for (const auto& [id, i] : order) out.push_back(codec::quantize(w.view(i), g));
+  return out;
+}
+
+TEST(StreamsSample, IsTheWorldInIdOrderWhileRowsMoveAndAgentsJoinAndLeave) {
+  const sim::Scenario scenario = sim::canonical::flock(500);
+  sim::World world(scenario);
+  world.set_reorder_interval(1);  // the rows move into cell order on every tick
+  SnapshotStreams streams(scenario, StreamConfig{});
+  const codec::WireGeometry g = codec::WireGeometry::of(scenario);
+  std::int32_t snapshots_with_rows_out_of_id_order = 0;
+  std::vector<sim::AgentId> players;
+  for (int snapshot = 0; snapshot < 24; ++snapshot) {
+    if (snapshot == 8 || snapshot == 9) players.push_back(world.add_player());
+    if (snapshot == 16) world.remove(players.front());
+    for (int k = 0; k < 3; ++k) world.step();
+    streams.begin(world, 0);
+    const WorldSample& s = streams.sample();
+    ASSERT_EQ(s.agents, reference_sample(world, g)) << "snapshot " << snapshot;
+    ASSERT_EQ(s.x.size(), s.agents.size());
+    for (std::size_t k = 0; k < s.agents.size(); ++k) {
+      const sim::AgentView v = world.view(world.index_of(sim::AgentId{s.agents[k].id}));
+      ASSERT_EQ(s.x[k], v.position.x);
+      ASSERT_EQ(s.y[k], v.position.y);
+    }
+    bool ascending = true;
+    for (std::int32_t i = 1; i < world.size(); ++i)
+      ascending = ascending && world.id_at(i - 1).value < world.id_at(i).value;
+    snapshots_with_rows_out_of_id_order += ascending ? 0 : 1;
+  }
+  // The test means something only if the rows were out of id order: a sample read in storage
+  // order would then differ from the reference.
+  EXPECT_GE(snapshots_with_rows_out_of_id_order, 20);
+  EXPECT_GT(world.reorders(), 60);
+  // Sorted again only when the agents changed: the first snapshot, two joins, one leave.
+  EXPECT_EQ(streams.order_rebuilds(), 4u);
+}
+
+TEST(StreamsSample, ControlTheRowsInStorageOrderAreNotTheSample) {
+  // The same world: its rows in storage order differ from the id-ordered sample, so the test
+  // above fails for a sampling that skips the reordering.
+  const sim::Scenario scenario = sim::canonical::flock(500);
+  sim::World world(scenario);
+  world.set_reorder_interval(1);
+  for (int k = 0; k < 9; ++k) world.step();
+  const codec::WireGeometry g = codec::WireGeometry::of(scenario);
+  std::vector<codec::QAgent> storage_order;
+  for (std::int32_t i = 0; i < world.size(); ++i) storage_order.push_back(codec::quantize(world.view(i), g));
+  EXPECT_NE(storage_order, reference_sample(world, g));
+}
+
 }  // namespace
 }  // namespace flockstep::server::game
