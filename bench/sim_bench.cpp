@@ -291,57 +291,53 @@ void BM_FlockTickNaive(benchmark::State& state) {
 }
 BENCHMARK(BM_FlockTickNaive)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-// The snapshot's first step on the server's game thread: SnapshotStreams::begin lists the agents
-// in id order (what the codec merges by), quantises them and indexes them for the clients'
-// areas. A flock of range(0) boids whose rows move into cell order every range(1) ticks (0 =
-// never, so the rows stay in id order), stepped four ticks between snapshots (60 Hz ticks, 15 Hz
-// snapshots, as bench/load_100k.sh runs it); only begin() is timed.
-void BM_SnapshotBegin(benchmark::State& state) {
-  const auto n = static_cast<std::int32_t>(state.range(0));
-  const fs::sim::Scenario scenario = fs::sim::canonical::flock(n);
+// Work done between ticks in rows that move: a flock of range(0) boids whose rows move into cell
+// order every range(1) ticks (0 = never, so the rows stay in id order), settled, then stepped
+// `ticks_between` ticks (untimed) before each timed call of `work(world)`.
+template <class Work>
+void between_ticks(benchmark::State& state, const fs::sim::Scenario& scenario, int ticks_between, Work&& work) {
   fs::sim::World w(scenario);
   w.set_reorder_interval(static_cast<std::int32_t>(state.range(1)));
-  fs::server::game::SnapshotStreams streams(scenario, fs::server::game::StreamConfig{});
   for (int k = 0; k < 64; ++k) w.step();
   for (auto _ : state) {
     state.PauseTiming();
-    for (int k = 0; k < 4; ++k) w.step();
+    for (int k = 0; k < ticks_between; ++k) w.step();
     state.ResumeTiming();
+    work(w);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// The snapshot's first step on the server's game thread: SnapshotStreams::begin lists the agents
+// in id order (what the codec merges by), quantises them and indexes them for the clients'
+// areas; four ticks between snapshots (60 Hz ticks, 15 Hz snapshots, as bench/load_100k.sh runs
+// it).
+void BM_SnapshotBegin(benchmark::State& state) {
+  const fs::sim::Scenario scenario = fs::sim::canonical::flock(static_cast<std::int32_t>(state.range(0)));
+  fs::server::game::SnapshotStreams streams(scenario, fs::server::game::StreamConfig{});
+  between_ticks(state, scenario, 4, [&](const fs::sim::World& w) {
     streams.begin(w, 0);
     benchmark::DoNotOptimize(streams.sample().agents.data());
-  }
-  state.SetItemsProcessed(state.iterations() * n);
+  });
 }
-BENCHMARK(BM_SnapshotBegin)
-    ->ArgNames({"agents", "reorder"})
-    ->ArgsProduct({{100000, 1000000}, {fs::sim::World::kReorderIntervalTicks, 0}})
-    ->Iterations(24)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
 
 // The state hash the room takes once per second and the recorder at its hash interval: every
-// agent's state in id order. A flock of range(0) boids whose rows move into cell order every
-// range(1) ticks (0 = never: id order is storage order), stepped 16 ticks between hashes; only
-// the hash is timed.
+// agent's state in id order; 16 ticks between hashes.
 void BM_StateHash(benchmark::State& state) {
-  const auto n = static_cast<std::int32_t>(state.range(0));
-  fs::sim::World w(fs::sim::canonical::flock(n));
-  w.set_reorder_interval(static_cast<std::int32_t>(state.range(1)));
-  for (int k = 0; k < 64; ++k) w.step();
-  for (auto _ : state) {
-    state.PauseTiming();
-    for (int k = 0; k < 16; ++k) w.step();
-    state.ResumeTiming();
-    benchmark::DoNotOptimize(w.state_hash());
-  }
-  state.SetItemsProcessed(state.iterations() * n);
+  between_ticks(state, fs::sim::canonical::flock(static_cast<std::int32_t>(state.range(0))), 16,
+                [](const fs::sim::World& w) { benchmark::DoNotOptimize(w.state_hash()); });
 }
-BENCHMARK(BM_StateHash)
-    ->ArgNames({"agents", "reorder"})
-    ->ArgsProduct({{100000, 1000000}, {fs::sim::World::kReorderIntervalTicks, 0}})
-    ->Iterations(8)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+
+// Both at 100,000 and 1,000,000 agents, with the rows reordered as the world does by default
+// and never.
+void between_ticks_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"agents", "reorder"})
+      ->ArgsProduct({{100000, 1000000}, {fs::sim::World::kReorderIntervalTicks, 0}})
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_SnapshotBegin)->Apply(between_ticks_args)->Iterations(24);
+BENCHMARK(BM_StateHash)->Apply(between_ticks_args)->Iterations(8);
 
 }  // namespace
 
