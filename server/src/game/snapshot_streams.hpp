@@ -86,13 +86,13 @@ struct StreamStats {
   codec::EncodeStats last;       ///< agent statistics of the newest encode
 };
 
-/// See file comment. Single-threaded (the game thread).
 /// One agent as SnapshotStreams::begin samples it, before the sample is put in id order.
 struct SampledRow {
   codec::QAgent agent;
   double x = 0, y = 0, speed = 0;
 };
 
+/// See file comment. Single-threaded (the game thread).
 class SnapshotStreams {
  public:
   /// Frames remembered per client: a baseline older than this many snapshots is gone.
