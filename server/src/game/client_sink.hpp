@@ -32,6 +32,14 @@ enum class CloseReason : std::uint8_t {
 /// Short stable name ("too_slow", ...), for logs.
 const char* to_string(CloseReason r);
 
+/// What a sink holds queued for its client, for operators (admin API): a client whose link
+/// cannot take the stream shows here before the lag limit drops it.
+struct SendQueue {
+  std::uint64_t messages = 0;    ///< queued, the batch being written included
+  std::uint64_t bytes = 0;       ///< those messages' frames, bytes
+  std::uint64_t peak_bytes = 0;  ///< the most `bytes` has been since the connection opened
+};
+
 /// Outbound side of a connection, callable from any thread.
 class ClientSink {
  public:
@@ -55,6 +63,8 @@ class ClientSink {
   /// holds that snapshot's frame when the next one arrives (SnapshotStreams: the delivered
   /// baseline). A sink that cannot tell returns 0. Any thread.
   virtual std::uint64_t delivered_snapshot() const { return 0; }
+  /// What is queued now (any thread; a sink without a queue of its own reports zeros).
+  virtual SendQueue send_queue() const { return {}; }
   /// Any other message (welcome, events, pong): queued reliably, in order.
   virtual void send_message(std::shared_ptr<const std::string> message) = 0;
   /// Close the connection with a reason (sent as ServerMessage.close, then the WebSocket close).

@@ -184,8 +184,14 @@ http::message_generator handle_admin(const http::request<http::string_body>& req
       return text_response(req, http::status::method_not_allowed, "use GET\n");
     nlohmann::json clients = nlohmann::json::array();
     for (const auto& [id, info] : ctx.sessions.list())
-      clients.push_back(
-          {{"conn", id}, {"remote", info.remote}, {"address", info.address}, {"role", info.role}, {"name", info.name}});
+      clients.push_back({{"conn", id},
+                         {"remote", info.remote},
+                         {"address", info.address},
+                         {"role", info.role},
+                         {"name", info.name},
+                         {"queued_messages", info.send_queue.messages},
+                         {"queued_bytes", info.send_queue.bytes},
+                         {"queued_peak_bytes", info.send_queue.peak_bytes}});
     return json_response(req, http::status::ok,
                          {{"connections", ctx.open_connections.load()}, {"clients", std::move(clients)}});
   }

@@ -34,10 +34,11 @@ namespace flockstep::server::net {
 
 /// What the admin API shows about one live WebSocket session.
 struct SessionInfo {
-  std::string remote;         ///< TCP peer address:port (a reverse proxy, when there is one)
-  std::string address;        ///< client address: the peer, or what a trusted proxy named (client_address.hpp)
-  std::string role = "none";  ///< none (not joined yet) | player | spectator
-  std::string name;           ///< display name from Join (validated UTF-8)
+  std::string remote;          ///< TCP peer address:port (a reverse proxy, when there is one)
+  std::string address;         ///< client address: the peer, or what a trusted proxy named (client_address.hpp)
+  std::string role = "none";   ///< none (not joined yet) | player | spectator
+  std::string name;            ///< display name from Join (validated UTF-8)
+  game::SendQueue send_queue;  ///< what the session has queued for its client (filled by list())
 };
 
 /// Live WebSocket sessions by connection id (weak: the registry never keeps one alive).
@@ -63,10 +64,13 @@ class SessionRegistry {
       it->second.name = std::move(name);
     }
   }
-  /// Every live session with its info, ordered by connection id.
+  /// Every live session with its info and its send queue now, ordered by connection id.
   std::vector<std::pair<game::ConnectionId, SessionInfo>> list() const {
     std::lock_guard lock(mutex_);
     std::vector<std::pair<game::ConnectionId, SessionInfo>> out(info_.begin(), info_.end());
+    for (auto& [id, info] : out)
+      if (auto it = sessions_.find(id); it != sessions_.end())
+        if (auto s = it->second.lock()) info.send_queue = s->send_queue();
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return out;
   }

@@ -138,6 +138,11 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   /// Set by on_write (the strand) once a batch holding the snapshot is written in full, read by
   /// the game thread: the value alone matters, no other memory is published through it.
   std::uint64_t delivered_snapshot() const override { return delivered_.load(std::memory_order_relaxed); }
+  /// Published by the strand after every change to the queue (publish_queue); figures only.
+  game::SendQueue send_queue() const override {
+    return {queued_messages_.load(std::memory_order_relaxed), queued_bytes_.load(std::memory_order_relaxed),
+            queued_peak_bytes_.load(std::memory_order_relaxed)};
+  }
   void send_message(std::shared_ptr<const std::string> message) override {
     asio::post(ws_.get_executor(),
                [self = shared_from_this(), m = std::move(message)]() mutable { self->enqueue_message(std::move(m)); });
@@ -158,6 +163,9 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     FrameHeader header;
     bool snapshot = false;
     std::uint64_t tick = 0;  // a snapshot's server tick (delivered_snapshot)
+
+    /// Bytes this message puts on the wire.
+    std::size_t size() const { return frame ? frame->size() : header.size + body->size() + suffix.size(); }
 
     /// A message: a snapshot of server tick `t`, or (t = 0, not a snapshot) any other message.
     void set(std::shared_ptr<const std::string> b, std::string s, std::shared_ptr<const std::string> f,
@@ -345,13 +353,25 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       for (std::size_t i = queue_.size(); i-- > in_flight_;) {
         if (queue_[i].snapshot) {
           queue_[i].set(std::move(body), std::move(suffix), std::move(frame), true, tick);
-          return;
+          return publish_queue();
         }
       }
       return;  // every queued snapshot is being written: drop the new one
     }
     queue_.emplace_back().set(std::move(body), std::move(suffix), std::move(frame), true, tick);
+    publish_queue();
     maybe_write();
+  }
+
+  /// The queue's figures for send_queue(): a few entries at most (send_queue_snapshots +
+  /// send_queue_messages), summed after each change rather than kept by every path that edits it.
+  void publish_queue() {
+    std::size_t bytes = 0;
+    for (const Outgoing& o : queue_) bytes += o.size();
+    queued_messages_.store(queue_.size(), std::memory_order_relaxed);
+    queued_bytes_.store(bytes, std::memory_order_relaxed);
+    if (bytes > queued_peak_bytes_.load(std::memory_order_relaxed))
+      queued_peak_bytes_.store(bytes, std::memory_order_relaxed);
   }
 
   void enqueue_message(std::shared_ptr<const std::string> message, bool even_if_closing = false) {
@@ -364,6 +384,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
       return hard_close();
     }
     queue_.emplace_back().set(std::move(message), {}, nullptr, false, 0);
+    publish_queue();
     maybe_write();
   }
 
@@ -415,6 +436,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
         delivered_.store(queue_[i].tick, std::memory_order_relaxed);
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
     in_flight_ = 0;
+    publish_queue();
     maybe_write();
   }
 
@@ -429,6 +451,7 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
     // Unsent snapshots are pointless now.
     for (std::size_t i = queue_.size(); i-- > in_flight_;)
       if (queue_[i].snapshot) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    publish_queue();
     const auto level =
         reason == CloseReason::kNormal || reason == CloseReason::kShutdown ? ops::Level::kInfo : ops::Level::kWarn;
     ctx_.log.log(level, "ws_close", {{"conn", id_}, {"reason", game::to_string(reason)}, {"detail", close_detail_}});
@@ -500,6 +523,9 @@ class WsSession : public game::ClientSink, public std::enable_shared_from_this<W
   codec::Role role_ = codec::Role::kSpectator;
   std::deque<Outgoing> queue_;
   std::atomic<std::uint64_t> delivered_{0};        // newest snapshot tick written in full (delivered_snapshot)
+  std::atomic<std::uint64_t> queued_messages_{0};  // send_queue(), written by publish_queue only
+  std::atomic<std::uint64_t> queued_bytes_{0};
+  std::atomic<std::uint64_t> queued_peak_bytes_{0};
   std::size_t in_flight_ = 0;                      // queue_'s first in_flight_ messages are being written
   std::vector<asio::const_buffer> write_buffers_;  // the batch being written (reserved once)
   bool writing_ = false;

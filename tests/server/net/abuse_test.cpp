@@ -413,45 +413,103 @@ TEST(Abuse, IdleTimeoutClosesSilentPeersAndKeepsThoseThatAnswerPings) {
 // ---------------------------------------------------------------------------------------------
 // Slow consumer among 50 bots
 
-TEST(Abuse, ASlowConsumerAmongFiftyBotsIsBoundedCountedAndDroppedOthersUnaffected) {
-  // 3,000 boids make full snapshots of tens of KB (the stalled client never acknowledges, so it
-  // gets full ones), so its socket buffers fill within seconds; with 40 boids, minutes.
-  Fixture fx(
-      [](config::Config& c) {
-        c.max_send_lag_ms = 500;
+constexpr const char* kSlowAdmin = "Bearer slow-consumer-token";
+
+/// A stalled spectator's server: 3,000 boids make full snapshots of a few KB (the stalled client
+/// never acknowledges, so full ones are all it gets), so its socket buffers fill within a second
+/// or two; with 40 boids, minutes.
+std::unique_ptr<Fixture> stalled_fixture(std::uint32_t send_queue_snapshots, std::uint32_t max_send_lag_ms) {
+  return std::make_unique<Fixture>(
+      [&](config::Config& c) {
+        c.max_send_lag_ms = max_send_lag_ms;
+        c.send_queue_snapshots = send_queue_snapshots;
         c.socket_send_buffer_bytes = 65536;  // else the kernel buffers up to tcp_wmem (4 MiB) first
+        c.admin_token = std::string(kSlowAdmin).substr(7);
       },
       3000);
-  raw::Fd stalled(raw::connect_tcp(fx.port(), 4096));  // small receive buffer, and never read
+}
+
+/// The largest of five full snapshots a fresh spectator of the fixture receives, frame header
+/// included: what one queued snapshot of the stalled client weighs.
+std::size_t full_snapshot_bytes(std::uint16_t port) {
+  WsClient probe;
+  join(probe, port, codec::Role::kSpectator, "probe");
+  std::size_t largest = 0;
+  std::string bytes;
+  v1::ServerMessage m;
+  for (int seen = 0; seen < 5 && probe.receive(bytes, 5s) == Receive::kMessage;) {
+    if (!codec::decode_server_message(bytes_of(bytes), m).ok() || !m.has_delta_snapshot()) continue;
+    EXPECT_EQ(m.delta_snapshot().baseline_tick(), 0u) << "a client that never acknowledges gets full snapshots";
+    largest = std::max(largest, bytes.size() + 14);  // + the largest binary frame header
+    ++seen;
+  }
+  EXPECT_GT(largest, 1024u) << "a full snapshot of 3,000 boids is KBs (the spectator's area of them)";
+  return largest;
+}
+
+/// What the admin API showed of the stalled client's send queue while it was connected.
+struct StalledQueue {
+  std::uint64_t peak_bytes = 0;     ///< the largest queued_peak_bytes seen
+  std::uint64_t most_messages = 0;  ///< the largest queued_messages seen
+  int polls = 0;                    ///< lists that named the stalled client
+};
+
+/// Poll /api/admin/clients every 50 ms until the server kicks a client as too slow or `ticks`
+/// server ticks pass. Patience is counted in the server's ticks, not in wall time: what fills the
+/// stalled socket is the snapshots sent to it, one per tick, and a sanitizer build sharing two
+/// cores with another test can tick 3,000 boids eight times slower than real time (CI once saw
+/// 2.5 snapshots a second, and a 9 s wall deadline expired before the buffers were full). The
+/// wall cap only stops a server that no longer ticks at all.
+StalledQueue watch_stalled(Fixture& fx, std::int64_t ticks, const std::function<bool(const StalledQueue&)>& enough) {
+  StalledQueue q;
+  const std::int64_t tick_start = fx.metrics().ticks.value();
+  const auto wall_cap = Clock::now() + 120s;
+  while (fx.metrics().kicked_slow.value() == 0 && fx.metrics().ticks.value() - tick_start < ticks &&
+         Clock::now() < wall_cap && !enough(q)) {
+    for (const auto& c : admin_clients(fx.port(), kSlowAdmin)) {
+      if (c.value("name", std::string()) != "stalled") continue;
+      q.peak_bytes = std::max(q.peak_bytes, c.value("queued_peak_bytes", std::uint64_t{0}));
+      q.most_messages = std::max(q.most_messages, c.value("queued_messages", std::uint64_t{0}));
+      ++q.polls;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return q;
+}
+
+/// Connect the stalled client: a 4 KiB receive buffer, joined as a spectator, never read again.
+raw::Fd connect_stalled(std::uint16_t port) {
+  raw::Fd stalled(raw::connect_tcp(port, 4096));
   std::string rest;
-  ASSERT_EQ(raw::http_exchange(stalled.get(), raw::upgrade_request(), &rest), 101);
-  ASSERT_TRUE(raw::send_all(stalled.get(), raw::frame(0x2, join_bytes(codec::Role::kSpectator, "stalled"))));
-  const std::size_t heap_start = heap_in_use();
+  EXPECT_EQ(raw::http_exchange(stalled.get(), raw::upgrade_request(), &rest), 101);
+  EXPECT_TRUE(raw::send_all(stalled.get(), raw::frame(0x2, join_bytes(codec::Role::kSpectator, "stalled"))));
+  return stalled;
+}
+
+/// What send_queue_snapshots full snapshots weigh (a quarter more for their spread), plus 4 KiB
+/// for the small messages a stalled spectator is sent in these few seconds (pings and events of
+/// tens of bytes; send_queue_messages caps their count and kicks beyond it): the bound the
+/// stalled client's queue must stay within.
+std::uint64_t queue_bound(const config::Config& c, std::size_t snapshot_bytes) {
+  return c.send_queue_snapshots * snapshot_bytes * 5 / 4 + 4096;
+}
+
+TEST(Abuse, ASlowConsumerAmongFiftyBotsIsBoundedCountedAndDroppedOthersUnaffected) {
+  auto fx = stalled_fixture(2, 500);
+  const std::size_t snapshot_bytes = full_snapshot_bytes(fx->port());
+  raw::Fd stalled = connect_stalled(fx->port());
   bot::BotConfig cfg;
-  cfg.port = fx.port();
+  cfg.port = fx->port();
   cfg.connections = 50;
   cfg.players = 10;
   cfg.duration_s = 6;
-  cfg.decode = false;  // the bots share this process: keep their frame history out of the heap figure
+  cfg.decode = false;
   bot::BotReport report;
   std::thread bots([&] { report = bot::run_bots(cfg); });
-  std::size_t heap_peak = heap_start;
-  // Patience counted in the server's ticks, not in wall time: what fills the stalled socket is
-  // the snapshots sent to it, one per tick, and a sanitizer build sharing two cores with another
-  // test can tick 3,000 boids eight times slower than real time (CI once saw 2.5 snapshots a
-  // second, and a 9 s wall deadline expired before the buffers were full). 200 ticks are 10 s
-  // at 20 Hz, several times what filling the buffers and the lag limit take; the wall cap only
-  // stops a server that no longer ticks at all.
-  const std::int64_t tick_start = fx.metrics().ticks.value();
-  const auto wall_cap = Clock::now() + 120s;
-  while (fx.metrics().kicked_slow.value() == 0 && fx.metrics().ticks.value() - tick_start < 200 &&
-         Clock::now() < wall_cap) {
-    heap_peak = std::max(heap_peak, heap_in_use());
-    std::this_thread::sleep_for(50ms);
-  }
+  const StalledQueue q = watch_stalled(*fx, 200, [](const StalledQueue&) { return false; });
   bots.join();
-  EXPECT_EQ(fx.metrics().kicked_slow.value(), 1u);
-  EXPECT_GT(fx.metrics().snapshots_dropped.value(), 0u) << "latest wins before the drop";
+  EXPECT_EQ(fx->metrics().kicked_slow.value(), 1u);
+  EXPECT_GT(fx->metrics().snapshots_dropped.value(), 0u) << "latest wins before the drop";
   EXPECT_TRUE(raw::wait_eof(stalled.get(), 3s));
   // The 50 bots saw nothing: all welcomed, no errors, nobody else dropped, snapshots flowing.
   EXPECT_EQ(report.errors, 0u) << report.summary();
@@ -459,10 +517,32 @@ TEST(Abuse, ASlowConsumerAmongFiftyBotsIsBoundedCountedAndDroppedOthersUnaffecte
   EXPECT_EQ(report.close_codes.count(1008), 0u) << report.summary();
   // Everyone kept receiving (a count, not a rate: sanitizer builds tick 3,000 boids slowly).
   EXPECT_GE(report.spectator.snapshots + report.player.snapshots, 50u * 10u) << report.summary();
-  // Bounded: the stalled client pins at most send_queue_snapshots shared snapshot bodies.
-  EXPECT_LT(heap_peak, heap_start + (32u << 20)) << heap_start << " -> " << heap_peak;
-  std::printf("[ slow consumer ] heap %zu -> peak %zu B; dropped snapshots %llu; bots: %s\n", heap_start, heap_peak,
-              static_cast<unsigned long long>(fx.metrics().snapshots_dropped.value()), report.summary().c_str());
+  // Bounded: what the server held for the stalled client, as its admin API reported it, stayed
+  // within send_queue_snapshots snapshots (plus a few small messages), and it did fill up to
+  // a snapshot, so the bound was reached for, not met by an empty queue.
+  ASSERT_GT(q.polls, 0) << "the admin list never named the stalled client";
+  EXPECT_GE(q.peak_bytes, snapshot_bytes * 3 / 4);
+  EXPECT_LE(q.peak_bytes, queue_bound(fx->config(), snapshot_bytes)) << "full snapshot " << snapshot_bytes << " B";
+  EXPECT_LE(q.most_messages, fx->config().send_queue_snapshots + fx->config().send_queue_messages);
+  std::printf(
+      "[ slow consumer ] full snapshot %zu B; stalled queue peak %llu B over %d polls; dropped %llu; bots: %s\n",
+      snapshot_bytes, static_cast<unsigned long long>(q.peak_bytes), q.polls,
+      static_cast<unsigned long long>(fx->metrics().snapshots_dropped.value()), report.summary().c_str());
+}
+
+TEST(Abuse, ControlWithARoomierSendQueueTheStalledClientHoldsMoreThanTheBound) {
+  // The same stalled client with room for eight snapshots and a lag limit it cannot reach: the
+  // admin API then shows its queue beyond what two snapshots weigh, so the bound above measures
+  // send_queue_snapshots at work and not a queue that could never grow.
+  auto fx = stalled_fixture(8, 60000);
+  const std::size_t snapshot_bytes = full_snapshot_bytes(fx->port());
+  config::Config two = fx->config();
+  two.send_queue_snapshots = 2;
+  const std::uint64_t bound = queue_bound(two, snapshot_bytes);
+  raw::Fd stalled = connect_stalled(fx->port());
+  const StalledQueue q = watch_stalled(*fx, 400, [&](const StalledQueue& s) { return s.peak_bytes > bound; });
+  EXPECT_EQ(fx->metrics().kicked_slow.value(), 0u);
+  EXPECT_GT(q.peak_bytes, bound) << "full snapshot " << snapshot_bytes << " B";
 }
 
 // ---------------------------------------------------------------------------------------------

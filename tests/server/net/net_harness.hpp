@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #if defined(__SANITIZE_ADDRESS__)
 // From <sanitizer/allocator_interface.h>, which GCC does not install: live bytes in ASan's heap
 // (ASan replaces malloc, so mallinfo2 knows nothing).
@@ -167,6 +169,25 @@ inline v1::Welcome join(WsClient& c, std::uint16_t port, codec::Role role, const
   v1::ServerMessage m;
   EXPECT_TRUE(next_of(c, v1::ServerMessage::kWelcome, m));
   return m.welcome();
+}
+
+/// GET /api/admin/clients with `authorization` ("Bearer <token>"); the parsed "clients" array
+/// (empty on any failure, with a test failure).
+inline nlohmann::json admin_clients(std::uint16_t port, const std::string& authorization) {
+  raw::Fd fd(raw::connect_tcp(port));
+  std::string rest;
+  const int code = raw::http_exchange(
+      fd.get(),
+      "GET /api/admin/clients HTTP/1.1\r\nHost: t\r\nConnection: close\r\nAuthorization: " + authorization + "\r\n\r\n",
+      &rest);
+  raw::wait_eof(fd.get(), 2s, &rest);
+  EXPECT_EQ(code, 200) << rest;
+  const auto j = nlohmann::json::parse(rest, nullptr, false);
+  if (j.is_discarded() || !j.contains("clients")) {
+    ADD_FAILURE() << "not the admin clients JSON: " << rest;
+    return nlohmann::json::array();
+  }
+  return j["clients"];
 }
 
 /// Bytes of heap in use (live allocations, not what the allocator keeps cached).

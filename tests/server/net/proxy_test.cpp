@@ -17,24 +17,8 @@ using namespace std::chrono_literals;
 
 constexpr const char* kAdmin = "Bearer proxy-test-token";
 
-/// GET /api/admin/clients; the parsed "clients" array (empty on any failure, with a test failure).
-nlohmann::json admin_clients(std::uint16_t port) {
-  raw::Fd fd(raw::connect_tcp(port));
-  std::string rest;
-  const int code = raw::http_exchange(
-      fd.get(),
-      std::string("GET /api/admin/clients HTTP/1.1\r\nHost: t\r\nConnection: close\r\nAuthorization: ") + kAdmin +
-          "\r\n\r\n",
-      &rest);
-  raw::wait_eof(fd.get(), 2s, &rest);
-  EXPECT_EQ(code, 200) << rest;
-  const auto j = nlohmann::json::parse(rest, nullptr, false);
-  if (j.is_discarded() || !j.contains("clients")) {
-    ADD_FAILURE() << "not the admin clients JSON: " << rest;
-    return nlohmann::json::array();
-  }
-  return j["clients"];
-}
+/// The admin clients list, with this file's token.
+nlohmann::json admin_clients(std::uint16_t port) { return harness::admin_clients(port, kAdmin); }
 
 /// A WebSocket upgrade carrying `headers` (lines ending in \r\n); the HTTP status it got. The
 /// socket stays open in `fd` (an upgraded session lives until the test closes it).
