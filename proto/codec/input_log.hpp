@@ -26,8 +26,11 @@ namespace flockstep::codec {
 
 /// The file's first 8 bytes.
 inline constexpr std::string_view kInputLogMagic = "FSLOG001";
-/// InputLogHeader.format_version written and the only one read.
-inline constexpr std::uint32_t kInputLogFormatVersion = 1;
+/// InputLogHeader.format_version written and the only one read. Version 2: the state hashes it
+/// holds (and its seek points', codec::kWorldStateFormatVersion 3) are sim::RowSetHasher's;
+/// version 1's were FNV-1a over the agents in id order, which a reader of today would take for
+/// a divergence at the first hash.
+inline constexpr std::uint32_t kInputLogFormatVersion = 2;
 /// Largest record a reader accepts, bytes (a seek point of a 100,000-agent world is about
 /// 25 MB, docs/world-state.md); a longer length prefix is taken for corruption.
 inline constexpr std::uint32_t kInputLogMaxRecordBytes = 256u << 20;

@@ -15,10 +15,11 @@
 namespace flockstep::codec {
 
 /// The format version encode_world_state writes and the only one decode_world_state reads
-/// (WorldStateFile.format_version). Any change of a record layout needs a new one. Version 2:
-/// agents are written in id order and the stored state hash walks them in id order (version 1
-/// used the rows' storage order, which the World now changes as it runs).
-inline constexpr std::uint32_t kWorldStateFormatVersion = 2;
+/// (WorldStateFile.format_version). Any change of a record layout or of the stored state hash
+/// needs a new one. Version 3: the stored state hash is sim::RowSetHasher's, the same in any row
+/// order. Version 2 wrote agents in id order and hashed them in id order with FNV-1a; version 1
+/// used the rows' storage order, which the World changes as it runs.
+inline constexpr std::uint32_t kWorldStateFormatVersion = 3;
 
 /// Sizes a saved world may have, checked on the decoded scenario before anything of the world
 /// is allocated (the grid, the obstacle index and the agent columns are sized from them, so a

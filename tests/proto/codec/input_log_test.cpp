@@ -250,9 +250,9 @@ TEST(InputLog, ACorruptedLogIsRefusedWithAMessage) {
   std::swap(swapped[3], swapped[swapped.size() - 3]);
   EXPECT_EQ(InputLogPlayer::open(framed(swapped), error), nullptr);
   auto version = rs;
-  version[0].mutable_header()->set_format_version(2);
+  version[0].mutable_header()->set_format_version(kInputLogFormatVersion - 1);
   EXPECT_EQ(InputLogPlayer::open(framed(version), error), nullptr);
-  EXPECT_NE(error.find("format version 2"), std::string::npos) << error;
+  EXPECT_NE(error.find("format version " + std::to_string(kInputLogFormatVersion - 1)), std::string::npos) << error;
   auto bad_group = rs;
   for (auto& r : bad_group)
     if (r.has_commands()) {

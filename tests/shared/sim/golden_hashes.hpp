@@ -14,10 +14,10 @@
 
 namespace flockstep::sim::golden {
 
-inline constexpr std::uint64_t kFlock500 = 0x409542b7b0ea25d8ULL;    // flock(500), 2000 ticks
-inline constexpr std::uint64_t kPursuit = 0x10ec4c440ff84f2cULL;     // pursuit(), 3000 ticks, evasive player
-inline constexpr std::uint64_t kPatrols = 0x8e45305b98d1ee64ULL;     // patrols(), 3000 ticks
-inline constexpr std::uint64_t kMixedArena = 0xe4a504d96f7fe75bULL;  // mixed(), 1000 ticks, evasive player
+inline constexpr std::uint64_t kFlock500 = 0x309a9574d80b46f1ULL;    // flock(500), 2000 ticks
+inline constexpr std::uint64_t kPursuit = 0x72fcd70da99bd39eULL;     // pursuit(), 3000 ticks, evasive player
+inline constexpr std::uint64_t kPatrols = 0x7d9e86083a4fe5e7ULL;     // patrols(), 3000 ticks
+inline constexpr std::uint64_t kMixedArena = 0x40163faf504dce62ULL;  // mixed(), 1000 ticks, evasive player
 
 /// Run a scenario for `ticks` with an optional evasive player, through `runner`; print and
 /// return the state hash.

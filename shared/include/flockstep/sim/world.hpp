@@ -88,7 +88,8 @@ class World {
   std::uint64_t tick() const;
   /// The fixed tick length, s (1 / Scenario::tick_rate_hz).
   real dt() const;
-  /// FNV-1a over the bits of every agent's state, the tick and the random streams.
+  /// A digest of the bits of every agent's state, the tick and the random streams, the same
+  /// whatever order the rows are stored in (sim::RowSetHasher).
   std::uint64_t state_hash() const;
 
   /// Live agents, densely indexed 0..size()-1 (the order changes when agents are removed).
