@@ -322,7 +322,7 @@ void BM_SnapshotBegin(benchmark::State& state) {
 }
 
 // The state hash the room takes once per second and the recorder at its hash interval: every
-// agent's state in id order; 16 ticks between hashes.
+// agent's state, read in storage order (sim::RowSetHasher); 16 ticks between hashes.
 void BM_StateHash(benchmark::State& state) {
   between_ticks(state, fs::sim::canonical::flock(static_cast<std::int32_t>(state.range(0))), 16,
                 [](const fs::sim::World& w) { benchmark::DoNotOptimize(w.state_hash()); });

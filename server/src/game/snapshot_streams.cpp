@@ -104,8 +104,7 @@ struct SampleJob {
   const sim::World* world;
   const codec::WireGeometry* geometry;
   const std::vector<std::pair<std::uint32_t, std::int32_t>>* order;
-  SampledRow* rows;
-  std::int32_t count;
+  SampledRow* rows;  // one per row of the world
   WorldSample* sample;
 };
 
@@ -114,7 +113,7 @@ struct SampleJob {
 void sample_rows(void* arg, std::int32_t task) {
   const SampleJob& job = *static_cast<const SampleJob*>(arg);
   const std::int32_t begin = task * kSampleChunk;
-  const std::int32_t end = std::min(job.count, begin + kSampleChunk);
+  const std::int32_t end = std::min(job.world->size(), begin + kSampleChunk);
   for (std::int32_t i = begin; i < end; ++i) {
     const sim::AgentView v = job.world->view(i);
     job.rows[i] = {codec::quantize(v, *job.geometry), v.position.x, v.position.y, math::length(v.velocity)};
@@ -165,7 +164,7 @@ void SnapshotStreams::begin(const sim::World& world, std::uint64_t state_hash) {
   sample_.x.resize(order_.size());
   sample_.y.resize(order_.size());
   sample_.speed.resize(order_.size());
-  SampleJob job{&world, &geometry_, &order_, rows_.data(), n, &sample_};
+  SampleJob job{&world, &geometry_, &order_, rows_.data(), &sample_};
   const auto tasks = (n + kSampleChunk - 1) / kSampleChunk;
   world.task_runner().run_batch(tasks, &sample_rows, &job);
   world.task_runner().run_batch(tasks, &sample_in_id_order, &job);
