@@ -25,7 +25,7 @@
 #include "stage_kinematic.hpp"
 #include "stage_targets.hpp"
 #include "stage_tile.hpp"
-#include "world_tiles.hpp"
+#include "tile_map.hpp"
 
 namespace flockstep::sim {
 namespace {
@@ -123,7 +123,7 @@ Extrapolator::Extrapolator(const Scenario& scenario, real dt) : scenario_(scenar
     method_.push_back(method_for(g, compose_.back()));
   }
   // The tile patterns (T26) and track matrices (T28) from the functions the World builds its own
-  // copies with (world_tiles.hpp).
+  // copies with (tile_map.hpp).
   for (const TilePatternSpec& spec : scenario_.tile_patterns) tile_patterns_.push_back(build_tile_pattern(spec));
   for (const TrackSpec& t : scenario_.tracks) track_cells_.push_back(build_track_cells(t, scenario_.tiles));
 }
@@ -343,10 +343,8 @@ std::int32_t Extrapolator::nearest_target(std::span<const ExtrapolatedAgent>, st
                                           std::int32_t self, Vec2 p) const {
   // The nearest player, or the nearest other agent of target_group (stage_targets.hpp), over the
   // lists step() made at the start of the tick (snapshots list agents in id order, as the World's lists are).
-  if (target_group < 0) return nearest_of(players_, position_.data(), -1, p, plane_of(scenario_), nullptr);
-  if (target_group >= static_cast<std::int32_t>(members_.size())) return -1;
-  return nearest_of(members_[static_cast<std::size_t>(target_group)], position_.data(), self, p, plane_of(scenario_),
-                    nullptr);
+  const Targets targets{players_, members_, position_.data(), plane_of(scenario_)};
+  return targets.nearest(target_group, self, p, nullptr);
 }
 
 Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agents, std::int32_t i) const {
@@ -400,11 +398,10 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     // Every obstacle: the World's look-up by cell returns those that can matter at p, and the
     // avoidance rule picks the same one from either.
     std::span<const Circle> obstacles_near(Vec2) const { return x.scenario_.obstacles; }
-    std::int32_t nearest_player(Vec2 p, real* distance) const {
-      return nearest_of(x.players_, x.position_.data(), -1, p, plane_of(x.scenario_), distance);
-    }
+    Targets targets;
+    std::int32_t nearest_player(Vec2 p, real* distance) const { return targets.nearest_player(p, distance); }
     std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
-      return x.nearest_target(agents, group, self, p);
+      return targets.nearest_in_group(group, self, p, nullptr);
     }
     std::int32_t leader(std::int32_t group) const {
       return group >= 0 && group < static_cast<std::int32_t>(x.leader_.size())
@@ -417,7 +414,7 @@ Extrapolator::Steer Extrapolator::steer(std::span<const ExtrapolatedAgent> agent
     Vec2 heading(std::int32_t j) const { return agents[static_cast<std::size_t>(j)].heading; }
     std::int32_t group(std::int32_t j) const { return view(j).group; }
   };
-  const Env env{*this, agents};
+  const Env env{*this, agents, {players_, members_, position_.data(), plane_of(scenario_)}};
   const Composition& c = compose_[static_cast<std::size_t>(a.view.group)];
   const stage::Agent agent{i, pos, a.view.velocity, a.heading};
   // The combiner the World runs (behavior::PrioritizedCombiner) for the running sum and the priority.

@@ -6,7 +6,7 @@
 #include "flockstep/behavior/bourg_flocking.hpp"
 #include "flockstep/math/angle.hpp"
 #include "flockstep/sim/group_kind.hpp"
-#include "world_tiles.hpp"
+#include "tile_map.hpp"
 
 namespace flockstep::sim {
 namespace {

@@ -47,6 +47,34 @@ inline std::int32_t nearest_of(std::span<const std::int32_t> candidates, const V
   return best;
 }
 
+/// Who an agent may aim at this tick: the players and each group's members (dense indices into
+/// `position`, both lists in id order), on `plane`. The World and the Extrapolator each fill
+/// the lists with build_roster and hand this view to every rule that picks a target.
+struct Targets {
+  std::span<const std::int32_t> players;
+  std::span<const std::vector<std::int32_t>> members;  ///< by group: empty for a group nobody targets
+  const Vec2* position = nullptr;
+  Plane plane;
+
+  /// The player nearest to p, or -1.
+  std::int32_t nearest_player(Vec2 p, real* distance) const {
+    return nearest_of(players, position, -1, p, plane, distance);
+  }
+  /// The member of `group` nearest to p other than `self`, or -1 (also for a group not listed).
+  std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
+    if (group < 0 || static_cast<std::size_t>(group) >= members.size()) {
+      if (distance) *distance = math::kInfinity;
+      return -1;
+    }
+    return nearest_of(members[static_cast<std::size_t>(group)], position, self, p, plane, distance);
+  }
+  /// What a group's techniques act on: the nearest player, or with `target_group` >= 0 the
+  /// nearest other agent of that group.
+  std::int32_t nearest(std::int32_t target_group, std::int32_t self, Vec2 p, real* distance) const {
+    return target_group < 0 ? nearest_player(p, distance) : nearest_in_group(target_group, self, p, distance);
+  }
+};
+
 /// One agent as the roster sees it.
 struct RosterEntry {
   AgentKind kind;

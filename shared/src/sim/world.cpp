@@ -83,7 +83,9 @@ WorldImpl::WorldImpl(const Scenario& scenario)
   rebuild_groups();
   // Solid borders are walls like any other, so the feelers (T75) keep agents inside.
   add_border_walls(scenario_);
-  build_tiles();
+  // The tile tables (T26 patterns, T28 matrices), built once: one T26 count per pattern.
+  tiles_ = TileTables::build(scenario_);
+  technique_counts_[25] += static_cast<std::int64_t>(tiles_.patterns.size());
   grid_.init(scenario_.width, scenario_.height, scenario_.grid_cell, scenario_.wrap, capacity_);
   build_obstacle_index();
   for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g) spawn_group(g);
@@ -197,7 +199,8 @@ void WorldImpl::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t
     velocity_[i] = heading_[i] * v0;
     wander_[i] = behavior::wander_init(g.wander, rng_[i]);
     if (g.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[i], craft_state_of(i));
-    if (motion == Model::kTile) init_tile_agent(i, k);
+    if (motion == Model::kTile)
+      start_tile_walker(scenario_.tiles, tiles_, g, k, {tile_[i], position_[i], velocity_[i], angular_velocity_[i]});
     if (motion == Model::kKinematic) init_technique_state(i);
   }
 }
@@ -356,6 +359,9 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
   const auto interval = static_cast<std::uint64_t>(scenario_.steering_interval_ticks);
   // Force-model agents are steered in batches of one group (compose.hpp); the one-controller
   // models (craft, tile, kinematic) steer agent by agent.
+  const Targets targets = this->targets();
+  const TileSteerColumns tiles{scenario_.tiles, tiles_, scenario_.groups, dt_,  targets, group_, id_, position_,
+                               tile_,           rng_,   target_,          aim_, state_};
   std::int32_t batch_slot[kAgentsPerTask];
   std::int32_t batch_group[kAgentsPerTask];
   std::int32_t m = 0;
@@ -364,7 +370,7 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
     const Model model = motion_[i];
     if (model == Model::kCraft) steer_craft(i, tally);
-    else if (model == Model::kTile) steer_tile(i, tally);
+    else if (model == Model::kTile) steer_tile_walker(tiles, i, tally);
     else if (model == Model::kKinematic) steer_kinematic(i, tally);
     else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) {
       batch_slot[m] = k;
@@ -439,9 +445,16 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
   const bool bodies_done = update_vehicle_bodies(begin, end);
   for (std::int32_t i = begin; i < end; ++i) {
     switch (motion_[i]) {
-      case Model::kTile:
-        integrate_tile(i);  // moves between tile centres inside the map: no confine needed
+      case Model::kTile: {
+        // A run of walkers moves in one stage call; they stay inside the map: no confine.
+        std::int32_t e = i + 1;
+        while (e < end && motion_[e] == Model::kTile) ++e;
+        move_tile_walkers({scenario_.tiles, scenario_.groups, group_, tile_, position_, velocity_, heading_,
+                           orientation_, angular_velocity_},
+                          i, e);
+        i = e - 1;
         continue;
+      }
       case Model::kKinematic: integrate_kinematic(i, tally); break;
       case Model::kSteering: integrate_steering_model(i, tally); break;
       case Model::kCraft:
@@ -563,16 +576,6 @@ std::int32_t WorldImpl::count_kind(AgentKind k) const {
 // ---- target groups, captures of non-player prey, live tuning ----
 namespace flockstep::sim {
 
-std::int32_t WorldImpl::nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const {
-  if (g.target_group < 0) return nearest_player(p, distance);
-  return nearest_in_group(g.target_group, self, p, distance);
-}
-
-std::int32_t WorldImpl::nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const {
-  // members_ is in id order: ties keep the lower id slot.
-  return nearest_of(members_[static_cast<std::size_t>(group)], position_.data(), self, p, plane(), distance);
-}
-
 void WorldImpl::apply_target_captures() {
   // Non-player prey: a kPursuer touching an agent of its target group. Pursuers and prey in
   // id order; a prey respawned this tick cannot be captured again until the next one.
@@ -595,7 +598,8 @@ void WorldImpl::apply_target_captures() {
       chase_mode_[j] = behavior::ChaseMode::intercept;
       waypoint_[j] = {};
       if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
-      if (motion_[j] == Model::kTile) init_tile_agent(j, 0);
+      if (motion_[j] == Model::kTile)
+        start_tile_walker(scenario_.tiles, tiles_, pg, 0, {tile_[j], position_[j], velocity_[j], angular_velocity_[j]});
       if (motion_[j] == Model::kKinematic) init_technique_state(j);
       spawn_tick_[j] = tick_ + 1;
       events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});

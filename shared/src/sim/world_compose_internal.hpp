@@ -180,9 +180,9 @@ struct WorldImpl::Behaviors::Env {
   const Scenario& scenario() const { return w.scenario_; }
   Vec2 delta(Vec2 from, Vec2 to) const { return w.delta(from, to); }
   std::span<const Circle> obstacles_near(Vec2 p) const { return w.obstacles_near(p); }
-  std::int32_t nearest_player(Vec2 p, real* distance) const { return w.nearest_player(p, distance); }
+  std::int32_t nearest_player(Vec2 p, real* distance) const { return w.targets().nearest_player(p, distance); }
   std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
-    return w.nearest_in_group(group, self, p, nullptr);
+    return w.targets().nearest_in_group(group, self, p, nullptr);
   }
   std::int32_t leader(std::int32_t group) const { return w.leader_index_[static_cast<std::size_t>(group)]; }
   Vec2 position(std::int32_t j) const { return w.position_[j]; }

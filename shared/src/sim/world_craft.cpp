@@ -27,7 +27,7 @@ void WorldImpl::steer_craft(std::int32_t i, Tally& tally) {
     const GroupSpec& g = scenario_.groups[group_[i]];
     real player_dist = math::kInfinity;
     // The target: the nearest player, or the nearest agent of target_group.
-    const std::int32_t pj = nearest_target(g, i, position_[i], &player_dist);
+    const std::int32_t pj = targets().nearest(g.target_group, i, position_[i], &player_dist);
     const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
     switch (g.technique) {
       case Technique::kLosChase:

@@ -16,9 +16,11 @@
 ///
 /// Where each method is defined: world.cpp (construction, the tick, integration, rules, target
 /// groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (craft model, T35),
-/// world_kinematic.cpp (kinematic model), world_tiles.cpp (tile model), world_compose.cpp,
+/// world_kinematic.cpp (kinematic model), world_compose.cpp,
 /// world_behaviors.cpp and world_neighbours.cpp (composed steering, with the private types of
 /// world_compose_internal.hpp), world_state.cpp (export_state, from_state), state_hash.cpp.
+/// The tile model has no methods here: it is stages over the columns (stage_tile.hpp), which
+/// world.cpp schedules.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -38,6 +40,7 @@
 #include "flockstep/sim/world_state.hpp"
 #include "world_storage.hpp"
 #include "stage_targets.hpp"
+#include "technique_tally.hpp"
 
 namespace flockstep::sim::detail {
 
@@ -98,13 +101,8 @@ class WorldImpl : AgentTable,
                                    std::vector<std::int32_t>* members = nullptr) const;
 
  private:
-  /// One task's technique counts for the current step: each task of a phase writes only its
-  /// own, and step() folds them into technique_counts_ (no atomics, same totals on any thread count).
-  struct Tally {
-    std::array<std::int32_t, kTechniqueCount> n{};
-    /// One more agent-tick of catalog ID T<id>.
-    void add(int id) { ++n[static_cast<std::size_t>(id - 1)]; }
-  };
+  /// One task's technique counts for the current step (technique_tally.hpp), folded by step().
+  using Tally = TechniqueTally;
   /// The tally of the task that owns slot or dense index `first` of a phase.
   Tally& tally_of(std::int32_t first) { return task_tally_[static_cast<std::size_t>(first / kAgentsPerTask)]; }
 
@@ -187,11 +185,10 @@ class WorldImpl : AgentTable,
   void build_pushout_free_cells();
   // ---- end flock hot path ----
   void apply_captures();
-  /// Dense index of the player nearest to p (ties: the lower index), or -1; `distance` gets it.
-  /// Inline: the steering kernels call it per agent from another translation unit.
-  std::int32_t nearest_player(Vec2 p, real* distance) const {
-    return nearest_of(players_, position_.data(), -1, p, plane(), distance);  // players_: id order
-  }
+  /// Who agents aim at this tick (stage_targets.hpp): the players and each targeted group's
+  /// members, both in id order, so ties keep the lower id slot. Inline: the steering kernels ask
+  /// it per agent from several translation units.
+  Targets targets() const { return {players_, members_, position_.data(), plane()}; }
   /// Orientation of agent i, rad. Vehicles' orientation is the direction of their heading and is
   /// derived here when read (snapshots, hashes, align targets) rather than stored every tick: an
   /// arctan2 per vehicle per tick was 10 % of the flock tick.
@@ -217,18 +214,6 @@ class WorldImpl : AgentTable,
   std::vector<Event> events_pending_;  // produced between steps (add_player), emitted by the next step
   void build_obstacle_index();
   std::span<const Circle> obstacles_near(Vec2 p) const;
-
-  // ---- tile techniques (T22, T26-T28), defined in world_tiles.cpp ----
-  void build_tiles();
-  void init_tile_agent(std::int32_t i, std::int32_t k);
-  void steer_tile(std::int32_t i, Tally& tally);
-  void integrate_tile(std::int32_t i);
-  void next_tile(std::int32_t i, TileState& ts, Tally& tally);
-  bool tile_free(behavior::Tile t) const;
-  Vec2 tile_centre(behavior::Tile t) const;
-  behavior::Tile tile_at(Vec2 p) const;
-  behavior::Tile tile_step_toward(TileState& ts, behavior::Tile goal, bool* by_line = nullptr) const;
-  std::int32_t tile_target(std::int32_t i, real range, real* distance) const;
 
   // ---- force-model compositions (world_compose.cpp) ----
   /// Most neighbours one boid reacts to. Beyond this the nearest are kept (sorted by distance,
@@ -264,7 +249,6 @@ class WorldImpl : AgentTable,
   /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
   behavior::FlockSums flock_sums_per_neighbour(const GroupSpec& g, std::int32_t gi, std::int32_t slot,
                                                behavior::Neighbour* scratch) const;
-  std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p, real* distance) const;
   void integrate_steering_model(std::int32_t i, Tally& tally);
   /// Recompute the per-group runtime data (compositions, models, targeted groups, fields of view).
   void rebuild_groups();
@@ -283,9 +267,6 @@ class WorldImpl : AgentTable,
   void init_technique_state(std::int32_t i);
   void steer_kinematic(std::int32_t i, Tally& tally);
   void integrate_kinematic(std::int32_t i, Tally& tally);
-  /// Dense index of the agent group g's techniques act on (nearest player, or nearest live agent
-  /// of g.target_group), or -1; `distance` gets its distance.
-  std::int32_t nearest_target(const GroupSpec& g, std::int32_t self, Vec2 p, real* distance) const;
   void apply_target_captures();
   void apply_group_updates();
 

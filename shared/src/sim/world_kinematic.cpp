@@ -45,7 +45,7 @@ void WorldImpl::steer_kinematic(std::int32_t i, Tally& tally) {
   // Writes only agent i's outputs and its own technique state (fly_, ray_state_, rng_).
   const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
   const Vec2 pos = position_[i];
-  const std::int32_t tj = nearest_target(g, i, pos, nullptr);
+  const std::int32_t tj = targets().nearest(g.target_group, i, pos, nullptr);
   const Vec2 tpos = tj >= 0 ? pos + delta(pos, position_[tj]) : pos;
   const bool has_goal = !math::is_zero(g.goal);
   const bool has_aim = has_goal || tj >= 0;

@@ -39,6 +39,7 @@
 #include "flockstep/sim/agent.hpp"
 #include "flockstep/sim/compose.hpp"
 #include "flockstep/sim/scenario.hpp"
+#include "stage_tile.hpp"
 
 namespace flockstep::sim::detail {
 
@@ -118,26 +119,11 @@ struct KinematicStore {
   std::vector<behavior::PatternState> kpattern_;    // T25 per agent
 };
 
-/// The tile model (Model::kTile, T22, T26-T28; world_tiles.cpp): per-agent state and the
-/// tables built once from the scenario.
+/// The tile model (Model::kTile, T22, T26-T28; its stages in stage_tile.hpp): per-agent state and
+/// the tables built once from the scenario.
 struct TileStore {
-  /// Per-agent tile state: the agent moves from the centre of `from` to the centre of `to`,
-  /// one tile step per 1/tile_speed s, and decides its next tile on arrival.
-  struct TileState {
-    behavior::Tile from, to;
-    real progress = 0;                   ///< 0..1 of the way from `from` to `to`
-    behavior::Tile previous{-1, -1};     ///< the tile before `from` (T28 exclusion, chase back-off)
-    behavior::TilePatrolState patrol{};  ///< T27 position in the pattern (patrol.tile = pattern tile)
-    std::uint8_t mode = 0;               ///< 0 on pattern/track, 1 chasing (T22), 2 returning to the pattern
-    AgentId target;                      ///< agent chased (mode 1 or kTileChase)
-    // T22 line being walked: from line_origin to line_goal, line_step entries done. A new goal
-    // (the target moved) or a detour around a blocked tile restarts it from the current tile.
-    behavior::Tile line_origin{-1, -1}, line_goal{-1, -1};
-    std::int32_t line_step = 0;
-  };
   std::vector<TileState> tile_;
-  std::vector<behavior::TilePathPattern> tile_patterns_;  // T26 normalised, one per Scenario::tile_patterns
-  std::vector<std::vector<std::uint8_t>> track_cells_;    // T28 matrix per track, rows x cols of the tile map
+  TileTables tiles_;
 };
 
 /// Per-group runtime data (rebuild_groups, and the target bookkeeping of each step), indexed by group.

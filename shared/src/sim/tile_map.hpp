@@ -1,7 +1,8 @@
 #pragma once
-/// \file world_tiles.hpp
-/// What the tile model (world_tiles.cpp) offers the rest of shared/src/sim/ besides its
-/// WorldImpl methods. Private: not installed.
+/// \file tile_map.hpp
+/// The tile map's side of the tile model (T22, T26-T28): validation, the tables built once from
+/// a scenario, and the map's geometry, shared by the tile stages (stage_tile.hpp), the World and
+/// the Extrapolator. Private: not installed.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,13 @@ namespace flockstep::sim {
 /// fields; "" when valid, else a message naming the field. Beside the tile model because it
 /// checks what the model needs (free tiles on the map, patterns and tracks that stay on it).
 std::string validate_tiles(const Scenario& s);
+
+/// Largest tile map side: keeps the per-step line buffer of the T22 chase small (the simulation
+/// also runs as wasm, with a small stack).
+inline constexpr std::int32_t kMaxTileMapSide = 256;
+
+/// True when tile t is on map m and not blocked.
+bool tile_free_on(const TileMapSpec& m, behavior::Tile t);
 
 /// The centre of tile t on map m, world metres.
 Vec2 tile_centre_on(const TileMapSpec& m, behavior::Tile t);
