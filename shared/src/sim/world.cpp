@@ -15,6 +15,8 @@
 #include "flockstep/behavior/steering.hpp"
 #include "flockstep/behavior/los_chase.hpp"
 #include "stage_craft.hpp"
+#include "stage_kinematic.hpp"
+#include "stage_tile.hpp"
 
 namespace flockstep::sim {
 
@@ -201,7 +203,9 @@ void WorldImpl::spawn_agents(std::int32_t gi, std::int32_t k_begin, std::int32_t
     if (g.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[i], craft_state_of(i));
     if (motion == Model::kTile)
       start_tile_walker(scenario_.tiles, tiles_, g, k, {tile_[i], position_[i], velocity_[i], angular_velocity_[i]});
-    if (motion == Model::kKinematic) init_technique_state(i);
+    if (motion == Model::kKinematic)
+      start_kinematic_agent(
+          g, {fly_[i], ray_state_[i], kin_rotation_[i], kpattern_[i], orientation_[i], heading_[i], velocity_[i]});
   }
 }
 
@@ -362,6 +366,29 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
   const Targets targets = this->targets();
   const TileSteerColumns tiles{scenario_.tiles, tiles_, scenario_.groups, dt_,  targets, group_, id_, position_,
                                tile_,           rng_,   target_,          aim_, state_};
+  const KinematicSteerColumns kinematic{scenario_.groups,
+                                        dt_,
+                                        tick_,
+                                        scenario_.tick_rate_hz,
+                                        targets,
+                                        scenario_.walls,
+                                        scenario_.obstacles,
+                                        group_,
+                                        id_,
+                                        spawn_tick_,
+                                        position_,
+                                        velocity_,
+                                        orientation_,
+                                        angular_velocity_,
+                                        rng_,
+                                        fly_,
+                                        ray_state_,
+                                        kpattern_,
+                                        force_,
+                                        kin_rotation_,
+                                        target_,
+                                        aim_,
+                                        state_};
   std::int32_t batch_slot[kAgentsPerTask];
   std::int32_t batch_group[kAgentsPerTask];
   std::int32_t m = 0;
@@ -371,7 +398,7 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
     const Model model = motion_[i];
     if (model == Model::kCraft) steer_craft(i, tally);
     else if (model == Model::kTile) steer_tile_walker(tiles, i, tally);
-    else if (model == Model::kKinematic) steer_kinematic(i, tally);
+    else if (model == Model::kKinematic) steer_kinematic_agent(kinematic, i, tally);
     else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) {
       batch_slot[m] = k;
       batch_group[m] = group_[i];
@@ -455,7 +482,11 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
         i = e - 1;
         continue;
       }
-      case Model::kKinematic: integrate_kinematic(i, tally); break;
+      case Model::kKinematic:
+        move_kinematic_agent({scenario_.groups, dt_, group_, force_, kin_rotation_, position_, velocity_, heading_,
+                              orientation_, angular_velocity_},
+                             i, tally);
+        break;
       case Model::kSteering: integrate_steering_model(i, tally); break;
       case Model::kCraft:
         if (kind_[i] == AgentKind::kPlayer) {
@@ -600,7 +631,9 @@ void WorldImpl::apply_target_captures() {
       if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
       if (motion_[j] == Model::kTile)
         start_tile_walker(scenario_.tiles, tiles_, pg, 0, {tile_[j], position_[j], velocity_[j], angular_velocity_[j]});
-      if (motion_[j] == Model::kKinematic) init_technique_state(j);
+      if (motion_[j] == Model::kKinematic)
+        start_kinematic_agent(
+            pg, {fly_[j], ray_state_[j], kin_rotation_[j], kpattern_[j], orientation_[j], heading_[j], velocity_[j]});
       spawn_tick_[j] = tick_ + 1;
       events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});
       break;

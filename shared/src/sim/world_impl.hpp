@@ -16,11 +16,10 @@
 ///
 /// Where each method is defined: world.cpp (construction, the tick, integration, rules, target
 /// groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (craft model, T35),
-/// world_kinematic.cpp (kinematic model), world_compose.cpp,
-/// world_behaviors.cpp and world_neighbours.cpp (composed steering, with the private types of
-/// world_compose_internal.hpp), world_state.cpp (export_state, from_state), state_hash.cpp.
-/// The tile model has no methods here: it is stages over the columns (stage_tile.hpp), which
-/// world.cpp schedules.
+/// world_compose.cpp, world_behaviors.cpp and world_neighbours.cpp (composed steering, with the
+/// private types of world_compose_internal.hpp), world_state.cpp (export_state, from_state),
+/// state_hash.cpp. The tile and kinematic models have no methods here: they are stages over the
+/// columns (stage_tile.hpp, stage_kinematic.hpp), which world.cpp schedules.
 #include <algorithm>
 #include <array>
 #include <cstddef>
