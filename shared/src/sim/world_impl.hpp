@@ -261,11 +261,8 @@ class WorldImpl : AgentTable,
   std::vector<PushoutStats> task_pushout_;  // per integrate task, summed after the phase (no atomics)
   PushoutStats pushout_;
 
-  // ---- kinematic motion, target groups, live tuning ----
+  // ---- spawning, target groups, live tuning ----
   void spawn_agents(std::int32_t group, std::int32_t k_begin, std::int32_t k_end);
-  void init_technique_state(std::int32_t i);
-  void steer_kinematic(std::int32_t i, Tally& tally);
-  void integrate_kinematic(std::int32_t i, Tally& tally);
   void apply_target_captures();
   void apply_group_updates();
 
