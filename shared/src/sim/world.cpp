@@ -366,6 +366,23 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
   const Targets targets = this->targets();
   const TileSteerColumns tiles{scenario_.tiles, tiles_, scenario_.groups, dt_,  targets, group_, id_, position_,
                                tile_,           rng_,   target_,          aim_, state_};
+  const CraftSteerColumns craft{scenario_.groups,
+                                {scenario_.width / 2, scenario_.height / 2},
+                                targets,
+                                kind_,
+                                group_,
+                                id_,
+                                input_,
+                                position_,
+                                velocity_,
+                                orientation_,
+                                angular_velocity_,
+                                chase_mode_,
+                                pattern_,
+                                thrusters_,
+                                target_,
+                                aim_,
+                                state_};
   const KinematicSteerColumns kinematic{scenario_.groups,
                                         dt_,
                                         tick_,
@@ -396,7 +413,7 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
     const Model model = motion_[i];
-    if (model == Model::kCraft) steer_craft(i, tally);
+    if (model == Model::kCraft) steer_craft_agent(craft, i, tally);
     else if (model == Model::kTile) steer_tile_walker(tiles, i, tally);
     else if (model == Model::kKinematic) steer_kinematic_agent(kinematic, i, tally);
     else if (interval == 1 || (tick_ + id_[i].slot()) % interval == 0) {
@@ -489,30 +506,11 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
         break;
       case Model::kSteering: integrate_steering_model(i, tally); break;
       case Model::kCraft:
-        if (kind_[i] == AgentKind::kPlayer) {
-          // The one player step shared with every client's predictor (player.hpp).
-          behavior::CraftState cs = craft_state_of(i);
-          step_player(cs, input_[i], scenario_, dt_);
-          position_[i] = cs.position;
-          velocity_[i] = cs.velocity;
-          orientation_[i] = cs.orientation;
-          angular_velocity_[i] = cs.angular_velocity;
-          heading_[i] = math::as_vector(orientation_[i]);
+        if (!move_craft_agent({scenario_, dt_, kind_, group_, input_, thrusters_, position_, velocity_, heading_,
+                               orientation_, angular_velocity_},
+                              i, tally)) {
           FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
-          continue;  // step_player confined it
-        } else {
-          behavior::CraftState cs = craft_state_of(i);
-          const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-          // Bourg's flocking units move in step_bourg_groups, by AIDemo4's own loop.
-          if (g.technique == Technique::kBourgFlock) continue;
-          cs = step_craft(cs, g.craft, thrusters_[i], dt_);
-          tally.add(10);  // the rigid-body craft
-          tally.add(12);  // its angle kept wrapped
-          position_[i] = cs.position;
-          velocity_[i] = cs.velocity;
-          orientation_[i] = cs.orientation;
-          angular_velocity_[i] = cs.angular_velocity;
-          heading_[i] = math::as_vector(orientation_[i]);
+          continue;  // a player (step_player confined it) or a Bourg unit (its group's loop moves it)
         }
         break;
       default: {

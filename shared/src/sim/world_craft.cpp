@@ -1,6 +1,5 @@
-// The craft model (T10): players (sim::step_player), line-of-sight chase, intercept and physics
-// patterns, one controller per agent; Bourg's rigid-body flocks a group at a time, by AIDemo4's
-// own loop (behavior::demo4_step_units, T35).
+// Bourg's rigid-body flocks (T35), a group at a time by AIDemo4's own loop
+// (behavior::demo4_step_units). The rest of the craft model is stages (stage_craft.hpp).
 #include "stage_craft.hpp"
 #include "world_impl.hpp"
 
@@ -13,58 +12,6 @@ namespace flockstep::sim {
 
 behavior::CraftState WorldImpl::craft_state_of(std::int32_t i) const {
   return {position_[i], velocity_[i], orientation_[i], angular_velocity_[i]};
-}
-
-void WorldImpl::steer_craft(std::int32_t i, Tally& tally) {
-  const behavior::CraftState cs = craft_state_of(i);
-  behavior::Thrusters t{};
-  AgentId target{};
-  Vec2 aim = position_[i];
-  BehaviorState st = BehaviorState::kNone;
-  if (kind_[i] == AgentKind::kPlayer) {
-    t = player_thrusters(input_[i]);  // for viewers; integrate() runs step_player itself
-  } else {
-    const GroupSpec& g = scenario_.groups[group_[i]];
-    real player_dist = math::kInfinity;
-    // The target: the nearest player, or the nearest agent of target_group.
-    const std::int32_t pj = targets().nearest(g.target_group, i, position_[i], &player_dist);
-    const Vec2 centre{scenario_.width / 2, scenario_.height / 2};
-    switch (g.technique) {
-      case Technique::kLosChase:
-      case Technique::kIntercept: {
-        // The prey at its copy nearest the chaser (stage_craft.hpp: shared with the Extrapolator).
-        const behavior::Mover prey{pj >= 0 ? position_[i] + delta(position_[i], position_[pj]) : Vec2{},
-                                   pj >= 0 ? velocity_[pj] : Vec2{}};
-        const CraftChase c = chase_craft(g, cs, pj >= 0 ? &prey : nullptr, centre, chase_mode_[i]);
-        t = c.thrusters;
-        aim = c.aim;
-        st = c.state;
-        if (pj >= 0) target = id_[pj];
-        if (g.technique == Technique::kIntercept && pj >= 0) {
-          tally.add(23);
-          tally.add(24);  // the feasibility test and its fall-back
-        } else {
-          tally.add(21);
-          if (g.technique == Technique::kLosChase) tally.add(11);  // the bearing in the craft's local frame
-        }
-        break;
-      }
-      case Technique::kPattern: {
-        t = pattern_thrusters(i, cs);
-        tally.add(29);
-        tally.add(30);
-        aim = pattern_[i].initial_position;
-        st = BehaviorState::kPatrolling;
-        break;
-      }
-      case Technique::kBourgFlock: return;  // stepped whole by step_bourg_groups, after the players moved
-      default: break;
-    }
-  }
-  thrusters_[i] = t;
-  target_[i] = target;
-  aim_[i] = aim;
-  state_[i] = st;
 }
 
 behavior::Demo4World WorldImpl::bourg_world(std::int32_t group, behavior::Demo4Params& params,
@@ -218,18 +165,6 @@ void WorldImpl::step_bourg_groups() {
     }
   }
   for (std::size_t k = 0; k < kTechniqueCount; ++k) technique_counts_[k] += tally.n[k];
-}
-
-behavior::Thrusters WorldImpl::pattern_thrusters(std::int32_t i, const behavior::CraftState& cs) {
-  std::span<const behavior::PhysicsInstruction> pattern;
-  switch (scenario_.groups[group_[i]].pattern) {
-    case PatternKind::kSquare: pattern = behavior::kSquarePattern; break;
-    case PatternKind::kZigZag: pattern = behavior::kZigZagPattern; break;
-    case PatternKind::kArbitrary: pattern = behavior::kArbitraryPattern; break;
-  }
-  behavior::Thrusters t{};
-  behavior::run_repeating_pattern(pattern_[i], pattern, cs, behavior::DoPatternParams{}, t);
-  return t;
 }
 
 }  // namespace flockstep::sim

@@ -15,11 +15,12 @@
 /// of tasks through a host-lent TaskRunner (task_runner.hpp), bit-identical on 1 or N threads.
 ///
 /// Where each method is defined: world.cpp (construction, the tick, integration, rules, target
-/// groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (craft model, T35),
+/// groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (Bourg's flocks, T35),
 /// world_compose.cpp, world_behaviors.cpp and world_neighbours.cpp (composed steering, with the
 /// private types of world_compose_internal.hpp), world_state.cpp (export_state, from_state),
-/// state_hash.cpp. The tile and kinematic models have no methods here: they are stages over the
-/// columns (stage_tile.hpp, stage_kinematic.hpp), which world.cpp schedules.
+/// state_hash.cpp. The one-controller models (craft, tile, kinematic) steer and move by stages over
+/// the columns (stage_craft.hpp, stage_tile.hpp, stage_kinematic.hpp), which world.cpp schedules;
+/// only Bourg's flocks keep a serial group loop here.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -165,11 +166,9 @@ class WorldImpl : AgentTable,
   void run_phase(Phase phase);
   void gather_slots(std::int32_t begin, std::int32_t end);
   void compute_steering(std::int32_t begin, std::int32_t end);
-  void steer_craft(std::int32_t i, Tally& tally);
   /// T35 step every bourg_flock group with AIDemo4's loop (behavior::demo4_step_units), after the
   /// players moved: the seed's order. Serial: a group's units read each other.
   void step_bourg_groups();
-  behavior::Thrusters pattern_thrusters(std::int32_t i, const behavior::CraftState& cs);
   behavior::CraftState craft_state_of(std::int32_t i) const;
   real radius_of(std::int32_t i) const;
   void integrate(std::int32_t begin, std::int32_t end);
