@@ -25,6 +25,7 @@
 #include "stage_kinematic.hpp"
 #include "stage_targets.hpp"
 #include "stage_tile.hpp"
+#include "stage_vehicle.hpp"
 #include "tile_map.hpp"
 
 namespace flockstep::sim {
@@ -269,12 +270,6 @@ ExtrapolationMethod Extrapolator::method_of(std::int32_t group) const {
 }
 
 Vec2 Extrapolator::delta(Vec2 from, Vec2 to) const { return plane_of(scenario_).delta(from, to); }
-
-real Extrapolator::radius_of(std::int32_t group) const {
-  return group >= 0 && group < static_cast<std::int32_t>(scenario_.groups.size())
-             ? scenario_.groups[static_cast<std::size_t>(group)].radius
-             : scenario_.player_craft.length * 0.5;
-}
 
 void Extrapolator::init(std::span<const AgentView> views, std::vector<ExtrapolatedAgent>& out,
                         std::span<const AgentView> previous, std::int32_t ticks_between) const {
@@ -525,20 +520,16 @@ void Extrapolator::integrate(ExtrapolatedAgent& a, const Steer& s) const {
     a.heading = math::as_vector(v.orientation);
     v.state = s.state;
   } else {
-    // T08: behavior::body_update, the rule the World's body update runs (its lane form,
-    // behavior::body_lanes, is tested to give the same bits).
-    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(v.group)];
-    behavior::Body b{v.position, v.velocity, a.heading, g.mass, g.max_force, g.max_speed, g.radius};
-    behavior::body_update(b, s.force, dt_);
-    v.position = b.position;
-    v.velocity = b.velocity;
-    a.heading = b.heading;
-    v.orientation = math::orientation_of(b.heading);
+    // T08 (stage_vehicle.hpp): the World's per-agent body update, whose lane form
+    // (move_vehicle_bodies) is tested to give the same bits.
+    move_vehicle_body(scenario_.groups[static_cast<std::size_t>(v.group)], v.position, v.velocity, a.heading, s.force,
+                      dt_);
+    v.orientation = math::orientation_of(a.heading);
   }
   // The end-of-tick rules (confine_body, rules.hpp). Tile walkers stay between tile centres
   // inside the map and are not confined, as in the World.
   if (a.method == ExtrapolationMethod::kTile) return;
-  confine_body(v.position, v.velocity, radius_of(v.group), scenario_.obstacles, scenario_,
+  confine_body(v.position, v.velocity, body_radius(scenario_, v.group), scenario_.obstacles, scenario_,
                scenario_.wrap ? scenario_.width : 0, scenario_.wrap ? scenario_.height : 0);
 }
 

@@ -133,6 +133,12 @@ bool border_wrapped(Vec2& p, Vec2& v, real radius, const Scenario& scenario) {
   return scenario.wrap && !(p == before);
 }
 
+real body_radius(const Scenario& scenario, std::int32_t group) {
+  return group >= 0 && group < static_cast<std::int32_t>(scenario.groups.size())
+             ? scenario.groups[static_cast<std::size_t>(group)].radius
+             : scenario.player_craft.length * 0.5;
+}
+
 void apply_border(Vec2& p, Vec2& v, real radius, const Scenario& s) {
   const real w = s.width, h = s.height;
   if (s.wrap) {

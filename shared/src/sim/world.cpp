@@ -16,7 +16,10 @@
 #include "flockstep/behavior/los_chase.hpp"
 #include "stage_craft.hpp"
 #include "stage_kinematic.hpp"
+#include "stage_captures.hpp"
+#include "stage_confine.hpp"
 #include "stage_tile.hpp"
+#include "stage_vehicle.hpp"
 
 namespace flockstep::sim {
 
@@ -102,66 +105,8 @@ void WorldImpl::build_obstacle_index() {
   obstacles_.build(scenario_, reach);
   obstacle_cells_are_grid_cells_ =
       !obstacles_.empty() && obstacles_.columns() == grid_.columns() && obstacles_.rows() == grid_.rows();
-  build_pushout_free_cells();
+  pushout_free_cell_ = pushout_free_cells(grid_, obstacles_, scenario_, group_model_, dt_);
 }
-
-void WorldImpl::build_pushout_free_cells() {
-  // A grid cell is push-out free when no vehicle that was sorted into it at the grid rebuild can
-  // touch an obstacle after this tick's body update: then confine() would look the obstacles up
-  // and project nothing, and integrate skips both (exact: push_out_of_obstacles with no circle
-  // within reach changes nothing). The region a vehicle of the cell can be in: the cell grown by
-  // the longest vehicle step (max_speed * dt) plus a slack for the rounding of the cell index,
-  // edge cells open outwards (positions outside the world fall in the edge cell). For every
-  // obstacle cell obstacles_near() can pick there (one more on each side for its rounding), no
-  // listed circle (already at its image nearest that cell) may come within its radius plus the
-  // largest vehicle radius of that region.
-  const std::int32_t cols = grid_.columns(), rows = grid_.rows();
-  pushout_free_cell_.assign(static_cast<std::size_t>(cols) * rows, 1);
-  if (obstacles_.empty()) return;
-  real step = 0, reach = 0;
-  bool vehicles = false;
-  for (std::size_t g = 0; g < scenario_.groups.size(); ++g) {
-    if (group_model_[g] != Model::kVehicle) continue;
-    vehicles = true;
-    step = math::max(step, scenario_.groups[g].max_speed * dt_);
-    reach = math::max(reach, scenario_.groups[g].radius);
-  }
-  if (!vehicles) return;  // no vehicle asks
-  const real w = scenario_.width, h = scenario_.height;
-  const real margin = step * (1 + 1e-9) + 1e-6 * (1 + w + h);
-  const real cw = w / cols, ch = h / rows;
-  auto obstacle_index = [](real v, real extent, std::int32_t n) {
-    const real c = std::floor(math::min(math::max(v, real(0)), extent) / extent * n);
-    return static_cast<std::int32_t>(c);
-  };
-  for (std::int32_t gy = 0; gy < rows; ++gy) {
-    for (std::int32_t gx = 0; gx < cols; ++gx) {
-      const real lo_x = gx == 0 ? -math::kInfinity : gx * cw - margin;
-      const real hi_x = gx == cols - 1 ? math::kInfinity : (gx + 1) * cw + margin;
-      const real lo_y = gy == 0 ? -math::kInfinity : gy * ch - margin;
-      const real hi_y = gy == rows - 1 ? math::kInfinity : (gy + 1) * ch + margin;
-      const std::int32_t ox0 = std::max(obstacle_index(lo_x, w, obstacles_.columns()) - 1, 0);
-      const std::int32_t ox1 = std::min(obstacle_index(hi_x, w, obstacles_.columns()) + 1, obstacles_.columns() - 1);
-      const std::int32_t oy0 = std::max(obstacle_index(lo_y, h, obstacles_.rows()) - 1, 0);
-      const std::int32_t oy1 = std::min(obstacle_index(hi_y, h, obstacles_.rows()) + 1, obstacles_.rows() - 1);
-      bool free = true;
-      for (std::int32_t oy = oy0; oy <= oy1 && free; ++oy) {
-        for (std::int32_t ox = ox0; ox <= ox1 && free; ++ox) {
-          for (const Circle& c : obstacles_.cell(ox, oy)) {
-            if (!free) break;
-            const real dx = math::max(math::max(lo_x - c.center.x, real(0)), c.center.x - hi_x);
-            const real dy = math::max(math::max(lo_y - c.center.y, real(0)), c.center.y - hi_y);
-            const real limit = c.radius + reach;
-            free = dx * dx + dy * dy > limit * limit;
-          }
-        }
-      }
-      pushout_free_cell_[static_cast<std::size_t>(gy * cols + gx)] = free ? 1 : 0;
-    }
-  }
-}
-
-std::span<const Circle> WorldImpl::obstacles_near(Vec2 p) const { return obstacles_.near(p); }
 
 Vec2 WorldImpl::spawn_point(const GroupSpec& g, math::Rng& rng) const {
   Vec2 lo = g.spawn_min, hi = g.spawn_max;
@@ -314,7 +259,6 @@ void WorldImpl::step() {
   step_bourg_groups();
   // Phase 5: rules between agents (captures), serial and in id order.
   apply_captures();
-  apply_target_captures();
   ++tick_;
 }
 
@@ -458,35 +402,20 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
 
 namespace flockstep::sim {
 
-bool WorldImpl::update_vehicle_bodies(std::int32_t begin, std::int32_t end) {
-  if (flock_kernel_ == FlockKernel::kPerNeighbour || flock_kernel_ == FlockKernel::kLanesPerAgentBody) return false;
-  const behavior::LaneKernel kernel =
-      flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd;
-  // Each body's update reads and writes only its own state, so updating every vehicle of the
-  // task first and running the per-agent rules after gives the bits of the per-agent order.
-  // One kernel call per run of consecutive vehicles of one group, straight over the columns
-  // (the group's mass and limits splatted once): the dispatch is per run, never per agent.
-  for (std::int32_t i = begin; i < end;) {
-    if (motion_[i] != Model::kVehicle) {
-      ++i;
-      continue;
-    }
-    const std::int32_t gi = group_[i];
-    std::int32_t e = i + 1;
-    while (e < end && motion_[e] == Model::kVehicle && group_[e] == gi) ++e;
-    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
-    const auto at = static_cast<std::size_t>(i);
-    behavior::body_update_columns(
-        {&position_[at], &velocity_[at], &heading_[at], &force_[at], g.mass, g.max_force, g.max_speed}, e - i, dt_,
-        kernel);
-    i = e;
-  }
-  return true;
-}
-
 void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
   Tally& tally = tally_of(begin);
-  const bool bodies_done = update_vehicle_bodies(begin, end);
+  PushoutStats& pushout = task_pushout_[static_cast<std::size_t>(begin / kAgentsPerTask)];
+  const VehicleMoveColumns vehicles{scenario_.groups, heading_samples_, dt_,       motion_,  group_,
+                                    force_,           position_,        velocity_, heading_, smoother_};
+  const ConfineColumns confined{scenario_, obstacles_, group_, position_, velocity_};
+  // The vehicles' bodies a run of one group at a time first, unless the flock kernel asks for the
+  // per-agent update (World::FlockKernel).
+  const bool bodies_moved =
+      flock_kernel_ != FlockKernel::kPerNeighbour && flock_kernel_ != FlockKernel::kLanesPerAgentBody;
+  if (bodies_moved)
+    move_vehicle_bodies(
+        vehicles, begin, end,
+        flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
   for (std::int32_t i = begin; i < end; ++i) {
     switch (motion_[i]) {
       case Model::kTile: {
@@ -504,7 +433,11 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
                               orientation_, angular_velocity_},
                              i, tally);
         break;
-      case Model::kSteering: integrate_steering_model(i, tally); break;
+      case Model::kSteering:
+        move_steering_agent({scenario_.groups, compose_, dt_, group_, force_, kin_rotation_, position_, velocity_,
+                             heading_, orientation_, angular_velocity_},
+                            i, tally);
+        break;
       case Model::kCraft:
         if (!move_craft_agent({scenario_, dt_, kind_, group_, input_, thrusters_, position_, velocity_, heading_,
                                orientation_, angular_velocity_},
@@ -513,78 +446,60 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
           continue;  // a player (step_player confined it) or a Bourg unit (its group's loop moves it)
         }
         break;
-      default: {
-        if (!bodies_done) {
-          const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-          behavior::Body b{position_[i], velocity_[i], heading_[i], g.mass, g.max_force, g.max_speed, g.radius};
-          behavior::body_update(b, force_[i], dt_);
-          position_[i] = b.position;
-          velocity_[i] = b.velocity;
-          heading_[i] = b.heading;
-        }
-        tally.add(8);
-        // T82: the heading the agent shows (and looks ahead with) averages its recent velocity
-        // directions, so a force that flips side every tick does not judder it; the velocity is untouched.
-        const std::int32_t samples = heading_samples_[static_cast<std::size_t>(group_[i])];
-        if (samples > 0) {
-          heading_[i] = behavior::smooth_heading(smoother_[i], samples, velocity_[i], heading_[i]);
-          tally.add(82);
-        }
+      default:
+        move_vehicle_agent(vehicles, i, bodies_moved, tally);
         // orientation_[i] is not kept for vehicles: orientation_at() derives it from the heading.
-        if (bodies_done && pushout_free_cell_[static_cast<std::size_t>(grid_.agent_cell(i))]) {
-          confine_border(i, tally);  // no obstacle within reach of this cell's vehicles
+        if (bodies_moved && pushout_free_cell_[static_cast<std::size_t>(grid_.agent_cell(i))]) {
+          confine_agent_border(confined, i, tally);  // no obstacle within reach of this cell's vehicles
+          FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
           continue;
         }
         break;
-      }
     }
-    confine(i, tally);
+    // Depends only on agent i and static geometry, so it runs inside the integrate task.
+    confine_agent(confined, i, tally, pushout);
     FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
   }
 }
 
-real WorldImpl::radius_of(std::int32_t i) const {
-  return group_[i] >= 0 ? scenario_.groups[group_[i]].radius : scenario_.player_craft.length * 0.5;
-}
-
-void WorldImpl::confine(std::int32_t i, Tally& tally) {
-  // Depends only on agent i and static geometry, so it runs inside the integrate task.
-  const real r = radius_of(i);
-  // (Players are confined by step_player.) The depth the rule found is what avoidance missed.
-  const Confined c = confine_body(position_[i], velocity_[i], r, obstacles_near(position_[i]), scenario_);
-  if (c.depth > 0) {
-    PushoutStats& st = task_pushout_[static_cast<std::size_t>(i / kAgentsPerTask)];
-    ++st.corrections;
-    st.max_depth = math::max(st.max_depth, c.depth);
-  }
-  // T14 counts the agent-ticks in which the torus actually carried an agent across the seam.
-  if (c.wrapped) tally.add(14);
-  FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
-}
-
-void WorldImpl::confine_border(std::int32_t i, Tally& tally) {
-  if (border_wrapped(position_[i], velocity_[i], radius_of(i), scenario_)) tally.add(14);
-  FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
-}
-
 void WorldImpl::apply_captures() {
-  // Captures: a pursuer touching an unprotected player. Players and pursuers in id order, one
-  // capture per player per tick.
-  for (const std::int32_t pj : players_) {
-    if (index_of(id_[pj]) != pj) continue;
-    if (capture_protected(tick_, spawn_tick_[pj], scenario_)) continue;
-    for (const std::int32_t i : pursuers_) {
-      const real reach = scenario_.groups[group_[i]].capture_radius + radius_of(pj);
-      if (math::length_sq(delta(position_[i], position_[pj])) > reach * reach) continue;
-      events_.push_back({Event::Type::kCapture, id_[pj], id_[i], tick_, tick_ - spawn_tick_[pj]});
-      // Respawn: same entity, new place, at rest, protected for a while.
-      position_[pj] = player_spawn_point(rng_[pj]);
-      velocity_[pj] = {};
-      angular_velocity_[pj] = 0;
-      spawn_tick_[pj] = tick_ + 1;
-      events_.push_back({Event::Type::kRespawn, id_[pj], {}, tick_, 0});
-      break;
-    }
+  // Who caught whom (stage_captures.hpp), then each caught agent respawned where its kind
+  // spawns, in the order the captures were found. A respawn moves only the caught agent, which
+  // the capture stage has already protected for the rest of the tick, so finding every capture
+  // first gives what finding and respawning one at a time gives.
+  const CaptureColumns rows{scenario_, tick_, plane(), group_, position_, spawn_tick_};
+  captures_.clear();
+  find_player_captures(rows, players_, pursuers_, captures_);
+  for (const Capture& c : captures_) {
+    const std::int32_t pj = c.caught;
+    events_.push_back({Event::Type::kCapture, id_[pj], id_[c.pursuer], tick_, c.survived_ticks});
+    // Respawn: same entity, new place, at rest, protected for a while.
+    position_[pj] = player_spawn_point(rng_[pj]);
+    velocity_[pj] = {};
+    angular_velocity_[pj] = 0;
+    events_.push_back({Event::Type::kRespawn, id_[pj], {}, tick_, 0});
+  }
+  captures_.clear();
+  find_prey_captures(rows, pursuers_, members_, captures_);
+  for (const Capture& c : captures_) {
+    const std::int32_t j = c.caught;
+    events_.push_back({Event::Type::kCapture, id_[j], id_[c.pursuer], tick_, c.survived_ticks});
+    // Respawn in the prey group's spawn area, as a fresh agent of its technique.
+    const GroupSpec& pg = scenario_.groups[static_cast<std::size_t>(group_[j])];
+    position_[j] = spawn_point(pg, rng_[j]);
+    orientation_[j] = rng_[j].uniform(-math::kPi, math::kPi);
+    heading_[j] = math::as_vector(orientation_[j]);
+    velocity_[j] = motion_[j] == Model::kCraft ? Vec2{} : heading_[j] * (pg.max_speed / 3);
+    angular_velocity_[j] = 0;
+    chase_mode_[j] = behavior::ChaseMode::intercept;
+    waypoint_[j] = {};
+    if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
+    if (motion_[j] == Model::kTile)
+      start_tile_walker(scenario_.tiles, tiles_, pg, 0, {tile_[j], position_[j], velocity_[j], angular_velocity_[j]});
+    if (motion_[j] == Model::kKinematic)
+      start_kinematic_agent(
+          pg, {fly_[j], ray_state_[j], kin_rotation_[j], kpattern_[j], orientation_[j], heading_[j], velocity_[j]});
+    events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});
   }
 }
 
@@ -602,42 +517,8 @@ std::int32_t WorldImpl::count_kind(AgentKind k) const {
 
 }  // namespace flockstep::sim
 
-// ---- target groups, captures of non-player prey, live tuning ----
+// ---- target groups, live tuning ----
 namespace flockstep::sim {
-
-void WorldImpl::apply_target_captures() {
-  // Non-player prey: a kPursuer touching an agent of its target group. Pursuers and prey in
-  // id order; a prey respawned this tick cannot be captured again until the next one.
-  for (const std::int32_t i : pursuers_) {
-    if (group_[i] < 0) continue;
-    const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-    if (g.target_group < 0) continue;
-    for (const std::int32_t j : members_[static_cast<std::size_t>(g.target_group)]) {
-      if (spawn_tick_[j] > tick_) continue;
-      const real reach = g.capture_radius + radius_of(j);
-      if (math::length_sq(delta(position_[i], position_[j])) > reach * reach) continue;
-      events_.push_back({Event::Type::kCapture, id_[j], id_[i], tick_, tick_ - spawn_tick_[j]});
-      // Respawn in the prey group's spawn area, as a fresh agent of its technique.
-      const GroupSpec& pg = scenario_.groups[static_cast<std::size_t>(group_[j])];
-      position_[j] = spawn_point(pg, rng_[j]);
-      orientation_[j] = rng_[j].uniform(-math::kPi, math::kPi);
-      heading_[j] = math::as_vector(orientation_[j]);
-      velocity_[j] = motion_[j] == Model::kCraft ? Vec2{} : heading_[j] * (pg.max_speed / 3);
-      angular_velocity_[j] = 0;
-      chase_mode_[j] = behavior::ChaseMode::intercept;
-      waypoint_[j] = {};
-      if (pg.technique == Technique::kPattern) behavior::initialize_pattern_tracking(pattern_[j], craft_state_of(j));
-      if (motion_[j] == Model::kTile)
-        start_tile_walker(scenario_.tiles, tiles_, pg, 0, {tile_[j], position_[j], velocity_[j], angular_velocity_[j]});
-      if (motion_[j] == Model::kKinematic)
-        start_kinematic_agent(
-            pg, {fly_[j], ray_state_[j], kin_rotation_[j], kpattern_[j], orientation_[j], heading_[j], velocity_[j]});
-      spawn_tick_[j] = tick_ + 1;
-      events_.push_back({Event::Type::kRespawn, id_[j], {}, tick_, 0});
-      break;
-    }
-  }
-}
 
 std::int32_t WorldImpl::group_size(std::int32_t group) const {
   if (group < 0 || group >= static_cast<std::int32_t>(scenario_.groups.size())) return 0;

@@ -196,36 +196,4 @@ void WorldImpl::record_trace(std::size_t t, const Lane& L, const Composition& c,
   }
   tr.result = result;
 }
-void WorldImpl::integrate_steering_model(std::int32_t i, Tally& tally) {
-  // T05 Newton-Euler-1 with the speed clip, as Millington's steering behaviours expect; the
-  // angular output turns the facing unless T02 facing smoothing is on, which turns it toward the
-  // direction of motion instead.
-  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(group_[i])];
-  const Composition& c = compose_[static_cast<std::size_t>(group_[i])];
-  behavior::Kinematic k{position_[i], orientation_[i], velocity_[i], angular_velocity_[i]};
-  if (c.integration == 1) {
-    // T04 exact for piecewise-constant acceleration, then the same clips as T05.
-    behavior::integrate_exact(k, {force_[i], kin_rotation_[i]}, dt_);
-    k.velocity = math::truncate(k.velocity, g.max_speed);
-    k.rotation = math::clamp(k.rotation, -c.max_rotation, c.max_rotation);
-    k.orientation = math::wrap_angle(k.orientation);
-    tally.add(4);
-  } else {
-    behavior::integrate_steering(k, {force_[i], kin_rotation_[i]}, g.max_speed, dt_, c.max_rotation);
-    tally.add(5);
-  }
-  tally.add(1);   // the orientation kept as an angle and shown as a vector
-  tally.add(12);  // wrapped
-  if (c.filters.facing_fraction > 0) {
-    tally.add(2);
-    k.orientation = behavior::smooth_facing(k.orientation, k.velocity, {c.filters.facing_fraction});
-    k.rotation = 0;
-  }
-  position_[i] = k.position;
-  velocity_[i] = k.velocity;
-  orientation_[i] = k.orientation;
-  angular_velocity_[i] = k.rotation;
-  heading_[i] = math::as_vector(orientation_[i]);
-}
-
 }  // namespace flockstep::sim

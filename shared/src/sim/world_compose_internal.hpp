@@ -179,7 +179,7 @@ struct WorldImpl::Behaviors::Env {
   const WorldImpl& w;
   const Scenario& scenario() const { return w.scenario_; }
   Vec2 delta(Vec2 from, Vec2 to) const { return w.delta(from, to); }
-  std::span<const Circle> obstacles_near(Vec2 p) const { return w.obstacles_near(p); }
+  std::span<const Circle> obstacles_near(Vec2 p) const { return w.obstacles_.near(p); }
   std::int32_t nearest_player(Vec2 p, real* distance) const { return w.targets().nearest_player(p, distance); }
   std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
     return w.targets().nearest_in_group(group, self, p, nullptr);

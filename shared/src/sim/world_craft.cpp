@@ -155,12 +155,13 @@ void WorldImpl::step_bourg_groups() {
       }
       // The push-out rule as for every agent (what the obstacle rule missed is counted), and the
       // border when the world does not wrap: on a torus demo4_step_units wrapped the unit itself.
-      const real depth = push_out_of_obstacles(position_[i], velocity_[i], radius_of(i), obstacles_near(position_[i]));
+      const real r = body_radius(scenario_, group_[i]);
+      const real depth = push_out_of_obstacles(position_[i], velocity_[i], r, obstacles_.near(position_[i]));
       if (depth > 0) {
         ++pushout_.corrections;
         pushout_.max_depth = math::max(pushout_.max_depth, depth);
       }
-      if (!scenario_.wrap) apply_border(position_[i], velocity_[i], radius_of(i), scenario_);
+      if (!scenario_.wrap) apply_border(position_[i], velocity_[i], r, scenario_);
       FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
     }
   }

@@ -39,6 +39,7 @@
 #include "flockstep/sim/world.hpp"
 #include "flockstep/sim/world_state.hpp"
 #include "world_storage.hpp"
+#include "stage_captures.hpp"
 #include "stage_targets.hpp"
 #include "technique_tally.hpp"
 
@@ -170,19 +171,11 @@ class WorldImpl : AgentTable,
   /// players moved: the seed's order. Serial: a group's units read each other.
   void step_bourg_groups();
   behavior::CraftState craft_state_of(std::int32_t i) const;
-  real radius_of(std::int32_t i) const;
   void integrate(std::int32_t begin, std::int32_t end);
-  /// T08 for the vehicles among dense indices [begin, end), four at a time; false (nothing done)
-  /// when the flock kernel asks for the per-agent update.
-  bool update_vehicle_bodies(std::int32_t begin, std::int32_t end);
-  void confine(std::int32_t i, Tally& tally);
-  // ---- flock hot path (storage and stages of the force-model vehicles) ----
-  /// The border/wrap half of confine() alone: for vehicles in a push-out free cell.
-  void confine_border(std::int32_t i, Tally& tally);
-  /// Fill pushout_free_cell_ from the obstacle index and the vehicle groups (build_obstacle_index).
-  void build_pushout_free_cells();
-  // ---- end flock hot path ----
+  /// Phase 5: captures of players and of target groups' agents (stage_captures.hpp), and the
+  /// respawns they cause.
   void apply_captures();
+  std::vector<Capture> captures_;  // this tick's, in the order found
   /// Who agents aim at this tick (stage_targets.hpp): the players and each targeted group's
   /// members, both in id order, so ties keep the lower id slot. Inline: the steering kernels ask
   /// it per agent from several translation units.
@@ -211,7 +204,6 @@ class WorldImpl : AgentTable,
   std::vector<Event> events_;
   std::vector<Event> events_pending_;  // produced between steps (add_player), emitted by the next step
   void build_obstacle_index();
-  std::span<const Circle> obstacles_near(Vec2 p) const;
 
   // ---- force-model compositions (world_compose.cpp) ----
   /// Most neighbours one boid reacts to. Beyond this the nearest are kept (sorted by distance,
@@ -247,7 +239,6 @@ class WorldImpl : AgentTable,
   /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
   behavior::FlockSums flock_sums_per_neighbour(const GroupSpec& g, std::int32_t gi, std::int32_t slot,
                                                behavior::Neighbour* scratch) const;
-  void integrate_steering_model(std::int32_t i, Tally& tally);
   /// Recompute the per-group runtime data (compositions, models, targeted groups, fields of view).
   void rebuild_groups();
   std::array<SteeringTrace, kMaxTraced> traces_{};
@@ -262,7 +253,6 @@ class WorldImpl : AgentTable,
 
   // ---- spawning, target groups, live tuning ----
   void spawn_agents(std::int32_t group, std::int32_t k_begin, std::int32_t k_end);
-  void apply_target_captures();
   void apply_group_updates();
 
   std::vector<std::int32_t> players_;  // dense indices of players this tick

@@ -104,6 +104,46 @@ TEST(WorldTechniques, T23_CapturedPreyRespawnsInItsSpawnArea) {
   EXPECT_EQ(w.group_size(0), 1);
 }
 
+// Two pursuers touch the one prey in the same ticks (all three spawn on one point, and the prey
+// respawns there): each tick catches it at most once, by the pursuer first in id order, and
+// the capture is reported before the respawn it causes. Fails if a caught agent is not
+// protected for the rest of its tick (the second pursuer would catch it again).
+TEST(WorldTechniques, T23_TwoPursuersTouchingOnePreyCatchItOnceATickFirstInIdOrder) {
+  Scenario s = arena();
+  GroupSpec prey = at("prey", AgentKind::kWanderer, Technique::kStraight, {100, 100});
+  prey.max_speed = 0.5;
+  GroupSpec hunters = at("hunters", AgentKind::kPursuer, Technique::kChase, {100, 100}, 2);
+  hunters.target_group = 0;
+  hunters.capture_radius = 1.5;
+  hunters.max_speed = 0.5;
+  s.groups = {prey, hunters};
+  ASSERT_EQ(validate(s), "");
+  World w(s);
+  std::vector<AgentId> hunter_ids;
+  for (std::int32_t i = 0; i < w.size(); ++i)
+    if (w.view(i).group == 1) hunter_ids.push_back(w.view(i).id);
+  ASSERT_EQ(hunter_ids.size(), 2u);
+  const AgentId first = hunter_ids[0].slot() < hunter_ids[1].slot() ? hunter_ids[0] : hunter_ids[1];
+  std::int32_t ticks_with_capture = 0;
+  for (int t = 0; t < 20; ++t) {
+    w.step();
+    std::int32_t captures = 0, respawns = 0;
+    for (const Event& e : w.events()) {
+      if (e.type == Event::Type::kCapture) {
+        ++captures;
+        EXPECT_EQ(respawns, captures - 1) << "tick " << t << ": a capture after its respawn";
+        EXPECT_EQ(e.other, first) << "tick " << t << ": caught by the later pursuer in id order";
+      }
+      if (e.type == Event::Type::kRespawn) ++respawns;
+    }
+    EXPECT_LE(captures, 1) << "tick " << t << ": the one prey was caught " << captures << " times";
+    EXPECT_EQ(respawns, captures);
+    ticks_with_capture += captures;
+  }
+  // Caught every other tick at least: a respawned prey is safe only in the tick it respawned.
+  EXPECT_GE(ticks_with_capture, 10);
+}
+
 TEST(WorldTechniques, T15_StraightLineStaysStraightAndSwervesOnce) {
   Scenario s = arena(400, 400);
   GroupSpec g = at("asteroid", AgentKind::kWanderer, Technique::kStraight, {100, 100});

@@ -138,7 +138,6 @@ class Extrapolator {
   std::int32_t nearest_target(std::span<const ExtrapolatedAgent> agents, std::int32_t target_group, std::int32_t self,
                               Vec2 p) const;
   Vec2 delta(Vec2 from, Vec2 to) const;
-  real radius_of(std::int32_t group) const;
 
   Scenario scenario_;
   real dt_;

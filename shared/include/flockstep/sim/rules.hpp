@@ -5,6 +5,7 @@
 ///   1. obstacles: no body ends a tick inside one; it is put on the surface and loses the
 ///      inward part of its velocity (steering avoids obstacles, this rule guarantees it);
 ///   2. the border: torus wrap (T14) or the solid clamp that cancels outward velocity.
+#include <cstdint>
 #include <span>
 
 #include "flockstep/behavior/types.hpp"
@@ -25,6 +26,10 @@ struct Scenario;
 math::real push_out_of_obstacles(math::Vec2& p, math::Vec2& v, math::real radius,
                                  std::span<const behavior::Circle> obstacles, math::real wrap_width = 0,
                                  math::real wrap_height = 0);
+
+/// The radius of a body of `group` in `scenario`, m: the group's radius, or for a player (group
+/// -1; any index outside the scenario's groups) half the player craft's length.
+math::real body_radius(const Scenario& scenario, std::int32_t group);
 
 /// The border rule of `scenario` for a body of `radius` m: torus wrap, or clamp inside
 /// [radius, size - radius] and cancel the outward velocity component.
