@@ -405,60 +405,80 @@ namespace flockstep::sim {
 void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
   Tally& tally = tally_of(begin);
   PushoutStats& pushout = task_pushout_[static_cast<std::size_t>(begin / kAgentsPerTask)];
-  const VehicleMoveColumns vehicles{scenario_.groups, heading_samples_, dt_,       motion_,  group_,
-                                    force_,           position_,        velocity_, heading_, smoother_};
+  // The end-of-tick rules (stage_confine.hpp) for row k, after its model moved it. They depend
+  // only on row k and static geometry, so they run inside the integrate task.
   const ConfineColumns confined{scenario_, obstacles_, group_, position_, velocity_};
-  // The vehicles' bodies a run of one group at a time first, unless the flock kernel asks for the
-  // per-agent update (World::FlockKernel).
-  const bool bodies_moved =
-      flock_kernel_ != FlockKernel::kPerNeighbour && flock_kernel_ != FlockKernel::kLanesPerAgentBody;
-  if (bodies_moved)
-    move_vehicle_bodies(
-        vehicles, begin, end,
-        flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
-  for (std::int32_t i = begin; i < end; ++i) {
-    switch (motion_[i]) {
-      case Model::kTile: {
-        // A run of walkers moves in one stage call; they stay inside the map: no confine.
-        std::int32_t e = i + 1;
-        while (e < end && motion_[e] == Model::kTile) ++e;
+  auto confine = [&](std::int32_t k) {
+    confine_agent(confined, k, tally, pushout);
+    FLOCKSTEP_ASSERT(math::is_finite(position_[k]) && math::is_finite(velocity_[k]));
+  };
+  // One dispatch per run of rows of one movement model, then that model's stage over the run:
+  // rows are stored grouped (reorder_by_cell), so a task holds a few runs, and no inner loop
+  // asks an agent's model.
+  for (std::int32_t i = begin, e = begin; i < end; i = e) {
+    const Model model = motion_[i];
+    while (e < end && motion_[e] == model) ++e;
+    switch (model) {
+      case Model::kTile:
+        // Walkers move between tile centres inside the map: nothing to confine.
         move_tile_walkers({scenario_.tiles, scenario_.groups, group_, tile_, position_, velocity_, heading_,
                            orientation_, angular_velocity_},
                           i, e);
-        i = e - 1;
-        continue;
+        break;
+      case Model::kKinematic: {
+        const KinematicMoveColumns c{scenario_.groups, dt_,       group_,   force_,       kin_rotation_,
+                                     position_,        velocity_, heading_, orientation_, angular_velocity_};
+        for (std::int32_t k = i; k < e; ++k) {
+          move_kinematic_agent(c, k, tally);
+          confine(k);
+        }
+        break;
       }
-      case Model::kKinematic:
-        move_kinematic_agent({scenario_.groups, dt_, group_, force_, kin_rotation_, position_, velocity_, heading_,
-                              orientation_, angular_velocity_},
-                             i, tally);
-        break;
-      case Model::kSteering:
-        move_steering_agent({scenario_.groups, compose_, dt_, group_, force_, kin_rotation_, position_, velocity_,
-                             heading_, orientation_, angular_velocity_},
-                            i, tally);
-        break;
-      case Model::kCraft:
-        if (!move_craft_agent({scenario_, dt_, kind_, group_, input_, thrusters_, position_, velocity_, heading_,
-                               orientation_, angular_velocity_},
-                              i, tally)) {
-          FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
-          continue;  // a player (step_player confined it) or a Bourg unit (its group's loop moves it)
+      case Model::kSteering: {
+        const SteeringMoveColumns c{scenario_.groups, compose_,  dt_,       group_,   force_,
+                                    kin_rotation_,    position_, velocity_, heading_, orientation_,
+                                    angular_velocity_};
+        for (std::int32_t k = i; k < e; ++k) {
+          move_steering_agent(c, k, tally);
+          confine(k);
         }
         break;
-      default:
-        move_vehicle_agent(vehicles, i, bodies_moved, tally);
-        // orientation_[i] is not kept for vehicles: orientation_at() derives it from the heading.
-        if (bodies_moved && pushout_free_cell_[static_cast<std::size_t>(grid_.agent_cell(i))]) {
-          confine_agent_border(confined, i, tally);  // no obstacle within reach of this cell's vehicles
-          FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
-          continue;
+      }
+      case Model::kCraft: {
+        const CraftMoveColumns c{scenario_, dt_,       kind_,    group_,       input_,           thrusters_,
+                                 position_, velocity_, heading_, orientation_, angular_velocity_};
+        for (std::int32_t k = i; k < e; ++k) {
+          // A player (step_player confined it) or a Bourg unit (its group's loop moves it) is done.
+          if (move_craft_agent(c, k, tally)) confine(k);
+          FLOCKSTEP_ASSERT(math::is_finite(position_[k]) && math::is_finite(velocity_[k]));
         }
         break;
+      }
+      case Model::kVehicle:
+      case Model::kCount: {
+        const VehicleMoveColumns c{scenario_.groups, heading_samples_, dt_,       motion_,  group_,
+                                   force_,           position_,        velocity_, heading_, smoother_};
+        // The bodies of the run first, a group at a time in lanes, unless the flock kernel asks
+        // for the per-agent update (World::FlockKernel).
+        const bool bodies_moved =
+            flock_kernel_ != FlockKernel::kPerNeighbour && flock_kernel_ != FlockKernel::kLanesPerAgentBody;
+        if (bodies_moved)
+          move_vehicle_bodies(
+              c, i, e,
+              flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
+        for (std::int32_t k = i; k < e; ++k) {
+          move_vehicle_agent(c, k, bodies_moved, tally);
+          // orientation_[k] is not kept for vehicles: orientation_at() derives it from the heading.
+          if (bodies_moved && pushout_free_cell_[static_cast<std::size_t>(grid_.agent_cell(k))]) {
+            confine_agent_border(confined, k, tally);  // no obstacle within reach of this cell's vehicles
+            FLOCKSTEP_ASSERT(math::is_finite(position_[k]) && math::is_finite(velocity_[k]));
+          } else {
+            confine(k);
+          }
+        }
+        break;
+      }
     }
-    // Depends only on agent i and static geometry, so it runs inside the integrate task.
-    confine_agent(confined, i, tally, pushout);
-    FLOCKSTEP_ASSERT(math::is_finite(position_[i]) && math::is_finite(velocity_[i]));
   }
 }
 
