@@ -3,7 +3,7 @@
 /// The force-model behaviours that read only the agent, its neighbours' motion and the static
 /// scene (wall and obstacle avoidance, flee from players, seek/arrive/flee/pursue/evade/hide,
 /// offset pursuit and interpose) as one rule each, for one agent, over an environment that says
-/// where the others are. The World runs them in its batch loops (world_behaviors.cpp, over its
+/// where the others are. The World runs them in its batch loops (stage_compose_behaviors.cpp, over its
 /// columns) and the Extrapolator once per remote agent (extrapolate.cpp, over a snapshot), so a
 /// rule lives here once. Inline templates: the World's loops inline them per lane.
 /// Private: not installed.

@@ -3,7 +3,7 @@
 /// The movement of the two composed models as stages: force-model vehicles (Model::kVehicle:
 /// Reynolds' point mass, T08, with T82's heading filter) and Millington's steering model
 /// (Model::kSteering: T04/T05 with the rotation clip, T02's facing filter). Their steering is the
-/// behaviour composition (world_compose.cpp, stage_forces.hpp); these functions move what it
+/// behaviour composition (stage_compose.hpp, stage_forces.hpp); these functions move what it
 /// produced, over the columns they name. The World's integrate phase runs them (world.cpp); the
 /// Extrapolator runs move_vehicle_body for the vehicles it steers (extrapolate.cpp). Private:
 /// not installed.

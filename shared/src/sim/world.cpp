@@ -350,6 +350,50 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
                                         target_,
                                         aim_,
                                         state_};
+  const ComposeTables composed{scenario_,
+                               dt_,
+                               tick_,
+                               grid_,
+                               flock_kernel_,
+                               obstacles_,
+                               obstacle_cells_are_grid_cells_,
+                               targets,
+                               plane(),
+                               compose_,
+                               group_model_,
+                               fov_cos_half_,
+                               leader_index_,
+                               line_paths_,
+                               id_,
+                               motion_,
+                               group_,
+                               position_,
+                               velocity_,
+                               heading_,
+                               orientation_,
+                               angular_velocity_,
+                               slot_position_,
+                               slot_velocity_,
+                               slot_heading_,
+                               slot_group_,
+                               slot_x_,
+                               slot_y_,
+                               slot_hx_,
+                               slot_hy_,
+                               slot_wander_,
+                               slot_rng_,
+                               waypoint_,
+                               dyn_wander_,
+                               path_state_,
+                               rng_,
+                               wander_,
+                               force_,
+                               kin_rotation_,
+                               target_,
+                               aim_,
+                               state_,
+                               std::span<SteeringTrace>(traces_.data(), traced_count_),
+                               std::span<const std::int32_t>(traced_index_.data(), traced_count_)};
   std::int32_t batch_slot[kAgentsPerTask];
   std::int32_t batch_group[kAgentsPerTask];
   std::int32_t m = 0;
@@ -394,7 +438,7 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
     const std::int32_t g = batch_group[order[q]];
     std::int32_t n = 0;
     while (q < m && batch_group[order[q]] == g && n < kComposeBatch) run[n++] = batch_slot[order[q++]];
-    steer_composed(g, run, n, tally);
+    steer_composed(composed, g, run, n, tally);
   }
 }
 
@@ -478,6 +522,36 @@ void WorldImpl::integrate(std::int32_t begin, std::int32_t end) {
         }
         break;
       }
+    }
+  }
+}
+
+// ---- steering traces (the inspector): which rows are traced this tick ----
+
+void WorldImpl::set_traced(std::span<const AgentId> agents) {
+  traced_count_ = std::min(agents.size(), static_cast<std::size_t>(kMaxTraced));
+  for (std::size_t t = 0; t < traced_count_; ++t) {
+    if (traces_[t].agent != agents[t]) traces_[t] = SteeringTrace{};  // a new agent: no trace yet
+    traces_[t].agent = agents[t];
+  }
+}
+
+void WorldImpl::resolve_traced() {
+  for (std::size_t t = 0; t < traced_count_; ++t) {
+    const std::int32_t i = index_of(traces_[t].agent);
+    traced_index_[t] = i;
+    SteeringTrace& tr = traces_[t];
+    if (i < 0 || group_[i] < 0) {
+      tr.group = -1;
+      tr.count = 0;
+      continue;
+    }
+    tr.group = group_[i];
+    // One-controller models (craft, tile, kinematic) have no composition to break down.
+    const Model m = group_model_[static_cast<std::size_t>(tr.group)];
+    if (m != Model::kVehicle && m != Model::kSteering) {
+      tr.count = 0;
+      tr.tick = tick_ + 1;
     }
   }
 }

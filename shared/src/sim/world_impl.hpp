@@ -14,13 +14,13 @@
 /// steering phase is partitioned across threads: the per-agent phases run as a fixed partition
 /// of tasks through a host-lent TaskRunner (task_runner.hpp), bit-identical on 1 or N threads.
 ///
-/// Where each method is defined: world.cpp (construction, the tick, integration, rules, target
-/// groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (Bourg's flocks, T35),
-/// world_compose.cpp, world_behaviors.cpp and world_neighbours.cpp (composed steering, with the
-/// private types of world_compose_internal.hpp), world_state.cpp (export_state, from_state),
-/// state_hash.cpp. The one-controller models (craft, tile, kinematic) steer and move by stages over
-/// the columns (stage_craft.hpp, stage_tile.hpp, stage_kinematic.hpp), which world.cpp schedules;
-/// only Bourg's flocks keep a serial group loop here.
+/// Where each method is defined: world.cpp (construction, the tick's schedule, spawning, traces,
+/// target groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (Bourg's flocks,
+/// T35), world_state.cpp (export_state, from_state), state_hash.cpp. The rules themselves are
+/// stages over the columns, which world.cpp schedules: every model's steering and movement
+/// (stage_compose.hpp for the composed models, stage_craft.hpp, stage_tile.hpp,
+/// stage_kinematic.hpp, stage_vehicle.hpp), the end-of-tick confinement (stage_confine.hpp) and
+/// the captures (stage_captures.hpp); only Bourg's flocks keep a serial group loop here.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -40,6 +40,7 @@
 #include "flockstep/sim/world_state.hpp"
 #include "world_storage.hpp"
 #include "stage_captures.hpp"
+#include "stage_compose.hpp"
 #include "stage_targets.hpp"
 #include "technique_tally.hpp"
 
@@ -180,12 +181,8 @@ class WorldImpl : AgentTable,
   /// members, both in id order, so ties keep the lower id slot. Inline: the steering kernels ask
   /// it per agent from several translation units.
   Targets targets() const { return {players_, members_, position_.data(), plane()}; }
-  /// Orientation of agent i, rad. Vehicles' orientation is the direction of their heading and is
-  /// derived here when read (snapshots, hashes, align targets) rather than stored every tick: an
-  /// arctan2 per vehicle per tick was 10 % of the flock tick.
-  real orientation_at(std::int32_t i) const {
-    return motion_[i] == Model::kVehicle ? math::orientation_of(heading_[i]) : orientation_[i];
-  }
+  /// Orientation of agent i, rad (row_orientation: a vehicle's is derived from its heading).
+  real orientation_at(std::int32_t i) const { return row_orientation(motion_[i], heading_[i], orientation_[i]); }
   /// Shortest displacement from `from` to `to` (across the seam of a wrapped world).
   Vec2 delta(Vec2 from, Vec2 to) const { return plane().delta(from, to); }
   Plane plane() const { return {scenario_.width, scenario_.height, scenario_.wrap}; }
@@ -205,47 +202,15 @@ class WorldImpl : AgentTable,
   std::vector<Event> events_pending_;  // produced between steps (add_player), emitted by the next step
   void build_obstacle_index();
 
-  // ---- force-model compositions (world_compose.cpp) ----
-  /// Most neighbours one boid reacts to. Beyond this the nearest are kept (sorted by distance,
-  /// then index, so ties are deterministic). 24 covers the 10-30 neighbours the flock scenarios
-  /// are tuned for while bounding the per-agent cost.
-  static constexpr std::int32_t kMaxNeighbours = 24;
-  /// Candidates a single neighbour query may collect before truncation.
-  static constexpr std::int32_t kMaxCandidates = 128;
-  /// Agents of one group steered together in one batch (per-agent scratch ~1 KB each).
-  static constexpr std::int32_t kComposeBatch = 64;
+  // ---- the composed models' steering (stage_compose.hpp) ----
   /// Groups up to which a task orders its agents by group with a counting sort on the stack.
   static constexpr std::int32_t kCountingSortGroups = 64;
-  // Defined in world_compose_internal.hpp: a batch's lanes, the combiner's sink, one behaviour
-  // over a batch, and the batch functions with their table indexed by BehaviorType.
-  struct Lane;
-  struct ComposeSink;
-  struct LaneOutput;
-  struct Batch;
-  struct Behaviors;
-  void steer_composed(std::int32_t group, const std::int32_t* slots, std::int32_t n, Tally& tally);
-  behavior::SteeringOutput neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
-                                              std::int32_t i, std::int32_t slot, BehaviorState* st) const;
-  static behavior::AlignParams align_params(const BehaviorSpec& bs);
-  /// T76 flock force of the agent in `slot` (advances its slot wander/rng copies).
-  /// The slot ranges around the cell last asked for: agents are steered in slot (cell) order,
-  /// so consecutive agents of a batch mostly share them.
-  struct CellRanges {
-    std::int32_t first = 0, last = 0;  ///< slots of the cached cell
-    std::int32_t count = 0;
-    behavior::SlotRange range[Grid::kMaxSlotRanges];
-  };
-  /// The flock's neighbourhood sums by candidate (the kPerNeighbour kernel, and the path
-  /// for the bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
-  behavior::FlockSums flock_sums_per_neighbour(const GroupSpec& g, std::int32_t gi, std::int32_t slot,
-                                               behavior::Neighbour* scratch) const;
   /// Recompute the per-group runtime data (compositions, models, targeted groups, fields of view).
   void rebuild_groups();
   std::array<SteeringTrace, kMaxTraced> traces_{};
   std::array<std::int32_t, kMaxTraced> traced_index_{};  // dense index of each traced agent this step (-1: gone)
   std::size_t traced_count_ = 0;
   void resolve_traced();
-  void record_trace(std::size_t t, const Lane& lane, const Composition& c, const behavior::SteeringOutput& result);
   std::vector<Tally> task_tally_;  // per task of a phase, folded by step()
   TechniqueCounts technique_counts_{};
   std::vector<PushoutStats> task_pushout_;  // per integrate task, summed after the phase (no atomics)

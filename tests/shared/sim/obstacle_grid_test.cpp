@@ -131,7 +131,7 @@ TEST(ObstacleGrid, NearListsThePointsCellAndNothingWithoutObstacles) {
 
 TEST(ObstacleGrid, T73_CellOfIsTheNeighbourGridsCellWhereTheyShareColumnsAndRows) {
   // The world reads an agent's obstacles from the cell its neighbour grid sorted it into
-  // (world_behaviors.cpp), which is exact only if both grids put every point in the same cell.
+  // (stage_compose_behaviors.cpp), which is exact only if both grids put every point in the same cell.
   // Points on and one ulp around every cell border, and outside the world, in 40 random worlds,
   // sorted by Grid::rebuild as the world sorts its agents.
   auto rng = math::Rng::seeded(23, 9);

@@ -214,7 +214,7 @@ enum class PriorityRule : std::uint8_t {
 /// before evaluating a behaviour (false: skip it; the rule has decided, the budget is used, or
 /// T81's draw said no), give its raw output to take(), and read result() at the end. The lazy
 /// forms below (prioritized, grouped_priorities, prioritized_dithering) are this class over
-/// callables, and the World runs one per agent of a composition batch (sim/world_compose.cpp):
+/// callables, and the World runs one per agent of a composition batch (sim/stage_compose.cpp):
 /// the rules the tests cover are the rules the World runs. Inline: the World calls it per agent
 /// and behaviour.
 class PrioritizedCombiner {

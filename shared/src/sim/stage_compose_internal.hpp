@@ -1,15 +1,21 @@
 #pragma once
-/// \file world_compose_internal.hpp
-/// Private to the force-model steering files (world_compose.cpp: the driver and the combiners;
-/// world_behaviors.cpp: one batch function per behaviour and the table that dispatches to them;
-/// world_neighbours.cpp: the neighbourhood kernels). Not installed, not for other code.
+/// \file stage_compose_internal.hpp
+/// Private to the composed models' steering stage (stage_compose.hpp): stage_compose.cpp (the
+/// driver and the combiners), stage_compose_behaviors.cpp (one batch function per behaviour and
+/// the table that dispatches to them), stage_compose_neighbours.cpp (the neighbourhood kernels).
+/// Not installed, not for other code.
 #include <cstdint>
 
 #include "flockstep/behavior/combine.hpp"
+#include "flockstep/behavior/flocking.hpp"
+#include "flockstep/behavior/flocking_lanes.hpp"
+#include "flockstep/behavior/steering.hpp"
+#include "stage_compose.hpp"
 #include "stage_forces.hpp"
-#include "world_impl.hpp"
 
-namespace flockstep::sim {
+namespace flockstep::sim::compose_stage {
+
+using Tally = TechniqueTally;
 
 /// An output as plain numbers: trivially constructible, so a lane's eight slots cost nothing
 /// until a behaviour writes one.
@@ -24,7 +30,7 @@ struct RawOutput {
 };
 
 /// Per-agent scratch of one batch: the combiner's state and the annotation.
-struct WorldImpl::Lane {
+struct Lane {
   std::int32_t i = 0;  // dense index
   std::int32_t k = 0;  // slot index (cell order)
   Vec2 pos, vel, head;
@@ -39,8 +45,8 @@ struct WorldImpl::Lane {
 
 /// What steer_composed hands each batch function: whether a lane evaluates the behaviour, and
 /// the combiner's step for its output.
-struct WorldImpl::ComposeSink {
-  WorldImpl* world;
+struct ComposeSink {
+  const ComposeTables* world;
   Tally* tally;  // this task's technique counts
   const Composition* c;
   const BehaviorSpec* bs;
@@ -51,7 +57,7 @@ struct WorldImpl::ComposeSink {
   // behaviour was measured at ~3 % of the mixed arena's tick.
   [[gnu::always_inline]] bool active(Lane& L) const {
     // T81: the draw comes from the agent's own stream (its slot copy, written back at the end).
-    return !prioritized || L.combine.wants(world->slot_rng_[L.k], bs->probability);
+    return !prioritized || L.combine.wants(world->slot_rng[L.k], bs->probability);
   }
   /// One more agent-tick of catalog ID T<id> (the kernels call it where the technique's work is done).
   [[gnu::always_inline]] void count(int id) const { tally->add(id); }
@@ -66,7 +72,7 @@ struct WorldImpl::ComposeSink {
 
 /// The output a batch function's per-lane body fills in. It reaches the combiner when the body
 /// returns (whichever `return` ends it), if `produced` was set.
-struct WorldImpl::LaneOutput {
+struct LaneOutput {
   const ComposeSink& sink;
   Lane& lane;
   behavior::SteeringOutput o{};
@@ -82,8 +88,8 @@ struct WorldImpl::LaneOutput {
 };
 
 /// One behaviour over the lanes of a group's batch: what every batch function gets.
-struct WorldImpl::Batch {
-  WorldImpl& w;
+struct Batch {
+  const ComposeTables& w;
   const GroupSpec& g;
   std::int32_t gi;
   const BehaviorSpec& bs;
@@ -126,7 +132,7 @@ struct WorldImpl::Batch {
     return behavior::Body{L.pos, L.vel, L.head, g.mass, g.max_force, g.max_speed, g.radius};
   }
   behavior::Kinematic kin_of(const Lane& L) const {
-    return behavior::Kinematic{L.pos, w.orientation_at(L.i), L.vel, w.angular_velocity_[L.i]};
+    return behavior::Kinematic{L.pos, w.orientation_at(L.i), L.vel, w.angular_velocity[static_cast<std::size_t>(L.i)]};
   }
   /// The behaviour's target for lane L (stage::target_of): the nearest live agent of
   /// target_group, or the nearest player (-1: none); its position is taken at its torus copy
@@ -134,16 +140,32 @@ struct WorldImpl::Batch {
   std::int32_t target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const;
 };
 
-/// The batch functions (world_behaviors.cpp), one per behaviour family, and the table indexed by
+/// The slot ranges around the cell last asked for: agents are steered in slot (cell) order,
+/// so consecutive agents of a batch mostly share them.
+struct CellRanges {
+  std::int32_t first = 0, last = 0;  ///< slots of the cached cell
+  std::int32_t count = 0;
+  behavior::SlotRange range[Grid::kMaxSlotRanges];
+};
+
+/// Millington's align parameters of a behaviour (T45, and face and look-where-you-are-going,
+/// which delegate to it).
+behavior::AlignParams align_params(const BehaviorSpec& bs);
+/// One of Millington's neighbour behaviours (T55-T58, T63) for the agent at row i, slot `slot`.
+behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
+                                            const BehaviorSpec& bs, std::int32_t i, std::int32_t slot,
+                                            BehaviorState* st);
+/// The flock's neighbourhood sums by candidate (the kPerNeighbour kernel, and the path for the
+/// bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
+behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
+                                             std::int32_t slot, behavior::Neighbour* scratch);
+
+/// The batch functions (stage_compose_behaviors.cpp), one per behaviour family, and the table indexed by
 /// BehaviorType that steer_composed dispatches through.
-struct WorldImpl::Behaviors {
+struct Behaviors {
   using Fn = void (*)(const Batch&);
-  /// Inside the batch functions `World` names the implementation they steer (`World& w = b.w;`):
-  /// they were written as members of World, and the alias keeps their bodies as they were.
-  using World = WorldImpl;
   /// The batch function of behaviour type t. [Limit: t < BehaviorType::kCount]
   static Fn of(BehaviorType t);
-  // Members of a nested class, so they read the World's private state.
   /// The World's side of the rules in stage_forces.hpp: where the others are, from its columns.
   struct Env;
   /// The World's output for those rules: straight into the lane and the task's counters.
@@ -165,33 +187,34 @@ struct WorldImpl::Behaviors {
   static void dynamic_wander(const Batch& b);
   static void follow_path(const Batch& b);
   static void neighbours(const Batch& b);  // separation, attraction, cone, collision, Millington flock
-  // T76 in two steps (world_neighbours.cpp), so a batch runs every lane's neighbourhood kernel
+  // T76 in two steps (stage_compose_neighbours.cpp), so a batch runs every lane's neighbourhood kernel
   // first and the per-boid force arithmetic after: each boid's chain of square roots and
   // divisions then overlaps its neighbours' instead of waiting behind the next kernel call.
   /// The neighbourhood sums of the boid in `slot` (lane kernel, or per neighbour where it must).
-  static behavior::FlockSums flock_sums_at(World& w, const GroupSpec& g, std::int32_t gi, std::int32_t slot,
-                                           behavior::Neighbour* scratch, CellRanges& cells);
+  static behavior::FlockSums flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
+                                           std::int32_t slot, behavior::Neighbour* scratch, CellRanges& cells);
   /// Its flock force from those sums: forces, cruise term and wander (advances its slot wander/rng copies).
-  static Vec2 flock_force_from_sums(World& w, const GroupSpec& g, std::int32_t slot, const behavior::FlockSums& sums);
+  static Vec2 flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot,
+                                    const behavior::FlockSums& sums);
 };
 
-struct WorldImpl::Behaviors::Env {
-  const WorldImpl& w;
-  const Scenario& scenario() const { return w.scenario_; }
-  Vec2 delta(Vec2 from, Vec2 to) const { return w.delta(from, to); }
-  std::span<const Circle> obstacles_near(Vec2 p) const { return w.obstacles_.near(p); }
-  std::int32_t nearest_player(Vec2 p, real* distance) const { return w.targets().nearest_player(p, distance); }
+struct Behaviors::Env {
+  const ComposeTables& w;
+  const Scenario& scenario() const { return w.scenario; }
+  Vec2 delta(Vec2 from, Vec2 to) const { return w.plane.delta(from, to); }
+  std::span<const Circle> obstacles_near(Vec2 p) const { return w.obstacles.near(p); }
+  std::int32_t nearest_player(Vec2 p, real* distance) const { return w.targets.nearest_player(p, distance); }
   std::int32_t nearest_in_group(std::int32_t group, std::int32_t self, Vec2 p) const {
-    return w.targets().nearest_in_group(group, self, p, nullptr);
+    return w.targets.nearest_in_group(group, self, p, nullptr);
   }
-  std::int32_t leader(std::int32_t group) const { return w.leader_index_[static_cast<std::size_t>(group)]; }
-  Vec2 position(std::int32_t j) const { return w.position_[j]; }
-  Vec2 velocity(std::int32_t j) const { return w.velocity_[j]; }
-  Vec2 heading(std::int32_t j) const { return w.heading_[j]; }
-  std::int32_t group(std::int32_t j) const { return w.group_[j]; }
+  std::int32_t leader(std::int32_t group) const { return w.leader_index[static_cast<std::size_t>(group)]; }
+  Vec2 position(std::int32_t j) const { return w.position[static_cast<std::size_t>(j)]; }
+  Vec2 velocity(std::int32_t j) const { return w.velocity[static_cast<std::size_t>(j)]; }
+  Vec2 heading(std::int32_t j) const { return w.heading[static_cast<std::size_t>(j)]; }
+  std::int32_t group(std::int32_t j) const { return w.group[static_cast<std::size_t>(j)]; }
 };
 
-struct WorldImpl::Behaviors::LaneSink {
+struct Behaviors::LaneSink {
   const Batch& b;
   Lane& L;
   LaneOutput& e;
@@ -201,11 +224,11 @@ struct WorldImpl::Behaviors::LaneSink {
   }
   [[gnu::always_inline]] void credit(int id) { b.sink.count(id); }
   [[gnu::always_inline]] void state(BehaviorState s) { L.st = s; }
-  [[gnu::always_inline]] void target(std::int32_t j) { L.target = b.w.id_[j]; }
+  [[gnu::always_inline]] void target(std::int32_t j) { L.target = b.w.id[static_cast<std::size_t>(j)]; }
   [[gnu::always_inline]] void aim(Vec2 p) { L.aim = p; }
 };
 
-inline std::int32_t WorldImpl::Batch::target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const {
+inline std::int32_t Batch::target_of(const Lane& L, Vec2& tpos, behavior::Mover& tmover) const {
   const Behaviors::Env env{w};
   const std::int32_t tj = stage::target_of(env, bs.target_group, L.i, L.pos);
   tmover = tj >= 0 ? stage::mover_at(env, tj, L.pos) : behavior::Mover{};
@@ -213,4 +236,4 @@ inline std::int32_t WorldImpl::Batch::target_of(const Lane& L, Vec2& tpos, behav
   return tj;
 }
 
-}  // namespace flockstep::sim
+}  // namespace flockstep::sim::compose_stage

@@ -9,14 +9,14 @@
 #include "flockstep/behavior/motion.hpp"
 #include "flockstep/behavior/path.hpp"
 #include "flockstep/behavior/steering.hpp"
-#include "world_compose_internal.hpp"
+#include "stage_compose_internal.hpp"
 
-namespace flockstep::sim {
+namespace flockstep::sim::compose_stage {
 
 // The behaviours whose rules are shared with the Extrapolator (stage_forces.hpp): one batch
 // function per rule, which runs it per lane over the World's columns and records what it did.
 template <auto Rule, auto Scene>
-void WorldImpl::Behaviors::forces(const Batch& b) {
+void Behaviors::forces(const Batch& b) {
   const Env env{b.w};
   if constexpr (!std::is_null_pointer_v<decltype(Scene)>)
     if (!Scene(env)) return;
@@ -26,8 +26,8 @@ void WorldImpl::Behaviors::forces(const Batch& b) {
   });
 }
 
-void WorldImpl::Behaviors::flock(const Batch& b) {
-  World& w = b.w;
+void Behaviors::flock(const Batch& b) {
+  const ComposeTables& w = b.w;
   behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
   CellRanges cells;
   behavior::FlockSums sums[kComposeBatch];  // by lane index
@@ -43,10 +43,10 @@ void WorldImpl::Behaviors::flock(const Batch& b) {
                 });
 }
 
-void WorldImpl::Behaviors::obstacle_avoid(const Batch& b) {
-  World& w = b.w;
-  if (w.obstacles_.empty()) return;  // the rule would find every list empty
-  if (!w.obstacle_cells_are_grid_cells_) return forces<stage::obstacle_avoid<Env, LaneSink>>(b);
+void Behaviors::obstacle_avoid(const Batch& b) {
+  const ComposeTables& w = b.w;
+  if (w.obstacles.empty()) return;  // the rule would find every list empty
+  if (!w.obstacle_cells_are_grid_cells) return forces<stage::obstacle_avoid<Env, LaneSink>>(b);
   // The rule asks the environment for the obstacles near the agent: here the list of the cell
   // the grid sorted it into this tick, which is the cell ObstacleGrid::near would compute from
   // the same position (the same expression over the same partition), without computing it. The
@@ -55,7 +55,7 @@ void WorldImpl::Behaviors::obstacle_avoid(const Batch& b) {
     std::span<const Circle> list;
     std::span<const Circle> obstacles_near(Vec2) const { return list; }
   };
-  const Grid& grid = w.grid_;
+  const Grid& grid = w.grid;
   CellEnv env{{w}, {}};
   std::int32_t cell = 0, first = 0, last = 0;  // [first, last): the slots of `cell`
   b.each([&](Lane& L, LaneOutput& e) {
@@ -63,34 +63,34 @@ void WorldImpl::Behaviors::obstacle_avoid(const Batch& b) {
       cell = grid.slot_cell(L.k);
       first = grid.cell_begin(cell);
       last = grid.cell_end(cell);
-      env.list = w.obstacles_.in_cell(cell);
+      env.list = w.obstacles.in_cell(cell);
     }
-    FLOCKSTEP_ASSERT(cell == w.obstacles_.cell_of(L.pos));
+    FLOCKSTEP_ASSERT(cell == w.obstacles.cell_of(L.pos));
     LaneSink out{b, L, e};
     stage::obstacle_avoid(env, b.bs, b.g, stage::Agent{L.i, L.pos, L.vel, L.head}, out);
   });
 }
 
-void WorldImpl::Behaviors::wander(const Batch& b) {
-  World& w = b.w;
+void Behaviors::wander(const Batch& b) {
+  const ComposeTables& w = b.w;
   b.each([&](Lane& L, LaneOutput& e) {
-    behavior::WanderState& ws = w.slot_wander_[L.k];  // own state only: no other agent reads it
-    e.o.linear = behavior::wander_force(b.body_of(L), b.g.wander, ws, w.slot_rng_[L.k], w.dt_);
+    behavior::WanderState& ws = w.slot_wander[L.k];  // own state only: no other agent reads it
+    e.o.linear = behavior::wander_force(b.body_of(L), b.g.wander, ws, w.slot_rng[L.k], w.dt);
     b.sink.count(71);
     L.aim = math::to_world_point(ws.target_local + Vec2{b.g.wander.distance, 0}, L.pos, L.head);
     e.produced = true;
   });
 }
 
-void WorldImpl::Behaviors::follow_waypoints(const Batch& b) {
-  World& w = b.w;
-  const PathSpec& path = w.scenario_.paths[static_cast<std::size_t>(b.bs.path)];
+void Behaviors::follow_waypoints(const Batch& b) {
+  const ComposeTables& w = b.w;
+  const PathSpec& path = w.scenario.paths[static_cast<std::size_t>(b.bs.path)];
   const behavior::WaypointParams wp{b.g.waypoint_seek_distance, b.bs.deceleration, path.loop};
   b.each([&](Lane& L, LaneOutput& e) {
-    behavior::WaypointState ws = w.waypoint_[L.i];
+    behavior::WaypointState ws = w.waypoint[L.i];
     e.o.linear = behavior::follow_waypoints_force(b.body_of(L), path.points, wp, ws);
     b.sink.count(72);
-    w.waypoint_[L.i] = ws;
+    w.waypoint[L.i] = ws;
     L.aim = path.points[static_cast<std::size_t>(ws.current)];
     L.st = BehaviorState::kPatrolling;
     e.produced = true;
@@ -99,8 +99,8 @@ void WorldImpl::Behaviors::follow_waypoints(const Batch& b) {
 
 // ---- Millington's steering behaviours: accelerations on a Kinematic ----
 
-void WorldImpl::Behaviors::dynamic_point(const Batch& b) {
-  World& w = b.w;
+void Behaviors::dynamic_point(const Batch& b) {
+  const ComposeTables& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const real accel = b.accel();
   const bool has_goal = !math::is_zero(bs.goal);
@@ -109,11 +109,11 @@ void WorldImpl::Behaviors::dynamic_point(const Batch& b) {
     behavior::Mover tm;
     Vec2 point;
     if (has_goal) {
-      point = L.pos + w.delta(L.pos, bs.goal);
+      point = L.pos + w.plane.delta(L.pos, bs.goal);
     } else {
       const std::int32_t tj = b.target_of(L, tpos, tm);
       if (tj < 0) return;
-      L.target = w.id_[tj];
+      L.target = w.id[tj];
       point = tpos;
     }
     const behavior::Kinematic k = b.kin_of(L);
@@ -152,8 +152,8 @@ void WorldImpl::Behaviors::dynamic_point(const Batch& b) {
   });
 }
 
-void WorldImpl::Behaviors::dynamic_target(const Batch& b) {
-  World& w = b.w;
+void Behaviors::dynamic_target(const Batch& b) {
+  const ComposeTables& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const real accel = b.accel();
   b.each([&](Lane& L, LaneOutput& e) {
@@ -166,7 +166,7 @@ void WorldImpl::Behaviors::dynamic_target(const Batch& b) {
       return;
     const behavior::Kinematic k = b.kin_of(L);
     e.produced = true;
-    L.target = w.id_[tj];
+    L.target = w.id[tj];
     L.aim = tpos;
     // Pursue and evade delegate to seek / flee (T41) toward a predicted surrogate point.
     auto delegated = [&](const behavior::Delegated<Vec2>& d, int id, BehaviorState st) {
@@ -209,7 +209,7 @@ void WorldImpl::Behaviors::dynamic_target(const Batch& b) {
   });
 }
 
-void WorldImpl::Behaviors::look_where_going(const Batch& b) {
+void Behaviors::look_where_going(const Batch& b) {
   b.each([&](Lane& L, LaneOutput& e) {
     e.put(behavior::look_where_you_are_going(b.kin_of(L), align_params(b.bs)));
     b.sink.count(50);
@@ -217,28 +217,28 @@ void WorldImpl::Behaviors::look_where_going(const Batch& b) {
   });
 }
 
-void WorldImpl::Behaviors::dynamic_wander(const Batch& b) {
-  World& w = b.w;
+void Behaviors::dynamic_wander(const Batch& b) {
+  const ComposeTables& w = b.w;
   behavior::DynamicWanderParams wp;
   wp.max_acceleration = b.accel();
   if (b.bs.range > 0) wp.wander_radius = b.bs.range;
   b.each([&](Lane& L, LaneOutput& e) {
-    behavior::DynamicWanderState ws = w.dyn_wander_[L.i];
-    const behavior::DynamicWanderOutput o = behavior::dynamic_wander(b.kin_of(L), ws, wp, w.slot_rng_[L.k]);
+    behavior::DynamicWanderState ws = w.dyn_wander[L.i];
+    const behavior::DynamicWanderOutput o = behavior::dynamic_wander(b.kin_of(L), ws, wp, w.slot_rng[L.k]);
     b.sink.count(51);
     b.sink.count(13);  // the wander orientation moves by a binomial draw
     b.sink.count(41);
-    w.dyn_wander_[L.i] = ws;
+    w.dyn_wander[L.i] = ws;
     e.put(o.steering);
     L.aim = o.target;
   });
 }
 
-void WorldImpl::Behaviors::follow_path(const Batch& b) {
-  World& w = b.w;
+void Behaviors::follow_path(const Batch& b) {
+  const ComposeTables& w = b.w;
   const BehaviorSpec& bs = b.bs;
   const real accel = b.accel();
-  const behavior::LinePath path = w.line_paths_[static_cast<std::size_t>(bs.path)].view();
+  const behavior::LinePath path = w.line_paths[static_cast<std::size_t>(bs.path)].view();
   behavior::PredictivePathFollowParams pp;
   pp.follow.path_offset = bs.path_offset;
   pp.follow.seek.max_acceleration = accel;
@@ -246,11 +246,11 @@ void WorldImpl::Behaviors::follow_path(const Batch& b) {
   pp.follow.arrive.max_speed = b.g.max_speed;
   pp.predict_time = bs.predict_time;
   b.each([&](Lane& L, LaneOutput& e) {
-    behavior::PathFollowState ps = w.path_state_[L.i];
+    behavior::PathFollowState ps = w.path_state[L.i];
     const behavior::PathFollowOutput o = bs.predict_time > 0
                                              ? behavior::follow_path_predictive(b.kin_of(L), path, ps, pp)
                                              : behavior::follow_path(b.kin_of(L), path, ps, pp.follow);
-    w.path_state_[L.i] = ps;
+    w.path_state[L.i] = ps;
     b.sink.count(52);
     b.sink.count(54);  // the scenario path as a parameterised line path
     b.sink.count(41);
@@ -261,7 +261,7 @@ void WorldImpl::Behaviors::follow_path(const Batch& b) {
   });
 }
 
-void WorldImpl::Behaviors::neighbours(const Batch& b) {
+void Behaviors::neighbours(const Batch& b) {
   // The catalog ID each neighbour behaviour counts (Millington's flock also counts T31 below).
   int id = 63;
   switch (b.bs.type) {
@@ -273,13 +273,13 @@ void WorldImpl::Behaviors::neighbours(const Batch& b) {
   }
   const bool reynolds = id == 63;
   b.each([&](Lane& L, LaneOutput& e) {
-    e.put(b.w.neighbour_behavior(b.g, b.gi, b.bs, L.i, L.k, &L.st));
+    e.put(neighbour_behavior(b.w, b.g, b.gi, b.bs, L.i, L.k, &L.st));
     b.sink.count(id);
     if (reynolds) b.sink.count(31);  // Reynolds' three rules, blended
   });
 }
 
-WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
+Behaviors::Fn Behaviors::of(BehaviorType t) {
   // One row per BehaviorType, in the enum's order (checked below at compile time).
   using T = BehaviorType;
   static constexpr std::pair<T, Fn> kTable[] = {
@@ -327,4 +327,4 @@ WorldImpl::Behaviors::Fn WorldImpl::Behaviors::of(BehaviorType t) {
   return kTable[q].second;
 }
 
-}  // namespace flockstep::sim
+}  // namespace flockstep::sim::compose_stage

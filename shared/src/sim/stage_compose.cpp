@@ -1,8 +1,8 @@
-// The two force models (vehicle, steering) run their group's composition as batches: for each
-// group present in a task, one batch function per behaviour over the group's lanes (dispatched
-// through WorldImpl::Behaviors' table, world_behaviors.cpp), then the combiner per agent (compose.hpp).
-// This file is the driver: the lanes' set-up, the combiners, the write-back and the traces; the
-// neighbourhood kernels are in world_neighbours.cpp.
+// The composed models' steering stage (stage_compose.hpp): for each group present in a task, one
+// batch function per behaviour over the group's lanes (dispatched through Behaviors' table,
+// stage_compose_behaviors.cpp), then the combiner per agent (compose.hpp). This file is the
+// driver: the lanes' set-up, the combiners, the write-back and the traces; the neighbourhood
+// kernels are in stage_compose_neighbours.cpp.
 #include <algorithm>
 #include <new>
 #include <type_traits>
@@ -10,20 +10,40 @@
 #include "flockstep/behavior/blend.hpp"
 #include "flockstep/behavior/motion.hpp"
 #include "flockstep/behavior/steering.hpp"
-#include "world_compose_internal.hpp"
+#include "stage_compose_internal.hpp"
 
 namespace flockstep::sim {
 
 using behavior::SteeringOutput;
 
-void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, std::int32_t n, Tally& tally) {
-  const GroupSpec& g = scenario_.groups[static_cast<std::size_t>(gi)];
-  const Composition& c = compose_[static_cast<std::size_t>(gi)];
-  const bool vehicle = group_model_[static_cast<std::size_t>(gi)] == Model::kVehicle;
+namespace compose_stage {
+/// Called by the one task that steers the traced agent's batch: one writer per entry.
+void record_trace(const ComposeTables& w, std::size_t t, const Lane& L, const Composition& c,
+                  const behavior::SteeringOutput& result) {
+  SteeringTrace& tr = w.traces[t];
+  tr.tick = w.tick + 1;
+  tr.count = static_cast<std::int32_t>(c.behaviors.size());
+  for (std::size_t q = 0; q < c.behaviors.size(); ++q) {
+    BehaviorTrace& b = tr.behaviors[q];
+    b.type = c.behaviors[q].type;
+    b.evaluated = (L.has >> q & 1u) != 0;
+    b.raw = b.evaluated ? L.out[q].get() : behavior::SteeringOutput{};
+    b.weight = c.behaviors[q].weight;
+  }
+  tr.result = result;
+}
+}  // namespace compose_stage
+
+void steer_composed(const ComposeTables& w, std::int32_t gi, const std::int32_t* slot_list, std::int32_t n,
+                    TechniqueTally& tally) {
+  using namespace compose_stage;
+  const GroupSpec& g = w.scenario.groups[static_cast<std::size_t>(gi)];
+  const Composition& c = w.compose[static_cast<std::size_t>(gi)];
+  const bool vehicle = w.group_model[static_cast<std::size_t>(gi)] == Model::kVehicle;
   // Vehicles combine forces (N) under max_force; steering agents accelerations under max_force / mass.
   const real budget = vehicle ? g.max_force : g.max_force / g.mass;
   const behavior::BlendParams clip{budget, c.max_angular};
-  const std::span<const std::int32_t> slots = grid_.slots();
+  const std::span<const std::int32_t> slots = w.grid.slots();
   const auto nb = static_cast<std::size_t>(c.behaviors.size());
   const bool prioritized = c.combiner == Combiner::kRunningSum || c.combiner == Combiner::kDither ||
                            c.combiner == Combiner::kPriority || c.combiner == Combiner::kGrouped;
@@ -45,11 +65,11 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
   // every raw output; that changes what is stored, never what is computed.
   std::int32_t traced_lane[kMaxTraced];
   bool traced_here = false;
-  for (std::size_t t = 0; t < traced_count_; ++t) {
+  for (std::size_t t = 0; t < w.traced_index.size(); ++t) {
     traced_lane[t] = -1;
-    if (traced_index_[t] < 0 || group_[traced_index_[t]] != gi) continue;
+    if (w.traced_index[t] < 0 || w.group[w.traced_index[t]] != gi) continue;
     for (std::int32_t j = 0; j < n; ++j)
-      if (slots[static_cast<std::size_t>(slot_list[j])] == traced_index_[t]) {
+      if (slots[static_cast<std::size_t>(slot_list[j])] == w.traced_index[t]) {
         traced_lane[t] = j;
         traced_here = true;
       }
@@ -58,9 +78,9 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
     Lane& L = *new (&lanes[j]) Lane;  // default member initialisers; the output slots stay raw
     L.k = slot_list[j];
     L.i = slots[static_cast<std::size_t>(L.k)];
-    L.pos = slot_position_[L.k];
-    L.vel = slot_velocity_[L.k];
-    L.head = slot_heading_[L.k];
+    L.pos = w.slot_position[L.k];
+    L.vel = w.slot_velocity[L.k];
+    L.head = w.slot_heading[L.k];
     L.combine = behavior::PrioritizedCombiner{rule, budget, c.epsilon};
     L.aim = L.pos;
   }
@@ -74,14 +94,14 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
     // The combiner's step for this behaviour, fused into the kernel's loop: which lanes evaluate
     // it (the lazy combiners skip the rest) and what happens to each output (measured: separate
     // loops cost the mixed arena's many small batches ~5 % of its tick).
-    ComposeSink sink{this,
+    ComposeSink sink{&w,
                      &tally,
                      &c,
                      &bs,
                      bk,
                      prioritized,
                      traced_here || c.combiner == Combiner::kBlend || c.combiner == Combiner::kUrgency};
-    Behaviors::of(bs.type)(Batch{*this, g, gi, bs, lanes, n, sink});
+    Behaviors::of(bs.type)(Batch{w, g, gi, bs, lanes, n, sink});
   }
 
   for (std::int32_t j = 0; j < n; ++j) {
@@ -139,61 +159,18 @@ void WorldImpl::steer_composed(std::int32_t gi, const std::int32_t* slot_list, s
     // The agent's random streams were advanced in its slot copies: write them back (only
     // compositions with a random behaviour or dithering draw at all).
     if (uses_rng) {
-      rng_[L.i] = slot_rng_[L.k];
-      wander_[L.i] = slot_wander_[L.k];
+      w.rng[L.i] = w.slot_rng[L.k];
+      w.wander[L.i] = w.slot_wander[L.k];
     }
     if (traced_here)
-      for (std::size_t t = 0; t < traced_count_; ++t)
-        if (traced_lane[t] == j) record_trace(t, L, c, r);
-    force_[L.i] = r.linear;
-    if (!vehicle) kin_rotation_[L.i] = r.angular;  // vehicles never read it
-    target_[L.i] = L.target;
-    aim_[L.i] = L.aim;
-    state_[L.i] = L.st;
+      for (std::size_t t = 0; t < w.traced_index.size(); ++t)
+        if (traced_lane[t] == j) record_trace(w, t, L, c, r);
+    w.force[L.i] = r.linear;
+    if (!vehicle) w.kin_rotation[L.i] = r.angular;  // vehicles never read it
+    w.target[L.i] = L.target;
+    w.aim[L.i] = L.aim;
+    w.state[L.i] = L.st;
   }
 }
 
-void WorldImpl::set_traced(std::span<const AgentId> agents) {
-  traced_count_ = std::min(agents.size(), static_cast<std::size_t>(kMaxTraced));
-  for (std::size_t t = 0; t < traced_count_; ++t) {
-    if (traces_[t].agent != agents[t]) traces_[t] = SteeringTrace{};  // a new agent: no trace yet
-    traces_[t].agent = agents[t];
-  }
-}
-
-void WorldImpl::resolve_traced() {
-  for (std::size_t t = 0; t < traced_count_; ++t) {
-    const std::int32_t i = index_of(traces_[t].agent);
-    traced_index_[t] = i;
-    SteeringTrace& tr = traces_[t];
-    if (i < 0 || group_[i] < 0) {
-      tr.group = -1;
-      tr.count = 0;
-      continue;
-    }
-    tr.group = group_[i];
-    // One-controller models (craft, tile, kinematic) have no composition to break down.
-    const Model m = group_model_[static_cast<std::size_t>(tr.group)];
-    if (m != Model::kVehicle && m != Model::kSteering) {
-      tr.count = 0;
-      tr.tick = tick_ + 1;
-    }
-  }
-}
-
-/// Called by the one task that steers the traced agent's batch: one writer per entry.
-void WorldImpl::record_trace(std::size_t t, const Lane& L, const Composition& c,
-                             const behavior::SteeringOutput& result) {
-  SteeringTrace& tr = traces_[t];
-  tr.tick = tick_ + 1;
-  tr.count = static_cast<std::int32_t>(c.behaviors.size());
-  for (std::size_t q = 0; q < c.behaviors.size(); ++q) {
-    BehaviorTrace& b = tr.behaviors[q];
-    b.type = c.behaviors[q].type;
-    b.evaluated = (L.has >> q & 1u) != 0;
-    b.raw = b.evaluated ? L.out[q].get() : behavior::SteeringOutput{};
-    b.weight = c.behaviors[q].weight;
-  }
-  tr.result = result;
-}
 }  // namespace flockstep::sim

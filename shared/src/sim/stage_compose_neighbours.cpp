@@ -8,13 +8,13 @@
 #include "flockstep/behavior/flocking.hpp"
 #include "flockstep/behavior/separation.hpp"
 #include "flockstep/behavior/steering.hpp"
-#include "world_compose_internal.hpp"
+#include "stage_compose_internal.hpp"
 
-namespace flockstep::sim {
+namespace flockstep::sim::compose_stage {
 
 using behavior::SteeringOutput;
 
-behavior::AlignParams WorldImpl::align_params(const BehaviorSpec& bs) {
+behavior::AlignParams align_params(const BehaviorSpec& bs) {
   behavior::AlignParams ap;
   ap.slow_radius = bs.slow_radius;
   ap.target_radius = bs.target_radius;
@@ -23,15 +23,16 @@ behavior::AlignParams WorldImpl::align_params(const BehaviorSpec& bs) {
   return ap;
 }
 
-behavior::SteeringOutput WorldImpl::neighbour_behavior(const GroupSpec& g, std::int32_t gi, const BehaviorSpec& bs,
-                                                       std::int32_t i, std::int32_t slot, BehaviorState* st) const {
+behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
+                                            const BehaviorSpec& bs, std::int32_t i, std::int32_t slot,
+                                            BehaviorState* st) {
   const real accel = g.max_force / g.mass;
-  const Vec2 pos = slot_position_[slot];
+  const Vec2 pos = w.slot_position[slot];
   const bool millington_flock = bs.type == BehaviorType::kMillingtonFlock;
   // Default neighbourhoods: the catalog's figures (separation threshold 2 m, cone range 10 m
   // clipped to the grid, flocking 5 m).
   real radius = bs.range > 0 ? bs.range : (millington_flock ? real(5) : real(2));
-  radius = math::min(radius, scenario_.grid_cell);
+  radius = math::min(radius, w.scenario.grid_cell);
   const bool same_group_only = millington_flock;
   const std::int32_t want_group = bs.type == BehaviorType::kAttraction && bs.target_group >= 0 ? bs.target_group : -1;
   // Candidates as Kinematics (position at the torus copy nearest to this agent), at most
@@ -39,17 +40,17 @@ behavior::SteeringOutput WorldImpl::neighbour_behavior(const GroupSpec& g, std::
   behavior::Kinematic others[kMaxCandidates + 1];
   std::int32_t count = 0;
   std::int32_t self_index = -1;
-  const behavior::Kinematic self{pos, orientation_at(i), slot_velocity_[slot], angular_velocity_[i]};
+  const behavior::Kinematic self{pos, w.orientation_at(i), w.slot_velocity[slot], w.angular_velocity[i]};
   if (millington_flock) {
     others[0] = self;
     self_index = 0;
     count = 1;
   }
-  grid_.query_slots(pos, radius, slot, slot_position_.data(), [&](std::int32_t k, Vec2 d, real) {
+  w.grid.query_slots(pos, radius, slot, w.slot_position.data(), [&](std::int32_t k, Vec2 d, real) {
     if (count >= kMaxCandidates) return;
-    if (same_group_only && slot_group_[k] != gi) return;
-    if (want_group >= 0 && slot_group_[k] != want_group) return;
-    others[count++] = {pos + d, math::orientation_of(slot_heading_[k]), slot_velocity_[k], 0};
+    if (same_group_only && w.slot_group[k] != gi) return;
+    if (want_group >= 0 && w.slot_group[k] != want_group) return;
+    others[count++] = {pos + d, math::orientation_of(w.slot_heading[k]), w.slot_velocity[k], 0};
   });
   const std::span<const behavior::Kinematic> span(others, static_cast<std::size_t>(count));
   switch (bs.type) {
@@ -97,11 +98,11 @@ behavior::SteeringOutput WorldImpl::neighbour_behavior(const GroupSpec& g, std::
   }
 }
 
-behavior::FlockSums WorldImpl::Behaviors::flock_sums_at(WorldImpl& w, const GroupSpec& g, std::int32_t own_group,
-                                                        std::int32_t slot, behavior::Neighbour* nb, CellRanges& cells) {
-  if (w.flock_kernel_ == FlockKernel::kPerNeighbour) return w.flock_sums_per_neighbour(g, own_group, slot, nb);
+behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t own_group,
+                                             std::int32_t slot, behavior::Neighbour* nb, CellRanges& cells) {
+  if (w.flock_kernel == World::FlockKernel::kPerNeighbour) return flock_sums_per_neighbour(w, g, own_group, slot, nb);
   // The lane kernel scans the rows of neighbour cells eight slots at a time (flocking_lanes.hpp).
-  const Grid& grid = w.grid_;
+  const Grid& grid = w.grid;
   if (!(slot >= cells.first && slot < cells.last)) {
     const std::int32_t cell = grid.slot_cell(slot);
     cells.count = grid.cell_ranges(cell, cells.range);
@@ -109,46 +110,46 @@ behavior::FlockSums WorldImpl::Behaviors::flock_sums_at(WorldImpl& w, const Grou
     cells.last = grid.cell_end(cell);
   }
   behavior::LaneQuery q;
-  q.position = w.slot_position_[slot];
-  q.heading = w.slot_heading_[slot];
+  q.position = w.slot_position[slot];
+  q.heading = w.slot_heading[slot];
   q.self = slot;
   q.group = own_group;
   q.radius = g.flock.neighbour_radius;
-  q.cos_half_fov = w.fov_cos_half_[static_cast<std::size_t>(own_group)];
+  q.cos_half_fov = w.fov_cos_half[static_cast<std::size_t>(own_group)];
   q.wrap = grid.needs_fold();  // else the ranges carry their images
-  q.width = w.scenario_.width;
-  q.height = w.scenario_.height;
-  const behavior::NeighbourArrays arrays{w.slot_x_.data(), w.slot_y_.data(), w.slot_hx_.data(), w.slot_hy_.data(),
-                                         w.slot_group_.data()};
+  q.width = w.scenario.width;
+  q.height = w.scenario.height;
+  const behavior::NeighbourArrays arrays{w.slot_x.data(), w.slot_y.data(), w.slot_hx.data(), w.slot_hy.data(),
+                                         w.slot_group.data()};
   const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
       q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
-      w.flock_kernel_ == FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
+      w.flock_kernel == World::FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
   // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
   // or a neighbour exactly on top (the coincident separation rule).
-  if (lr.coincident || lr.sums.count > kMaxNeighbours) return w.flock_sums_per_neighbour(g, own_group, slot, nb);
+  if (lr.coincident || lr.sums.count > kMaxNeighbours) return flock_sums_per_neighbour(w, g, own_group, slot, nb);
   return lr.sums;
 }
 
-Vec2 WorldImpl::Behaviors::flock_force_from_sums(WorldImpl& w, const GroupSpec& g, std::int32_t slot,
-                                                 const behavior::FlockSums& sums) {
+Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot,
+                                      const behavior::FlockSums& sums) {
   // Own state comes from the slot copies (the same values, gathered this tick): the agents are
-  // walked in slot order, so these reads are sequential while position_[i] & co. would not be.
-  const Vec2 vel = w.slot_velocity_[slot];
-  const Vec2 head = w.slot_heading_[slot];
-  const behavior::Body b{w.slot_position_[slot], vel, head, g.mass, g.max_force, g.max_speed, g.radius};
+  // walked in slot order, so these reads are sequential while w.position[i] & co. would not be.
+  const Vec2 vel = w.slot_velocity[slot];
+  const Vec2 head = w.slot_heading[slot];
+  const behavior::Body b{w.slot_position[slot], vel, head, g.mass, g.max_force, g.max_speed, g.radius};
   const behavior::FlockForces ff = behavior::flocking_forces_from_sums(b, sums);
   Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
            ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
   if (g.flock.w_wander > 0)
-    f += behavior::wander_force(b, g.wander, w.slot_wander_[slot], w.slot_rng_[slot], w.dt_) * g.flock.w_wander;
+    f += behavior::wander_force(b, g.wander, w.slot_wander[slot], w.slot_rng[slot], w.dt) * g.flock.w_wander;
   return f;
 }
 
-behavior::FlockSums WorldImpl::flock_sums_per_neighbour(const GroupSpec& g, std::int32_t own_group, std::int32_t slot,
-                                                        behavior::Neighbour* nb) const {
-  const Vec2 pos = slot_position_[slot];
-  const Vec2 vel = slot_velocity_[slot];
-  const Vec2 head = slot_heading_[slot];
+behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const GroupSpec& g, std::int32_t own_group,
+                                             std::int32_t slot, behavior::Neighbour* nb) {
+  const Vec2 pos = w.slot_position[slot];
+  const Vec2 vel = w.slot_velocity[slot];
+  const Vec2 head = w.slot_heading[slot];
   const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
   // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
   // measured as a visible share of the tick). Only the kept ones become Neighbours.
@@ -156,11 +157,11 @@ behavior::FlockSums WorldImpl::flock_sums_per_neighbour(const GroupSpec& g, std:
   real cdx[kMaxCandidates + 1], cdy[kMaxCandidates + 1], cd2[kMaxCandidates + 1];
   std::int32_t cslot[kMaxCandidates + 1];
   std::int32_t n = 0;
-  const real cos_half = fov_cos_half_[static_cast<std::size_t>(own_group)];
+  const real cos_half = w.fov_cos_half[static_cast<std::size_t>(own_group)];
   const bool check_fov = cos_half > -1;
   const Vec2 h = head;
-  const std::int32_t* groups = slot_group_.data();
-  grid_.query_slots(pos, g.flock.neighbour_radius, slot, slot_position_.data(), [&](std::int32_t k, Vec2 d, real d2) {
+  const std::int32_t* groups = w.slot_group.data();
+  w.grid.query_slots(pos, g.flock.neighbour_radius, slot, w.slot_position.data(), [&](std::int32_t k, Vec2 d, real d2) {
     // Field of view (T32): keep k if the angle between heading and d is within
     // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without branches
     // (ahead or behind is a coin flip for the branch predictor): the candidate
@@ -179,9 +180,9 @@ behavior::FlockSums WorldImpl::flock_sums_per_neighbour(const GroupSpec& g, std:
   for (std::int32_t c = 0; c < n; ++c) order[c] = c;
   if (n > kMaxNeighbours) {
     // Ties by id value, read through the slots (rare: crowds only, so no cell-ordered copy).
-    const std::span<const std::int32_t> slots = grid_.slots();
+    const std::span<const std::int32_t> slots = w.grid.slots();
     auto id_of = [&](std::int32_t c) {
-      return id_[static_cast<std::size_t>(slots[static_cast<std::size_t>(cslot[c])])].value;
+      return w.id[static_cast<std::size_t>(slots[static_cast<std::size_t>(cslot[c])])].value;
     };
     std::partial_sort(order, order + kMaxNeighbours, order + n, [&](std::int32_t a, std::int32_t c) {
       return cd2[a] < cd2[c] || (cd2[a] == cd2[c] && id_of(a) < id_of(c));
@@ -191,9 +192,9 @@ behavior::FlockSums WorldImpl::flock_sums_per_neighbour(const GroupSpec& g, std:
   for (std::int32_t c = 0; c < n; ++c) {
     const std::int32_t o = order[c];
     const std::int32_t k = cslot[o];
-    nb[c] = {pos + Vec2{cdx[o], cdy[o]}, slot_velocity_[k], slot_heading_[k]};
+    nb[c] = {pos + Vec2{cdx[o], cdy[o]}, w.slot_velocity[k], w.slot_heading[k]};
   }
   return behavior::flock_sums(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
 }
 
-}  // namespace flockstep::sim
+}  // namespace flockstep::sim::compose_stage
