@@ -51,10 +51,6 @@ void steer_composed(const ComposeTables& w, std::int32_t gi, const std::int32_t*
                                       : c.combiner == Combiner::kPriority ? behavior::PriorityRule::kPriority
                                       : c.combiner == Combiner::kGrouped  ? behavior::PriorityRule::kGrouped
                                                                           : behavior::PriorityRule::kRunningSum;
-  bool uses_rng = c.combiner == Combiner::kDither;
-  for (const BehaviorSpec& b : c.behaviors)
-    uses_rng = uses_rng || b.type == BehaviorType::kWander || b.type == BehaviorType::kDynamicWander ||
-               (b.type == BehaviorType::kFlock && g.flock.w_wander > 0);
 
   // Only the n lanes in use are constructed (a default-constructed array of kComposeBatch lanes
   // zeroed ~20 KB per call: measured 10 % of the mixed arena's tick, whose groups are small).
@@ -155,12 +151,6 @@ void steer_composed(const ComposeTables& w, std::int32_t gi, const std::int32_t*
       car.max_torque = g.max_force * g.radius;
       r = behavior::acceleration_of(behavior::actuate_car(r, L.head, car), car.inertia);
       tally.add(7);
-    }
-    // The agent's random streams were advanced in its slot copies: write them back (only
-    // compositions with a random behaviour or dithering draw at all).
-    if (uses_rng) {
-      w.rng[L.i] = w.slot_rng[L.k];
-      w.wander[L.i] = w.slot_wander[L.k];
     }
     if (traced_here)
       for (std::size_t t = 0; t < w.traced_index.size(); ++t)

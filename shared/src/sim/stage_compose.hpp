@@ -75,16 +75,13 @@ struct ComposeTables {
   std::span<const Vec2> slot_position, slot_velocity, slot_heading;
   std::span<const std::int32_t> slot_group;
   std::span<const float> slot_x, slot_y, slot_hx, slot_hy;  ///< the neighbourhood kernel's float copies
-  // ---- each agent's random state in cell order: read and advanced, written back by row ----
-  std::span<behavior::WanderState> slot_wander;
-  std::span<math::Rng> slot_rng;
   // ---- each agent's behaviour state, read and written ----
   std::span<behavior::WaypointState> waypoint;
   std::span<behavior::DynamicWanderState> dyn_wander;  ///< T51
   std::span<behavior::PathFollowState> path_state;     ///< T52/T53
+  std::span<math::Rng> rng;                            // its random stream (wander, T51, T81's draws)
+  std::span<behavior::WanderState> wander;             // T71, and the flock's wander term
   // ---- written ----
-  std::span<math::Rng> rng;
-  std::span<behavior::WanderState> wander;
   std::span<Vec2> force;         ///< vehicles: N; steering model: the linear acceleration
   std::span<real> kin_rotation;  ///< steering model: the angular acceleration, rad/s^2
   std::span<AgentId> target;

@@ -33,7 +33,7 @@ void Behaviors::flock(const Batch& b) {
   behavior::FlockSums sums[kComposeBatch];  // by lane index
   b.each_in_two([&](Lane& L) { sums[&L - b.lanes] = flock_sums_at(w, b.g, b.gi, L.k, nb, cells); },
                 [&](Lane& L, LaneOutput& e) {
-                  e.o.linear = flock_force_from_sums(w, b.g, L.k, sums[&L - b.lanes]);
+                  e.o.linear = flock_force_from_sums(w, b.g, L.k, L.i, sums[&L - b.lanes]);
                   b.sink.count(76);
                   b.sink.count(31);
                   b.sink.count(32);
@@ -74,8 +74,8 @@ void Behaviors::obstacle_avoid(const Batch& b) {
 void Behaviors::wander(const Batch& b) {
   const ComposeTables& w = b.w;
   b.each([&](Lane& L, LaneOutput& e) {
-    behavior::WanderState& ws = w.slot_wander[L.k];  // own state only: no other agent reads it
-    e.o.linear = behavior::wander_force(b.body_of(L), b.g.wander, ws, w.slot_rng[L.k], w.dt);
+    behavior::WanderState& ws = w.wander[L.i];  // own state only: no other agent reads it
+    e.o.linear = behavior::wander_force(b.body_of(L), b.g.wander, ws, w.rng[L.i], w.dt);
     b.sink.count(71);
     L.aim = math::to_world_point(ws.target_local + Vec2{b.g.wander.distance, 0}, L.pos, L.head);
     e.produced = true;
@@ -224,7 +224,7 @@ void Behaviors::dynamic_wander(const Batch& b) {
   if (b.bs.range > 0) wp.wander_radius = b.bs.range;
   b.each([&](Lane& L, LaneOutput& e) {
     behavior::DynamicWanderState ws = w.dyn_wander[L.i];
-    const behavior::DynamicWanderOutput o = behavior::dynamic_wander(b.kin_of(L), ws, wp, w.slot_rng[L.k]);
+    const behavior::DynamicWanderOutput o = behavior::dynamic_wander(b.kin_of(L), ws, wp, w.rng[L.i]);
     b.sink.count(51);
     b.sink.count(13);  // the wander orientation moves by a binomial draw
     b.sink.count(41);

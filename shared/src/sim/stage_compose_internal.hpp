@@ -56,8 +56,8 @@ struct ComposeSink {
   // Forced inline: the kernels call these once per agent, and an out-of-line call per agent and
   // behaviour was measured at ~3 % of the mixed arena's tick.
   [[gnu::always_inline]] bool active(Lane& L) const {
-    // T81: the draw comes from the agent's own stream (its slot copy, written back at the end).
-    return !prioritized || L.combine.wants(world->slot_rng[L.k], bs->probability);
+    // T81: the draw comes from the agent's own stream.
+    return !prioritized || L.combine.wants(world->rng[L.i], bs->probability);
   }
   /// One more agent-tick of catalog ID T<id> (the kernels call it where the technique's work is done).
   [[gnu::always_inline]] void count(int id) const { tally->add(id); }
@@ -193,8 +193,9 @@ struct Behaviors {
   /// The neighbourhood sums of the boid in `slot` (lane kernel, or per neighbour where it must).
   static behavior::FlockSums flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
                                            std::int32_t slot, behavior::Neighbour* scratch, CellRanges& cells);
-  /// Its flock force from those sums: forces, cruise term and wander (advances its slot wander/rng copies).
-  static Vec2 flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot,
+  /// Its flock force from those sums: forces, cruise term and wander (advances the wander state
+  /// and random stream of its row).
+  static Vec2 flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot, std::int32_t row,
                                     const behavior::FlockSums& sums);
 };
 

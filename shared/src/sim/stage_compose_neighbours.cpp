@@ -130,7 +130,7 @@ behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const Group
   return lr.sums;
 }
 
-Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot,
+Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot, std::int32_t row,
                                       const behavior::FlockSums& sums) {
   // Own state comes from the slot copies (the same values, gathered this tick): the agents are
   // walked in slot order, so these reads are sequential while w.position[i] & co. would not be.
@@ -141,7 +141,7 @@ Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g
   Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
            ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
   if (g.flock.w_wander > 0)
-    f += behavior::wander_force(b, g.wander, w.slot_wander[slot], w.slot_rng[slot], w.dt) * g.flock.w_wander;
+    f += behavior::wander_force(b, g.wander, w.wander[row], w.rng[row], w.dt) * g.flock.w_wander;
   return f;
 }
 

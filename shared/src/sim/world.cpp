@@ -74,8 +74,6 @@ WorldImpl::WorldImpl(const Scenario& scenario)
   slot_y_.assign(cap + behavior::kNeighbourLanes, 0);
   slot_hx_.assign(cap + behavior::kNeighbourLanes, 0);
   slot_hy_.assign(cap + behavior::kNeighbourLanes, 0);
-  slot_wander_.resize(cap);
-  slot_rng_.resize(cap);
   commands_.reserve(256);
   events_.reserve(256);
   players_.reserve(static_cast<std::size_t>(scenario.max_players));
@@ -294,8 +292,6 @@ void WorldImpl::gather_slots(std::int32_t begin, std::int32_t end) {
     slot_hx_[k] = static_cast<float>(heading_[i].x);
     slot_hy_[k] = static_cast<float>(heading_[i].y);
     slot_group_[k] = group_[i];
-    slot_wander_[k] = wander_[i];
-    slot_rng_[k] = rng_[i];
   }
 }
 
@@ -380,8 +376,6 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
                                slot_y_,
                                slot_hx_,
                                slot_hy_,
-                               slot_wander_,
-                               slot_rng_,
                                waypoint_,
                                dyn_wander_,
                                path_state_,

@@ -90,9 +90,6 @@ struct CellOrder {
   // The same positions and headings rounded to float, as plain arrays for the neighbourhood
   // kernel (flocking_lanes.hpp; padded, see the constructor).
   std::vector<float> slot_x_, slot_y_, slot_hx_, slot_hy_;
-  // The steering agent's own random state, read in slot order (written back by dense index).
-  std::vector<behavior::WanderState> slot_wander_;
-  std::vector<math::Rng> slot_rng_;
 };
 
 /// Per-agent state of the composed models (Model::kVehicle and kSteering), indexed densely.
