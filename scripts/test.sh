@@ -2,8 +2,9 @@
 # THE test command (README, .ci/run): installs what is missing, builds, and runs every test.
 #
 #   scripts/test.sh                 everything, in this order: setup; native (ci preset: release,
-#                                   -Werror); wasm (under node); browser end-to-end (headless
-#                                   Chromium, needs both builds); dev (the whole native suite again
+#                                   -Werror); wasm (preset wasm-ci: -Werror, tests under node);
+#                                   browser end-to-end (headless Chromium, needs both builds);
+#                                   dev (the whole native suite again
 #                                   under ASan+UBSan); fuzz (libFuzzer, FLOCKSTEP_FUZZ_SECONDS per
 #                                   target, default 60); container (docker-compose, skips only
 #                                   itself, loudly, where no Docker daemon can run)
@@ -138,7 +139,7 @@ command -v ccache >/dev/null && ccache -z >/dev/null 2>&1
 
 has() { [[ " ${STAGES[*]} " == *" $1 "* ]]; }
 has native && stage native ci -LE 'e2e|docker'
-has wasm && stage wasm wasm
+has wasm && stage wasm wasm-ci
 
 # The browser tests need the native server and the wasm viewer, so they run once both are built.
 if has native && has wasm; then

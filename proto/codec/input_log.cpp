@@ -166,11 +166,13 @@ std::unique_ptr<InputLogPlayer> InputLogPlayer::open(std::string_view bytes, std
     if (n > kInputLogMaxRecordBytes)
       return refuse("length " + std::to_string(n) + " over the limit of " + std::to_string(kInputLogMaxRecordBytes) +
                     " bytes (corrupted)");
-    if (bytes.size() - at - 4 < n + 8) return refuse("truncated (the file ends inside the record)");
-    const std::string_view body = bytes.substr(at + 4, n);
-    if (get_le(bytes, at + 4 + n, 8) != fnv1a(body)) return refuse("checksum mismatch (corrupted)");
+    // Under the limit, so it fits a size_t also where that is 32 bits (wasm).
+    const auto len = static_cast<std::size_t>(n);
+    if (bytes.size() - at - 4 < len + 8) return refuse("truncated (the file ends inside the record)");
+    const std::string_view body = bytes.substr(at + 4, len);
+    if (get_le(bytes, at + 4 + len, 8) != fnv1a(body)) return refuse("checksum mismatch (corrupted)");
     bodies.push_back(body);
-    at += 4 + n + 8;
+    at += 4 + len + 8;
   }
   index = bodies.empty() ? 0 : bodies.size() - 1;
   if (bodies.size() < 2) return refuse("no seek point (the file ends after its header)");

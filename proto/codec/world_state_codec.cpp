@@ -102,7 +102,7 @@ class Reader {
     } else if constexpr (IsStdArray<T>::value) {
       for (auto& e : v) get(e);
     } else {
-      boost::pfr::for_each_field(v, [this](auto& f) { get(f); });
+      boost::pfr::for_each_field(v, [this](auto& f) { this->get(f); });
     }
   }
   bool done() const { return pos_ == bytes_.size(); }
