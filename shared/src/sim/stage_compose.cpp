@@ -74,9 +74,9 @@ void steer_composed(const ComposeTables& w, std::int32_t gi, const std::int32_t*
     Lane& L = *new (&lanes[j]) Lane;  // default member initialisers; the output slots stay raw
     L.k = slot_list[j];
     L.i = slots[static_cast<std::size_t>(L.k)];
-    L.pos = w.slot_position[L.k];
-    L.vel = w.slot_velocity[L.k];
-    L.head = w.slot_heading[L.k];
+    L.pos = w.position[L.i];
+    L.vel = w.velocity[L.i];
+    L.head = w.heading[L.i];
     L.combine = behavior::PrioritizedCombiner{rule, budget, c.epsilon};
     L.aim = L.pos;
   }

@@ -71,8 +71,7 @@ struct ComposeTables {
   std::span<const std::int32_t> group;
   std::span<const Vec2> position, velocity, heading;
   std::span<const real> orientation, angular_velocity;
-  // ---- the cell-ordered copies (gathered this tick), read ----
-  std::span<const Vec2> slot_position, slot_velocity, slot_heading;
+  // ---- the cell-ordered copies for the neighbourhood kernels (gathered this tick), read ----
   std::span<const std::int32_t> slot_group;
   std::span<const float> slot_x, slot_y, slot_hx, slot_hy;  ///< the neighbourhood kernel's float copies
   // ---- each agent's behaviour state, read and written ----

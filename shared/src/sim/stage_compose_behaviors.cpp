@@ -31,9 +31,9 @@ void Behaviors::flock(const Batch& b) {
   behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
   CellRanges cells;
   behavior::FlockSums sums[kComposeBatch];  // by lane index
-  b.each_in_two([&](Lane& L) { sums[&L - b.lanes] = flock_sums_at(w, b.g, b.gi, L.k, nb, cells); },
+  b.each_in_two([&](Lane& L) { sums[&L - b.lanes] = flock_sums_at(w, b.g, b.gi, L.k, L.i, nb, cells); },
                 [&](Lane& L, LaneOutput& e) {
-                  e.o.linear = flock_force_from_sums(w, b.g, L.k, L.i, sums[&L - b.lanes]);
+                  e.o.linear = flock_force_from_sums(w, b.g, L.i, sums[&L - b.lanes]);
                   b.sink.count(76);
                   b.sink.count(31);
                   b.sink.count(32);

@@ -158,7 +158,7 @@ behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupS
 /// The flock's neighbourhood sums by candidate (the kPerNeighbour kernel, and the path for the
 /// bodies the lanes leave out: more than kMaxNeighbours neighbours, or a coincident one).
 behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
-                                             std::int32_t slot, behavior::Neighbour* scratch);
+                                             std::int32_t slot, std::int32_t row, behavior::Neighbour* scratch);
 
 /// The batch functions (stage_compose_behaviors.cpp), one per behaviour family, and the table indexed by
 /// BehaviorType that steer_composed dispatches through.
@@ -190,12 +190,14 @@ struct Behaviors {
   // T76 in two steps (stage_compose_neighbours.cpp), so a batch runs every lane's neighbourhood kernel
   // first and the per-boid force arithmetic after: each boid's chain of square roots and
   // divisions then overlaps its neighbours' instead of waiting behind the next kernel call.
-  /// The neighbourhood sums of the boid in `slot` (lane kernel, or per neighbour where it must).
+  /// The neighbourhood sums of the boid in `slot`, stored in `row` (lane kernel, or per neighbour
+  /// where it must).
   static behavior::FlockSums flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
-                                           std::int32_t slot, behavior::Neighbour* scratch, CellRanges& cells);
+                                           std::int32_t slot, std::int32_t row, behavior::Neighbour* scratch,
+                                           CellRanges& cells);
   /// Its flock force from those sums: forces, cruise term and wander (advances the wander state
   /// and random stream of its row).
-  static Vec2 flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot, std::int32_t row,
+  static Vec2 flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t row,
                                     const behavior::FlockSums& sums);
 };
 

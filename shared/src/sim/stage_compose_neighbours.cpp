@@ -27,7 +27,7 @@ behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupS
                                             const BehaviorSpec& bs, std::int32_t i, std::int32_t slot,
                                             BehaviorState* st) {
   const real accel = g.max_force / g.mass;
-  const Vec2 pos = w.slot_position[slot];
+  const Vec2 pos = w.position[i];
   const bool millington_flock = bs.type == BehaviorType::kMillingtonFlock;
   // Default neighbourhoods: the catalog's figures (separation threshold 2 m, cone range 10 m
   // clipped to the grid, flocking 5 m).
@@ -40,17 +40,19 @@ behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupS
   behavior::Kinematic others[kMaxCandidates + 1];
   std::int32_t count = 0;
   std::int32_t self_index = -1;
-  const behavior::Kinematic self{pos, w.orientation_at(i), w.slot_velocity[slot], w.angular_velocity[i]};
+  const behavior::Kinematic self{pos, w.orientation_at(i), w.velocity[i], w.angular_velocity[i]};
   if (millington_flock) {
     others[0] = self;
     self_index = 0;
     count = 1;
   }
-  w.grid.query_slots(pos, radius, slot, w.slot_position.data(), [&](std::int32_t k, Vec2 d, real) {
+  const std::span<const std::int32_t> slots = w.grid.slots();
+  w.grid.query_slots(pos, radius, slot, w.position, [&](std::int32_t k, Vec2 d, real) {
     if (count >= kMaxCandidates) return;
     if (same_group_only && w.slot_group[k] != gi) return;
     if (want_group >= 0 && w.slot_group[k] != want_group) return;
-    others[count++] = {pos + d, math::orientation_of(w.slot_heading[k]), w.slot_velocity[k], 0};
+    const auto j = static_cast<std::size_t>(slots[static_cast<std::size_t>(k)]);
+    others[count++] = {pos + d, math::orientation_of(w.heading[j]), w.velocity[j], 0};
   });
   const std::span<const behavior::Kinematic> span(others, static_cast<std::size_t>(count));
   switch (bs.type) {
@@ -99,8 +101,10 @@ behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupS
 }
 
 behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t own_group,
-                                             std::int32_t slot, behavior::Neighbour* nb, CellRanges& cells) {
-  if (w.flock_kernel == World::FlockKernel::kPerNeighbour) return flock_sums_per_neighbour(w, g, own_group, slot, nb);
+                                             std::int32_t slot, std::int32_t row, behavior::Neighbour* nb,
+                                             CellRanges& cells) {
+  if (w.flock_kernel == World::FlockKernel::kPerNeighbour)
+    return flock_sums_per_neighbour(w, g, own_group, slot, row, nb);
   // The lane kernel scans the rows of neighbour cells eight slots at a time (flocking_lanes.hpp).
   const Grid& grid = w.grid;
   if (!(slot >= cells.first && slot < cells.last)) {
@@ -110,8 +114,8 @@ behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const Group
     cells.last = grid.cell_end(cell);
   }
   behavior::LaneQuery q;
-  q.position = w.slot_position[slot];
-  q.heading = w.slot_heading[slot];
+  q.position = w.position[row];
+  q.heading = w.heading[row];
   q.self = slot;
   q.group = own_group;
   q.radius = g.flock.neighbour_radius;
@@ -126,17 +130,15 @@ behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const Group
       w.flock_kernel == World::FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
   // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
   // or a neighbour exactly on top (the coincident separation rule).
-  if (lr.coincident || lr.sums.count > kMaxNeighbours) return flock_sums_per_neighbour(w, g, own_group, slot, nb);
+  if (lr.coincident || lr.sums.count > kMaxNeighbours) return flock_sums_per_neighbour(w, g, own_group, slot, row, nb);
   return lr.sums;
 }
 
-Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t slot, std::int32_t row,
+Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t row,
                                       const behavior::FlockSums& sums) {
-  // Own state comes from the slot copies (the same values, gathered this tick): the agents are
-  // walked in slot order, so these reads are sequential while w.position[i] & co. would not be.
-  const Vec2 vel = w.slot_velocity[slot];
-  const Vec2 head = w.slot_heading[slot];
-  const behavior::Body b{w.slot_position[slot], vel, head, g.mass, g.max_force, g.max_speed, g.radius};
+  const Vec2 vel = w.velocity[row];
+  const Vec2 head = w.heading[row];
+  const behavior::Body b{w.position[row], vel, head, g.mass, g.max_force, g.max_speed, g.radius};
   const behavior::FlockForces ff = behavior::flocking_forces_from_sums(b, sums);
   Vec2 f = ff.separation * g.flock.w_separation + ff.alignment * g.flock.w_alignment +
            ff.cohesion * g.flock.w_cohesion + (head * (g.max_speed * g.flock.cruise_fraction) - vel) * g.flock.w_cruise;
@@ -146,10 +148,11 @@ Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g
 }
 
 behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const GroupSpec& g, std::int32_t own_group,
-                                             std::int32_t slot, behavior::Neighbour* nb) {
-  const Vec2 pos = w.slot_position[slot];
-  const Vec2 vel = w.slot_velocity[slot];
-  const Vec2 head = w.slot_heading[slot];
+                                             std::int32_t slot, std::int32_t row, behavior::Neighbour* nb) {
+  const std::span<const std::int32_t> slots = w.grid.slots();
+  const Vec2 pos = w.position[row];
+  const Vec2 vel = w.velocity[row];
+  const Vec2 head = w.heading[row];
   const behavior::Body b{pos, vel, head, g.mass, g.max_force, g.max_speed, g.radius};
   // Candidates as plain arrays (a Neighbour array would be zero-filled on every call:
   // measured as a visible share of the tick). Only the kept ones become Neighbours.
@@ -161,7 +164,7 @@ behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const Group
   const bool check_fov = cos_half > -1;
   const Vec2 h = head;
   const std::int32_t* groups = w.slot_group.data();
-  w.grid.query_slots(pos, g.flock.neighbour_radius, slot, w.slot_position.data(), [&](std::int32_t k, Vec2 d, real d2) {
+  w.grid.query_slots(pos, g.flock.neighbour_radius, slot, w.position, [&](std::int32_t k, Vec2 d, real d2) {
     // Field of view (T32): keep k if the angle between heading and d is within
     // fov/2, i.e. unless dot(h, d) < cos_half |d|. Evaluated without branches
     // (ahead or behind is a coin flip for the branch predictor): the candidate
@@ -179,8 +182,7 @@ behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const Group
   std::int32_t order[kMaxCandidates];
   for (std::int32_t c = 0; c < n; ++c) order[c] = c;
   if (n > kMaxNeighbours) {
-    // Ties by id value, read through the slots (rare: crowds only, so no cell-ordered copy).
-    const std::span<const std::int32_t> slots = w.grid.slots();
+    // Ties by id value, read through the slots (rare: crowds only).
     auto id_of = [&](std::int32_t c) {
       return w.id[static_cast<std::size_t>(slots[static_cast<std::size_t>(cslot[c])])].value;
     };
@@ -192,7 +194,8 @@ behavior::FlockSums flock_sums_per_neighbour(const ComposeTables& w, const Group
   for (std::int32_t c = 0; c < n; ++c) {
     const std::int32_t o = order[c];
     const std::int32_t k = cslot[o];
-    nb[c] = {pos + Vec2{cdx[o], cdy[o]}, w.slot_velocity[k], w.slot_heading[k]};
+    const auto j = static_cast<std::size_t>(slots[static_cast<std::size_t>(k)]);
+    nb[c] = {pos + Vec2{cdx[o], cdy[o]}, w.velocity[j], w.heading[j]};
   }
   return behavior::flock_sums(b, std::span<const behavior::Neighbour>(nb, static_cast<std::size_t>(n)));
 }

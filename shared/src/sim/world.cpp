@@ -64,9 +64,6 @@ WorldImpl::WorldImpl(const Scenario& scenario)
   dyn_wander_.resize(cap);
   path_state_.resize(cap);
   tile_.resize(cap);
-  slot_position_.resize(cap);
-  slot_velocity_.resize(cap);
-  slot_heading_.resize(cap);
   // The neighbourhood kernel reads up to kNeighbourLanes - 1 slots past a range's end: pad, with
   // a group no agent has.
   slot_group_.assign(cap + behavior::kNeighbourLanes, -1);
@@ -284,9 +281,6 @@ void WorldImpl::gather_slots(std::int32_t begin, std::int32_t end) {
   const std::span<const std::int32_t> slots = grid_.slots();
   for (std::int32_t k = begin; k < end; ++k) {
     const std::int32_t i = slots[static_cast<std::size_t>(k)];
-    slot_position_[k] = position_[i];
-    slot_velocity_[k] = velocity_[i];
-    slot_heading_[k] = heading_[i];
     slot_x_[k] = static_cast<float>(position_[i].x);
     slot_y_[k] = static_cast<float>(position_[i].y);
     slot_hx_[k] = static_cast<float>(heading_[i].x);
@@ -368,9 +362,6 @@ void WorldImpl::compute_steering(std::int32_t begin, std::int32_t end) {
                                heading_,
                                orientation_,
                                angular_velocity_,
-                               slot_position_,
-                               slot_velocity_,
-                               slot_heading_,
                                slot_group_,
                                slot_x_,
                                slot_y_,

@@ -78,17 +78,14 @@ struct SteeringOutputs {
   std::vector<BehaviorState> state_;
 };
 
-/// Cell-ordered copies of what neighbour queries read, indexed by grid slot (grid_.slots()),
-/// refreshed every tick after the grid rebuild. Agents that are near each other are near each
-/// other in these arrays, so the steering phase (which walks agents in slot order) reads its
-/// neighbours' data sequentially instead of through random agent indices.
+/// Cell-ordered copies of what the neighbourhood kernel reads, indexed by grid slot
+/// (grid_.slots()), refreshed every tick after the grid rebuild: each agent's group, and its
+/// position and heading rounded to float as plain arrays (flocking_lanes.hpp; padded, see the
+/// constructor), which the kernel scans eight slots at a time. Everything else a steering agent
+/// reads, its own state and the rare per-neighbour paths', comes from the rows, which the
+/// reorder keeps in cell order (reorder_by_cell), so those reads are close to sequential too.
 struct CellOrder {
-  std::vector<Vec2> slot_position_;
-  std::vector<Vec2> slot_velocity_;
-  std::vector<Vec2> slot_heading_;
   std::vector<std::int32_t> slot_group_;
-  // The same positions and headings rounded to float, as plain arrays for the neighbourhood
-  // kernel (flocking_lanes.hpp; padded, see the constructor).
   std::vector<float> slot_x_, slot_y_, slot_hx_, slot_hy_;
 };
 

@@ -49,13 +49,13 @@ class Grid {
   template <class Visitor>
   std::int32_t query(Vec2 p, real radius, std::int32_t self, std::span<const Vec2> positions, Visitor&& visit) const;
 
-  /// Visit the same agents as query(), in the same order, but over positions stored in slot
-  /// order (`slot_positions[k]` is the position of agent `slots()[k]`), so the many queries of
-  /// one neighbourhood read memory sequentially instead of jumping through agent indices. The
-  /// visitor receives (slot, delta = other - p, squared distance); `self_slot` is skipped.
-  /// Adjacent cells of a row are adjacent in slot order, so each row is one contiguous scan.
+  /// Visit the same agents as query(), in the same order, but named by slot: the visitor
+  /// receives (slot, delta = other - p, squared distance), and `self_slot` is skipped. Each row of
+  /// neighbour cells is one contiguous range of slots, scanned in blocks with the hits compacted
+  /// before the visitor runs. `positions` is indexed by agent, as query()'s (the World keeps its
+  /// rows in cell order, so these reads are close to sequential too).
   template <class Visitor>
-  void query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions, Visitor&& visit) const;
+  void query_slots(Vec2 p, real radius, std::int32_t self_slot, std::span<const Vec2> positions, Visitor&& visit) const;
 
   /// The slot ranges query_slots() scans for a query at p, in its visiting order: one range per
   /// row of neighbour cells, split only at a wrap seam. Writes at most kMaxSlotRanges ranges to
@@ -138,7 +138,8 @@ std::int32_t Grid::query(Vec2 p, real radius, std::int32_t self, std::span<const
 }
 
 template <class Visitor>
-void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* slot_positions, Visitor&& visit) const {
+void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, std::span<const Vec2> positions,
+                       Visitor&& visit) const {
   const real r2 = radius * radius;
   behavior::SlotRange range[kMaxSlotRanges];
   const std::int32_t ranges = slot_ranges(p, range);
@@ -155,7 +156,8 @@ void Grid::query_slots(Vec2 p, real radius, std::int32_t self_slot, const Vec2* 
         real hit_x[kQueryBlock], hit_y[kQueryBlock], hit_d2[kQueryBlock];
         std::int32_t hits = 0;
         for (std::int32_t k = block; k < stop; ++k) {
-          const Vec2 d = wrap_ ? math::torus_delta(p, slot_positions[k], width_, height_) : slot_positions[k] - p;
+          const Vec2 q = positions[static_cast<std::size_t>(items_[k])];
+          const Vec2 d = wrap_ ? math::torus_delta(p, q, width_, height_) : q - p;
           const real d2 = math::length_sq(d);
           hit_slot[hits] = k;
           hit_x[hits] = d.x;
