@@ -3,7 +3,7 @@
 /// The end-of-tick rules (rules.hpp: push-out of obstacles, then the border or the torus wrap,
 /// T14) as a stage over the rows they move, with the table that lets the flock's hot path skip
 /// the obstacle half where it cannot matter. The World's integrate phase runs it after every
-/// model's move except tile walkers (world.cpp) and Bourg's flocks (world_craft.cpp, which keep
+/// model's move except tile walkers (world.cpp) and Bourg's flocks (stage_bourg.cpp, which keep
 /// AIDemo4's own order). Private: not installed.
 #include <cstdint>
 #include <span>

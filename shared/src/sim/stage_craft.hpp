@@ -5,7 +5,7 @@
 /// the World runs steer_craft_agent and move_craft_agent (world.cpp's steering and integrate
 /// phases), the Extrapolator (extrapolate.cpp) the rules it can feed from a snapshot
 /// (chase_craft, step_craft). Bourg's rigid-body flocks (T35) move a group at a time by AIDemo4's
-/// own loop instead (world_craft.cpp). Private: not installed.
+/// own loop instead (stage_bourg.hpp). Private: not installed.
 #include <cstdint>
 #include <span>
 

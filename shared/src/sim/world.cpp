@@ -250,8 +250,15 @@ void WorldImpl::step() {
     pushout_.max_depth = math::max(pushout_.max_depth, t.max_depth);
     t = {};
   }
-  // Phase 4b: T35 Bourg's flocks by AIDemo4's loop, once the players have moved (the seed's order).
-  step_bourg_groups();
+  // Phase 4b: T35 Bourg's flocks by AIDemo4's loop, a group at a time (stage_bourg.hpp), once the
+  // players have moved (the seed's order); serial, so one tally.
+  Tally bourg_tally;
+  const BourgOutputs bourg_out{position_,  velocity_, heading_, orientation_, angular_velocity_, chase_mode_, force_,
+                               thrusters_, target_,   aim_,     state_};
+  for (std::int32_t g = 0; g < static_cast<std::int32_t>(scenario_.groups.size()); ++g)
+    if (scenario_.groups[static_cast<std::size_t>(g)].technique == Technique::kBourgFlock)
+      step_bourg_group(bourg_columns(), bourg_out, g, bourg_members_, bourg_tally, pushout_);
+  for (std::size_t k = 0; k < kTechniqueCount; ++k) technique_counts_[k] += bourg_tally.n[k];
   // Phase 5: rules between agents (captures), serial and in id order.
   apply_captures();
   ++tick_;

@@ -15,8 +15,8 @@
 /// of tasks through a host-lent TaskRunner (task_runner.hpp), bit-identical on 1 or N threads.
 ///
 /// Where each method is defined: world.cpp (construction, the tick's schedule, spawning, traces,
-/// target groups, live tuning), world_ids.cpp (id allocation), world_craft.cpp (Bourg's flocks,
-/// T35), world_state.cpp (export_state, from_state), state_hash.cpp. The rules themselves are
+/// target groups, live tuning), world_ids.cpp (id allocation), world_state.cpp (export_state,
+/// from_state), state_hash.cpp. The rules themselves are
 /// stages over the columns, which world.cpp schedules: every model's steering and movement
 /// (stage_compose.hpp for the composed models, stage_craft.hpp, stage_tile.hpp,
 /// stage_kinematic.hpp, stage_vehicle.hpp), the end-of-tick confinement (stage_confine.hpp) and
@@ -39,6 +39,7 @@
 #include "flockstep/sim/world.hpp"
 #include "flockstep/sim/world_state.hpp"
 #include "world_storage.hpp"
+#include "stage_bourg.hpp"
 #include "stage_captures.hpp"
 #include "stage_compose.hpp"
 #include "stage_targets.hpp"
@@ -98,9 +99,11 @@ class WorldImpl : AgentTable,
   WorldState export_state() const;
   /// World::from_state's work: null with `error` set on an inconsistent state.
   static std::unique_ptr<WorldImpl> from_state(WorldState state, std::string& error);
-  /// T35 the table step_bourg_groups hands behavior::demo4_step_units (World::bourg_world).
+  /// T35 the table the Bourg stage hands behavior::demo4_step_units (World::bourg_world).
   behavior::Demo4World bourg_world(std::int32_t group, behavior::Demo4Params& params,
-                                   std::vector<std::int32_t>* members = nullptr) const;
+                                   std::vector<std::int32_t>* members = nullptr) const {
+    return sim::bourg_world(bourg_columns(), group, params, members);
+  }
 
  private:
   /// One task's technique counts for the current step (technique_tally.hpp), folded by step().
@@ -154,6 +157,8 @@ class WorldImpl : AgentTable,
   std::int64_t reorders_ = 0;
   /// The rows of one column in their new order, before they are copied back (reorder_by_cell).
   std::vector<std::max_align_t> reorder_scratch_;
+  /// Scratch for the Bourg stage: each table entry's row.
+  std::vector<std::int32_t> bourg_members_;
   void apply_commands();
   void spawn_group(std::int32_t group);
   Vec2 spawn_point(const GroupSpec& g, math::Rng& rng) const;
@@ -170,8 +175,25 @@ class WorldImpl : AgentTable,
   void compute_steering(std::int32_t begin, std::int32_t end);
   /// T35 step every bourg_flock group with AIDemo4's loop (behavior::demo4_step_units), after the
   /// players moved: the seed's order. Serial: a group's units read each other.
-  void step_bourg_groups();
-  behavior::CraftState craft_state_of(std::int32_t i) const;
+  /// What Bourg's flocks read (stage_bourg.hpp).
+  BourgColumns bourg_columns() const {
+    return {scenario_,
+            dt_,
+            plane(),
+            obstacles_,
+            std::span<const std::int32_t>(slot_dense_.data(), static_cast<std::size_t>(capacity_)),
+            kind_,
+            group_,
+            id_,
+            position_,
+            velocity_,
+            orientation_,
+            angular_velocity_,
+            chase_mode_};
+  }
+  behavior::CraftState craft_state_of(std::int32_t i) const {
+    return {position_[i], velocity_[i], orientation_[i], angular_velocity_[i]};
+  }
   void integrate(std::int32_t begin, std::int32_t end);
   /// Phase 5: captures of players and of target groups' agents (stage_captures.hpp), and the
   /// respawns they cause.
