@@ -66,7 +66,7 @@ void WorldImpl::free_index(std::int32_t i) {
 namespace {
 /// One block of rows of one column gathered into the scratch in the new order, or copied back.
 /// Typed, so that each row's copy is a fixed-size move the compiler inlines: with the row size
-/// known only at run time it was a call to memcpy per row and column (30 million calls for a
+/// known only at run time it was a call to memcpy per row and column (56 million calls for a
 /// million agents), which made the reorder most of a large world's tick.
 template <class T>
 struct GatherRows {
