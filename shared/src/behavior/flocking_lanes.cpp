@@ -8,23 +8,24 @@ namespace flockstep::behavior {
 
 #if defined(FLOCKSTEP_LANES_AVX2_KERNEL)
 // flocking_lanes_avx2.cpp: the same template built for AVX2, run only where the CPU has it.
-LaneFlockResult flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges);
+void flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                           LaneFlockResult& out);
 namespace {
 const bool kCpuHasAvx2 = __builtin_cpu_supports("avx2");
 }  // namespace
 #endif
 
-LaneFlockResult flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
-                                 LaneKernel kernel) {
+void flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                      LaneKernel kernel, LaneFlockResult& out) {
 #if defined(FLOCKSTEP_LANES_AVX2_KERNEL)
-  if (kernel == LaneKernel::kSimd && kCpuHasAvx2) return flock_sums_lanes_avx2(q, a, ranges);
+  if (kernel == LaneKernel::kSimd && kCpuHasAvx2) return flock_sums_lanes_avx2(q, a, ranges, out);
 #endif
 #if defined(FLOCKSTEP_LANES_SIMD)
-  if (kernel != LaneKernel::kScalar) return lanes_kernel::flock_sums<math::lanes::SimdLanesF8>(q, a, ranges);
+  if (kernel != LaneKernel::kScalar) return lanes_kernel::flock_sums<math::lanes::SimdLanesF8>(q, a, ranges, out);
 #else
   (void)kernel;
 #endif
-  return lanes_kernel::flock_sums<math::lanes::ScalarLanesF8>(q, a, ranges);
+  lanes_kernel::flock_sums<math::lanes::ScalarLanesF8>(q, a, ranges, out);
 }
 
 const char* lanes_instruction_set() {

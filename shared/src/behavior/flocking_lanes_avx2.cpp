@@ -9,8 +9,9 @@
 
 namespace flockstep::behavior {
 
-LaneFlockResult flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges) {
-  return lanes_kernel::flock_sums<math::lanes::SimdLanesF8x256>(q, a, ranges);
+void flock_sums_lanes_avx2(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                           LaneFlockResult& out) {
+  lanes_kernel::flock_sums<math::lanes::SimdLanesF8x256>(q, a, ranges, out);
 }
 
 }  // namespace flockstep::behavior

@@ -93,8 +93,7 @@ struct SumLanes {
     count += __builtin_popcount(L::bits(keep));
   }
 
-  LaneFlockResult result() const {
-    LaneFlockResult out;
+  void result(LaneFlockResult& out) const {
     out.coincident = coincident != 0;
     out.sums.count = count;
     // Widened to double exactly; the force arithmetic after the kernel runs in double.
@@ -102,7 +101,6 @@ struct SumLanes {
     out.sums.separation = {sum(sep_x), sum(sep_y)};
     out.sums.heading_sum = {sum(head_x), sum(head_y)};
     out.sums.offset_sum = {sum(off_x), sum(off_y)};
-    return out;
   }
 };
 
@@ -164,7 +162,8 @@ inline constexpr std::int32_t kCompactChunk = 64;
 /// paying the square root, the field-of-view test and the division only for them (~16 of ~45
 /// scanned slots in the flock scenarios).
 template <class L>
-inline LaneFlockResult flock_sums(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges) {
+inline void flock_sums(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                       LaneFlockResult& result) {
   using F = typename L::F;
   using I = typename L::I;
   using M = typename L::M;
@@ -210,6 +209,6 @@ inline LaneFlockResult flock_sums(const LaneQuery& q, const NeighbourArrays& a, 
   // The lanes past the list's end are masked, but they are read: give them defined values.
   for (float* o : out) std::memset(o + n, 0, sizeof(float) * W);
   drain(n);
-  return s.result();
+  s.result(result);
 }
 }  // namespace flockstep::behavior::lanes_kernel

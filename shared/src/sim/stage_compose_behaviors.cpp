@@ -30,10 +30,12 @@ void Behaviors::flock(const Batch& b) {
   const ComposeTables& w = b.w;
   behavior::Neighbour nb[kMaxNeighbours];  // once per batch: Neighbour zero-fills on construction
   CellRanges cells;
-  behavior::FlockSums sums[kComposeBatch];  // by lane index
-  b.each_in_two([&](Lane& L) { sums[&L - b.lanes] = flock_sums_at(w, b.g, b.gi, L.k, L.i, nb, cells); },
+  // By lane index; the kernel writes each lane's sums here itself (not through a returned copy:
+  // flocking_lanes.hpp says why).
+  behavior::LaneFlockResult sums[kComposeBatch];
+  b.each_in_two([&](Lane& L) { flock_sums_at(w, b.g, b.gi, L.k, L.i, nb, cells, sums[&L - b.lanes]); },
                 [&](Lane& L, LaneOutput& e) {
-                  e.o.linear = flock_force_from_sums(w, b.g, L.i, sums[&L - b.lanes]);
+                  e.o.linear = flock_force_from_sums(w, b.g, L.i, sums[&L - b.lanes].sums);
                   b.sink.count(76);
                   b.sink.count(31);
                   b.sink.count(32);

@@ -191,10 +191,10 @@ struct Behaviors {
   // first and the per-boid force arithmetic after: each boid's chain of square roots and
   // divisions then overlaps its neighbours' instead of waiting behind the next kernel call.
   /// The neighbourhood sums of the boid in `slot`, stored in `row` (lane kernel, or per neighbour
-  /// where it must).
-  static behavior::FlockSums flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t gi,
-                                           std::int32_t slot, std::int32_t row, behavior::Neighbour* scratch,
-                                           CellRanges& cells);
+  /// where it must), written into `out.sums` (out.coincident is the kernel's scratch).
+  static void flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t gi, std::int32_t slot,
+                            std::int32_t row, behavior::Neighbour* scratch, CellRanges& cells,
+                            behavior::LaneFlockResult& out);
   /// Its flock force from those sums: forces, cruise term and wander (advances the wander state
   /// and random stream of its row).
   static Vec2 flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t row,

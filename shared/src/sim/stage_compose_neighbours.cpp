@@ -100,11 +100,13 @@ behavior::SteeringOutput neighbour_behavior(const ComposeTables& w, const GroupS
   }
 }
 
-behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t own_group,
-                                             std::int32_t slot, std::int32_t row, behavior::Neighbour* nb,
-                                             CellRanges& cells) {
-  if (w.flock_kernel == World::FlockKernel::kPerNeighbour)
-    return flock_sums_per_neighbour(w, g, own_group, slot, row, nb);
+void Behaviors::flock_sums_at(const ComposeTables& w, const GroupSpec& g, std::int32_t own_group, std::int32_t slot,
+                              std::int32_t row, behavior::Neighbour* nb, CellRanges& cells,
+                              behavior::LaneFlockResult& out) {
+  if (w.flock_kernel == World::FlockKernel::kPerNeighbour) {
+    out.sums = flock_sums_per_neighbour(w, g, own_group, slot, row, nb);
+    return;
+  }
   // The lane kernel scans the rows of neighbour cells eight slots at a time (flocking_lanes.hpp).
   const Grid& grid = w.grid;
   if (!(slot >= cells.first && slot < cells.last)) {
@@ -125,13 +127,14 @@ behavior::FlockSums Behaviors::flock_sums_at(const ComposeTables& w, const Group
   q.height = w.scenario.height;
   const behavior::NeighbourArrays arrays{w.slot_x.data(), w.slot_y.data(), w.slot_hx.data(), w.slot_hy.data(),
                                          w.slot_group.data()};
-  const behavior::LaneFlockResult lr = behavior::flock_sums_lanes(
+  behavior::flock_sums_lanes(
       q, arrays, std::span<const behavior::SlotRange>(cells.range, static_cast<std::size_t>(cells.count)),
-      w.flock_kernel == World::FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd);
+      w.flock_kernel == World::FlockKernel::kLanesScalar ? behavior::LaneKernel::kScalar : behavior::LaneKernel::kSimd,
+      out);
   // Rare bodies the lanes do not express: a crowd beyond kMaxNeighbours (the nearest are kept)
   // or a neighbour exactly on top (the coincident separation rule).
-  if (lr.coincident || lr.sums.count > kMaxNeighbours) return flock_sums_per_neighbour(w, g, own_group, slot, row, nb);
-  return lr.sums;
+  if (out.coincident || out.sums.count > kMaxNeighbours)
+    out.sums = flock_sums_per_neighbour(w, g, own_group, slot, row, nb);
 }
 
 Vec2 Behaviors::flock_force_from_sums(const ComposeTables& w, const GroupSpec& g, std::int32_t row,

@@ -89,9 +89,20 @@ struct LaneFlockResult {
   bool coincident = false;
 };
 
-/// T76 sums over the candidates of `ranges` that pass LaneQuery's tests.
-LaneFlockResult flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
-                                 LaneKernel kernel = LaneKernel::kSimd);
+/// T76 sums over the candidates of `ranges` that pass LaneQuery's tests, written into `out`.
+/// The world's form: the kernel stores each sum where the caller keeps it. Returned by value, the
+/// result crossed the stack - the kernel's 8-byte stores read back by the caller's 16-byte copy,
+/// a store-forwarding stall per agent (docs/performance.md).
+void flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                      LaneKernel kernel, LaneFlockResult& out);
+
+/// The same sums returned by value.
+inline LaneFlockResult flock_sums_lanes(const LaneQuery& q, const NeighbourArrays& a, std::span<const SlotRange> ranges,
+                                        LaneKernel kernel = LaneKernel::kSimd) {
+  LaneFlockResult out;
+  flock_sums_lanes(q, a, ranges, kernel, out);
+  return out;
+}
 
 /// True when LaneKernel::kSimd runs vector instructions in this build (SSE2/AVX2 natively,
 /// SIMD128 in wasm); false when it falls back to the scalar form.
