@@ -33,16 +33,20 @@ void Behaviors::flock(const Batch& b) {
   // By lane index; the kernel writes each lane's sums here itself (not through a returned copy:
   // flocking_lanes.hpp says why).
   behavior::LaneFlockResult sums[kComposeBatch];
+  std::int32_t flocked = 0;  // lanes whose flock force this batch produced, credited once below
   b.each_in_two([&](Lane& L) { flock_sums_at(w, b.g, b.gi, L.k, L.i, nb, cells, sums[&L - b.lanes]); },
                 [&](Lane& L, LaneOutput& e) {
                   e.o.linear = flock_force_from_sums(w, b.g, L.i, sums[&L - b.lanes].sums);
-                  b.sink.count(76);
-                  b.sink.count(31);
-                  b.sink.count(32);
-                  if (b.g.flock.w_wander > 0) b.sink.count(71);
+                  ++flocked;
                   if (L.st == BehaviorState::kNone) L.st = BehaviorState::kSeeking;
                   e.produced = true;
                 });
+  // Each produced force ran the neighbourhood (T31) with its field of view (T32), the sums (T76)
+  // and, when weighted, wander (T71).
+  b.sink.count(76, flocked);
+  b.sink.count(31, flocked);
+  b.sink.count(32, flocked);
+  if (b.g.flock.w_wander > 0) b.sink.count(71, flocked);
 }
 
 void Behaviors::obstacle_avoid(const Batch& b) {

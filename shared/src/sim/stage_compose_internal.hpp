@@ -61,6 +61,8 @@ struct ComposeSink {
   }
   /// One more agent-tick of catalog ID T<id> (the kernels call it where the technique's work is done).
   [[gnu::always_inline]] void count(int id) const { tally->add(id); }
+  /// `agents` more agent-ticks of T<id>, for lanes a batch function counted itself.
+  [[gnu::always_inline]] void count(int id, std::int32_t agents) const { tally->add(id, agents); }
   [[gnu::always_inline]] void emit(Lane& L, const behavior::SteeringOutput& raw) const {
     if (prioritized) L.combine.take(bs->weight, raw);
     if (keep_outputs) {

@@ -16,6 +16,9 @@ struct TechniqueTally {
   std::array<std::int32_t, kTechniqueCount> n{};
   /// One more agent-tick of catalog ID T<id>.
   void add(int id) { ++n[static_cast<std::size_t>(id - 1)]; }
+  /// `agents` more agent-ticks of T<id>: for a batch function that counts its lanes in a register
+  /// and credits them once (an increment in memory per lane is a chain of dependent adds).
+  void add(int id, std::int32_t agents) { n[static_cast<std::size_t>(id - 1)] += agents; }
 };
 
 }  // namespace flockstep::sim
